@@ -1,0 +1,103 @@
+--- tilewave.check: argument validation with one message format for the project.
+--
+-- Every complaint reads `<path>: <expectation>, got <value>`, e.g.
+-- `gemm.m: expected positive integer, got -3`, and is raised with
+-- `error(msg, 0)` so that no source position is prepended.
+local M = {}
+
+local type, tostring, format, math_type = type, tostring, string.format, math.type
+local error, pairs, sort, concat = error, pairs, table.sort, table.concat
+
+--- Describe a value for an error message: `-3`, `2.5`, `string '80'`, `nil`, `table`.
+function M.describe(v)
+  local t = type(v)
+  if t == "number" then
+    if math_type(v) == "integer" then return tostring(v) end
+    return format("%.14g", v)
+  elseif t == "string" then
+    return format("string '%s'", v)
+  end
+  return t
+end
+
+--- Raise `<path>: <expect>, got <value>`.
+function M.fail(path, expect, value)
+  error(format("%s: %s, got %s", path, expect, M.describe(value)), 0)
+end
+
+local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
+
+--- A positive integer (integral floats accepted); returns it.
+function M.positive_int(v, path)
+  if type(v) ~= "number" or not finite(v) or v < 1 or v % 1 ~= 0 then
+    M.fail(path, "expected positive integer", v)
+  end
+  return v
+end
+
+--- A positive finite number; returns it.
+function M.positive(v, path)
+  if type(v) ~= "number" or not finite(v) or v <= 0 then
+    M.fail(path, "expected positive number", v)
+  end
+  return v
+end
+
+--- A finite number >= 0; returns it.
+function M.nonneg(v, path)
+  if type(v) ~= "number" or not finite(v) or v < 0 then
+    M.fail(path, "expected non-negative number", v)
+  end
+  return v
+end
+
+--- A number in (0, 1]; returns it.
+function M.fraction(v, path)
+  if type(v) ~= "number" or not finite(v) or v <= 0 or v > 1 then
+    M.fail(path, "expected number in (0, 1]", v)
+  end
+  return v
+end
+
+--- A string; returns it.
+function M.string(v, path)
+  if type(v) ~= "string" then M.fail(path, "expected string", v) end
+  return v
+end
+
+--- A table; returns it.
+function M.table(v, path)
+  if type(v) ~= "table" then M.fail(path, "expected table", v) end
+  return v
+end
+
+--- Sorted keys of a set-like table, joined by ", ".
+function M.keys(set)
+  local ks = {}
+  for k in pairs(set) do ks[#ks + 1] = tostring(k) end
+  sort(ks)
+  return concat(ks, ", ")
+end
+
+--- One of the keys of `choices` (a set); returns it.
+function M.one_of(v, choices, path)
+  if type(v) ~= "string" or not choices[v] then
+    M.fail(path, "expected one of " .. M.keys(choices), v)
+  end
+  return v
+end
+
+--- Reject keys of `opts` not in the set `allowed`: `<path>: unknown option 'x' (known: ...)`.
+function M.options(opts, allowed, path)
+  local bad = {}
+  for k in pairs(opts) do
+    if not allowed[k] then bad[#bad + 1] = tostring(k) end
+  end
+  if #bad > 0 then
+    sort(bad)
+    error(format("%s: unknown option '%s' (known: %s)", path, bad[1], M.keys(allowed)), 0)
+  end
+  return opts
+end
+
+return M

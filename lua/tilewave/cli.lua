@@ -1,0 +1,144 @@
+--- tilewave.cli: the `tilewave` command line (lua-argparse).
+--
+--   tilewave run SCRIPT.lua [args...]   run a Lua script with require "tilewave"
+--   tilewave gemm M N K --hw ID [--dtype DT] [--batch B] [--format text|json]
+--   tilewave roofline --flops F --bytes B --hw ID [--dtype DT] [--achievable]
+--   tilewave hw [ID] [--format text|json]
+--
+-- main(args) returns the exit status: 0 on success, 1 on bad input (one line
+-- `tilewave: <message>` on stderr), 2 on a usage error.
+local argparse = require "argparse"
+local tw = require "tilewave"
+
+local M = {}
+
+local format, stderr, stdout = string.format, io.stderr, io.stdout
+
+local function parser()
+  local p = argparse("tilewave", "Performance model of transformer workloads on GPUs: GEMM tile/wave/alignment, roofline.")
+    :epilog("Units: s, byte, FLOP, FLOP/s. See README.md.")
+  p:command_target("command")
+  p:require_command(true)
+
+  local run = p:command("run", "Run a Lua script with require \"tilewave\" available and arg set.")
+  run:argument("script", "Lua script to run.")
+  run:argument("args", "Arguments passed to the script as arg[1..]."):args("*")
+
+  local g = p:command("gemm", "Predict one GEMM C[MxN] = A[MxK].B[KxN].")
+  g:argument("m", "Rows of A and C."):convert(math.tointeger)
+  g:argument("n", "Columns of B and C."):convert(math.tointeger)
+  g:argument("k", "Reduction dimension."):convert(math.tointeger)
+  g:option("--hw", "Device id (see `tilewave hw`) or spec path."):default("a100_sxm4_80gb")
+  g:option("--dtype", "Element type: fp32, tf32, fp16, bf16, fp8, int8, fp64."):default("fp16")
+  g:option("--batch", "Batch count (batched GEMM)."):default("1"):convert(math.tointeger)
+  g:option("--format", "Output format."):choices({ "text", "json" }):default("text")
+
+  local r = p:command("roofline", "Roofline bound of a kernel of given FLOP and bytes.")
+  r:option("--flops", "Work, FLOP."):convert(tonumber):count(1)
+  r:option("--bytes", "DRAM traffic, byte."):convert(tonumber):count(1)
+  r:option("--hw", "Device id or spec path."):default("a100_sxm4_80gb")
+  r:option("--dtype", "Element type."):default("fp16")
+  r:flag("--achievable", "Use the calibrated achievable fractions instead of datasheet peaks.")
+  r:option("--format", "Output format."):choices({ "text", "json" }):default("text")
+
+  local h = p:command("hw", "List devices, or show one.")
+  h:argument("id", "Device id or spec path."):args("?")
+  h:option("--format", "Output format."):choices({ "text", "json" }):default("text")
+  return p
+end
+
+local function run_script(args)
+  local script = args.script
+  local chunk, err = loadfile(script)
+  if not chunk then error(err, 0) end
+  local a = { [0] = script }
+  for i, v in ipairs(args.args) do a[i] = v end
+  _G.arg = a
+  local ok, res = pcall(chunk, table.unpack(a))
+  if not ok then error(tostring(res), 0) end
+  return math.tointeger(res) or 0
+end
+
+local function gemm_cmd(args)
+  for _, k in ipairs { "m", "n", "k", "batch" } do
+    if args[k] == nil then error(format("gemm.%s: expected positive integer", k), 0) end
+  end
+  local r = tw.gemm { m = args.m, n = args.n, k = args.k, batch = args.batch, dtype = args.dtype, hw = args.hw }
+  if args.format == "json" then
+    stdout:write(tw.report.json(r), "\n")
+  else
+    stdout:write(tw.report.gemm_text(r, tw.hw.resolve(args.hw, "gemm.hw")), "\n")
+  end
+  return 0
+end
+
+local function roofline_cmd(args)
+  local r = tw.roofline { flops = args.flops, bytes = args.bytes, hw = args.hw, dtype = args.dtype,
+                          achievable = args.achievable or nil }
+  if args.format == "json" then
+    stdout:write(tw.report.json(r), "\n")
+  else
+    stdout:write(format("roofline on %s, %s: %s FLOP, %s\n", r.hw, r.dtype, tw.report.si(args.flops, ""),
+      tw.report.si(args.bytes, "B")))
+    stdout:write(format("  time       %s (compute %s, memory %s)\n", tw.report.si(r.time_s, "s"),
+      tw.report.si(r.compute_s, "s"), tw.report.si(r.memory_s, "s")))
+    stdout:write(format("  intensity  %.2f FLOP/B, ridge point %.2f FLOP/B -> %s-bound\n", r.intensity, r.ridge, r.bound))
+  end
+  return 0
+end
+
+local function hw_cmd(args)
+  if args.id then
+    local spec = tw.hw.resolve(args.id, "hw")
+    if args.format == "json" then
+      stdout:write(tw.report.json(spec), "\n")
+    else
+      stdout:write(tw.report.hw_text(spec, tw.hw.gemm_params(spec)), "\n")
+    end
+    return 0
+  end
+  local rows, list = {}, {}
+  for _, id in ipairs(tw.hw.list()) do
+    local spec = tw.hw.resolve(id, "hw")
+    local half = spec.peak_flops.bf16 or spec.peak_flops.fp16
+    list[#list + 1] = spec
+    rows[#rows + 1] = { id, spec.name, tostring(spec.sm_count),
+      half and format("%.1f", half / 1e12) or "-", format("%.0f", spec.mem_bw / 1e9),
+      half and format("%.1f", half / spec.mem_bw) or "-" }
+  end
+  if args.format == "json" then
+    stdout:write(tw.report.json(list), "\n")
+  else
+    stdout:write(tw.report.table({ "id", "name", "SMs", "16-bit TFLOP/s", "GB/s", "ops:byte" }, rows), "\n")
+  end
+  return 0
+end
+
+--- Run the CLI on `argv` (array of strings); returns the exit status.
+function M.main(argv)
+  local p = parser()
+  -- `run` passes everything after the script to the script untouched, so its
+  -- options are not parsed here.
+  if argv[1] == "run" and argv[2] and not argv[2]:match("^%-") then
+    local okr, status = pcall(run_script, { script = argv[2], args = table.move(argv, 3, #argv, 1, {}) })
+    if not okr then
+      stderr:write("tilewave: ", tostring(status), "\n")
+      return 1
+    end
+    return status
+  end
+  local ok, args = p:pparse(argv)
+  if not ok then
+    stderr:write(format("tilewave: %s\n%s\n", args, "Try 'tilewave --help'."))
+    return 2
+  end
+  local handlers = { run = run_script, gemm = gemm_cmd, roofline = roofline_cmd, hw = hw_cmd }
+  local okr, status = pcall(handlers[args.command], args)
+  if not okr then
+    stderr:write("tilewave: ", (tostring(status):gsub("\n.*", "")), "\n")
+    return 1
+  end
+  return status
+end
+
+return M

@@ -1,0 +1,21 @@
+--- tilewave.dtype: element types and their sizes in bytes.
+--
+-- `in_bytes` is the size of an element of A and B; `out_bytes` of C as
+-- libraries write it: fp8 GEMMs write bf16, int8 GEMMs accumulate into int32
+-- (cuBLASLt conventions). Names follow PyTorch / NVIDIA datasheets.
+local M = {}
+
+M.sizes = {
+  fp64 = { in_bytes = 8, out_bytes = 8 },
+  fp32 = { in_bytes = 4, out_bytes = 4 },
+  tf32 = { in_bytes = 4, out_bytes = 4 },
+  fp16 = { in_bytes = 2, out_bytes = 2 },
+  bf16 = { in_bytes = 2, out_bytes = 2 },
+  fp8 = { in_bytes = 1, out_bytes = 2 },
+  int8 = { in_bytes = 1, out_bytes = 4 },
+}
+
+--- Sizes of a dtype, or nil if it is not known.
+function M.get(name) return M.sizes[name] end
+
+return M

@@ -1,0 +1,265 @@
+--- tilewave.hw: hardware specs - load, validate, list, and turn into GEMM devices.
+--
+-- A spec is a Lua file `hw/<id>.lua` returning a table of pure data. It is
+-- loaded as text into an empty environment holding only unit constants
+-- (KB, MB, GB, TB, KiB, MiB, GiB, MHz, GHz, TFLOPS, us), so a spec cannot call
+-- `os`, `io` or `require`. It is checked against a schema that rejects unknown
+-- keys and requires a source for every figure. Units: byte, byte/s, FLOP/s,
+-- Hz, W, s. GEMM kernel parameters come from `hw/arch/<arch>.lua`, which a
+-- spec may override field by field in its own `gemm` table.
+--
+-- Expected failures (file not found, unknown id, schema violation) return
+-- `nil, msg`; messages name the file and the field:
+-- `hw/x.lua: hw.mem_bw: expected positive number, got string '3.35TB/s'`.
+local check = require "tilewave.check"
+local dtype = require "tilewave.dtype"
+local core = require "tilewave.core"
+
+local M = {}
+
+local type, pairs, ipairs, pcall, error, format = type, pairs, ipairs, pcall, error, string.format
+local sort, loadfile, setmetatable = table.sort, loadfile, setmetatable
+
+local function this_dir()
+  local src = debug.getinfo(1, "S").source
+  return (src:sub(2):match("^(.*)/[^/]*$")) or "."
+end
+
+--- Directory holding the spec files: `<lua dir>/../../hw` (source tree and
+-- install prefix share this layout). May be reassigned by a script.
+M.dir = this_dir() .. "/../../hw"
+
+local units = {
+  KB = 1e3, MB = 1e6, GB = 1e9, TB = 1e12,
+  KiB = 1024, MiB = 1024 ^ 2, GiB = 1024 ^ 3,
+  MHz = 1e6, GHz = 1e9, TFLOPS = 1e12, us = 1e-6,
+}
+
+-- Figures that must carry a source when present.
+local FIGURES = {
+  sm_count = true, boost_clock_hz = true, memory_bytes = true, mem_bw = true, l2_bytes = true,
+  smem_per_sm_bytes = true, tdp_w = true, peak_flops = true, interconnect = true,
+  compute_capability = true,
+}
+
+local function load_data(path)
+  local env = {}
+  for k, v in pairs(units) do env[k] = v end
+  local chunk, err = loadfile(path, "t", env)
+  if not chunk then return nil, err end
+  local ok, data = pcall(chunk)
+  if not ok then return nil, format("%s: %s", path, tostring(data)) end
+  if type(data) ~= "table" then return nil, format("%s: expected the file to return a table, got %s", path, type(data)) end
+  return data
+end
+
+local function fields(tbl, allowed, path)
+  for k in pairs(tbl) do
+    if not allowed[k] then error(format("%s: unknown field '%s'", path, tostring(k)), 0) end
+  end
+end
+
+local function validate_tiles(tiles, path)
+  check.table(tiles, path)
+  if #tiles < 1 or #tiles > 16 then check.fail(path, "expected 1 to 16 tiles", #tiles) end
+  for i, t in ipairs(tiles) do
+    local p = format("%s[%d]", path, i)
+    check.table(t, p)
+    fields(t, { m = true, n = true, eff = true, ctas_per_sm = true }, p)
+    check.positive_int(t.m, p .. ".m")
+    check.positive_int(t.n, p .. ".n")
+    check.fraction(t.eff, p .. ".eff")
+    if t.ctas_per_sm ~= nil then check.positive_int(t.ctas_per_sm, p .. ".ctas_per_sm") end
+  end
+end
+
+local GEMM_FIELDS = {
+  compute_frac = check.fraction, mem_frac = check.fraction,
+  call_overhead_s = check.nonneg, tile_latency_s = check.nonneg,
+  max_split_k = check.positive_int, tiles = validate_tiles,
+  align_eff = function(v, p)
+    check.table(v, p)
+    if #v ~= 8 then check.fail(p, "expected 8 numbers (1, 2, 4 ... 128 bytes)", #v) end
+    for i = 1, 8 do check.fraction(v[i], format("%s[%d]", p, i)) end
+  end,
+  sources = check.table,
+}
+
+local function validate_gemm(g, path, complete)
+  check.table(g, path)
+  fields(g, GEMM_FIELDS, path)
+  for k, f in pairs(GEMM_FIELDS) do
+    if g[k] ~= nil then f(g[k], path .. "." .. k)
+    elseif complete and k ~= "sources" then check.fail(path .. "." .. k, "expected a value", nil) end
+  end
+end
+
+local SPEC_FIELDS = {
+  name = check.string, vendor = check.string, arch = check.string, form_factor = check.string,
+  compute_capability = check.positive, sm_count = check.positive_int,
+  boost_clock_hz = check.positive, memory_bytes = check.positive, mem_bw = check.positive,
+  l2_bytes = check.positive, smem_per_sm_bytes = check.positive, tdp_w = check.positive,
+  peak_flops = function(v, p)
+    check.table(v, p)
+    fields(v, dtype.sizes, p)
+    if next(v) == nil then check.fail(p, "expected at least one dtype", v) end
+    for k, x in pairs(v) do check.positive(x, p .. "." .. k) end
+  end,
+  interconnect = function(v, p)
+    check.table(v, p)
+    fields(v, { nvlink_bw = true, pcie_bw = true, fabric_bw = true, notes = true }, p)
+    for k, x in pairs(v) do
+      if k == "notes" then check.string(x, p .. ".notes") else check.positive(x, p .. "." .. k) end
+    end
+  end,
+  gemm = function(v, p) validate_gemm(v, p, false) end,
+  sources = check.table, notes = check.string, id = check.string,
+}
+local REQUIRED = { "name", "vendor", "arch", "sm_count", "boost_clock_hz", "memory_bytes",
+                   "mem_bw", "l2_bytes", "peak_flops", "sources" }
+
+local arch_cache = {}
+
+local function load_arch(name)
+  if arch_cache[name] then return arch_cache[name] end
+  local path = format("%s/arch/%s.lua", M.dir, name)
+  local data, err = load_data(path)
+  if not data then return nil, err end
+  local ok, verr = pcall(function()
+    fields(data, { name = true, gemm = true, notes = true }, "arch")
+    check.string(data.name, "arch.name")
+    validate_gemm(data.gemm, "arch.gemm", true)
+    if type(data.gemm.sources) ~= "table" then check.fail("arch.gemm.sources", "expected table", data.gemm.sources) end
+  end)
+  if not ok then return nil, format("%s: %s", path, verr) end
+  arch_cache[name] = data
+  return data
+end
+
+--- Check a spec table (as returned by a spec file). Returns the spec, or
+-- `nil, msg` where msg names `label` (the file) and the field.
+function M.validate(spec, label)
+  label = label or "hw"
+  local ok, err = pcall(function()
+    check.table(spec, "hw")
+    fields(spec, SPEC_FIELDS, "hw")
+    for _, k in ipairs(REQUIRED) do
+      if spec[k] == nil then check.fail("hw." .. k, "expected a value", nil) end
+    end
+    for k, f in pairs(SPEC_FIELDS) do
+      if spec[k] ~= nil then f(spec[k], "hw." .. k) end
+    end
+    check.one_of(spec.vendor, { nvidia = true, amd = true, apple = true }, "hw.vendor")
+    for k in pairs(FIGURES) do
+      if spec[k] ~= nil and type(spec.sources[k]) ~= "string" then
+        check.fail("hw.sources." .. k, "expected the source of hw." .. k, spec.sources[k])
+      end
+    end
+  end)
+  if not ok then return nil, format("%s: %s", label, err) end
+  local arch, aerr = load_arch(spec.arch)
+  if not arch then return nil, format("%s: hw.arch: unknown architecture '%s' (%s)", label, spec.arch, aerr) end
+  return spec
+end
+
+--- Ids of the specs in `M.dir`, sorted.
+function M.list()
+  local lfs = require "lfs"
+  local ids = {}
+  local ok, iter, state = pcall(lfs.dir, M.dir)
+  if not ok then return ids end
+  for f in iter, state do
+    local id = f:match("^([%w_%-]+)%.lua$")
+    if id then ids[#ids + 1] = id end
+  end
+  sort(ids)
+  return ids
+end
+
+local spec_cache = {}
+
+--- Load a spec by id (`"a100_sxm4_80gb"`) or by path (anything with a `/` or
+-- ending in `.lua`). Returns the spec table (shared and cached: do not modify
+-- it; copy it to make a variant), or `nil, msg`.
+function M.load(id_or_path)
+  if type(id_or_path) ~= "string" then
+    return nil, "hw: expected device id or path, got " .. check.describe(id_or_path)
+  end
+  if spec_cache[id_or_path] then return spec_cache[id_or_path] end
+  local path, id
+  if id_or_path:find("/", 1, true) or id_or_path:match("%.lua$") then
+    path = id_or_path
+    id = path:match("([^/]+)%.lua$") or path
+  else
+    id = id_or_path
+    path = format("%s/%s.lua", M.dir, id)
+    local f = io.open(path, "r")
+    if not f then
+      return nil, format("hw: unknown device '%s' (known: %s)", id, table.concat(M.list(), ", "))
+    end
+    f:close()
+  end
+  local data, err = load_data(path)
+  if not data then return nil, err end
+  if data.id ~= nil and data.id ~= id then
+    return nil, format("%s: hw.id: expected '%s' (the file name), got %s", path, id, check.describe(data.id))
+  end
+  data.id = id
+  local spec, verr = M.validate(data, path)
+  if not spec then return nil, verr end
+  spec_cache[id_or_path] = spec
+  return spec
+end
+
+--- A spec from an id, path or table; raises `<path>: msg` on failure.
+function M.resolve(v, path)
+  if type(v) == "table" then
+    local spec, err = M.validate(v, path)
+    if not spec then error(err, 0) end
+    return spec
+  elseif type(v) == "string" then
+    local spec, err = M.load(v)
+    if not spec then error(err, 0) end
+    return spec
+  end
+  check.fail(path, "expected device id or spec table", v)
+end
+
+--- The GEMM kernel parameters of a spec: its architecture's, overridden by
+-- the spec's own `gemm` fields.
+function M.gemm_params(spec)
+  local arch = assert(load_arch(spec.arch))
+  local g = {}
+  for k, v in pairs(arch.gemm) do g[k] = v end
+  for k, v in pairs(spec.gemm or {}) do g[k] = v end
+  return g
+end
+
+local device_cache = setmetatable({}, { __mode = "k" })
+
+--- The core GEMM device (userdata) of a spec for a dtype, and the dtype's
+-- element sizes. Raises `<path>: ...` if the spec has no peak for the dtype.
+function M.gemm_device(spec, dt, path)
+  local by_dtype = device_cache[spec]
+  if by_dtype and by_dtype[dt] then return by_dtype[dt], dtype.get(dt) end
+  local sizes = dtype.get(dt)
+  if not sizes then check.fail(path or "dtype", "expected one of " .. check.keys(dtype.sizes), dt) end
+  local peak = spec.peak_flops[dt]
+  if not peak then
+    error(format("%s: '%s' not supported by %s (supported: %s)", path or "dtype", dt,
+      spec.id or spec.name, check.keys(spec.peak_flops)), 0)
+  end
+  local g = M.gemm_params(spec)
+  local dev = core.device {
+    sm_count = spec.sm_count, peak_flops = peak, compute_frac = g.compute_frac,
+    mem_bw = spec.mem_bw, mem_frac = g.mem_frac, l2_bytes = spec.l2_bytes,
+    call_overhead_s = g.call_overhead_s, tile_latency_s = g.tile_latency_s,
+    max_split_k = g.max_split_k, tiles = g.tiles, align_eff = g.align_eff,
+  }
+  by_dtype = by_dtype or {}
+  by_dtype[dt] = dev
+  device_cache[spec] = by_dtype
+  return dev, sizes
+end
+
+return M

@@ -1,0 +1,214 @@
+/*
+ * tilewave.h - the public C interface of libtilewave.
+ *
+ * A small numeric library: cost primitives for transformer workloads on GPUs.
+ * No I/O, no globals, no allocation. Every function validates what it is given
+ * and returns a status code; outputs are written only on TW_OK. When a status
+ * other than TW_OK is returned and `bad_field` is not NULL, *bad_field names the
+ * offending input field (a static string such as "m" or "device.mem_bw").
+ *
+ * Units, everywhere: FLOP, byte, second, FLOP/s, byte/s (SI, no prefixes).
+ * Shape convention: C[M x N] = A[M x K] . B[K x N], K the reduction dimension.
+ */
+#ifndef TILEWAVE_H
+#define TILEWAVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TW_VERSION "0.1.0"
+
+/* Status codes. */
+enum {
+    TW_OK = 0,     /* success */
+    TW_EINVAL = 1, /* a field is zero, negative, NaN, infinite or not allowed */
+    TW_ERANGE = 2  /* a field, or a product of fields, is larger than supported */
+};
+
+/* Which resource limits an estimate. */
+enum {
+    TW_BOUND_COMPUTE = 0,  /* math throughput (tensor cores / ALUs) */
+    TW_BOUND_MEMORY = 1,   /* DRAM bandwidth */
+    TW_BOUND_OVERHEAD = 2  /* fixed per-call cost (launch, synchronization) */
+};
+
+/* Human-readable text for a status code ("ok", "invalid argument", ...). */
+const char *tw_strerror(int status);
+
+/* "compute", "memory" or "overhead"; "unknown" for any other value. */
+const char *tw_bound_name(int bound);
+
+/*
+ * What a valid value of an input field looks like, for error messages:
+ * tw_field_expectation("m") -> "expected positive integer". Unknown fields
+ * give "expected a valid value". Never NULL.
+ */
+const char *tw_field_expectation(const char *field);
+
+/* Largest accepted GEMM dimension (M, N, K) and batch count: 2^31 - 1. */
+#define TW_DIM_MAX INT64_C(2147483647)
+/* Largest accepted product M*N*batch (output elements): 2^53, exact in a double. */
+#define TW_OUTPUT_MAX 9007199254740992.0
+
+/* ------------------------------------------------------------------------ */
+/* Roofline                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Roofline input. Source: Williams, Waterman & Patterson, "Roofline" (CACM
+ * 2009); NVIDIA GPU Performance Background guide, "Understanding Performance":
+ * T_math = ops / BW_math, T_mem = bytes / BW_mem, time = max(T_math, T_mem).
+ */
+typedef struct {
+    double flops;        /* work, FLOP; > 0, finite */
+    double bytes;        /* DRAM traffic, byte; > 0, finite */
+    double peak_flops;   /* peak math rate for the dtype, FLOP/s; > 0 */
+    double compute_frac; /* achievable fraction of peak_flops; (0, 1] */
+    double mem_bw;       /* peak memory bandwidth, byte/s; > 0 */
+    double mem_frac;     /* achievable fraction of mem_bw; (0, 1] */
+} tw_roofline_input;
+
+typedef struct {
+    double time_s;    /* max(compute_s, memory_s), s */
+    double compute_s; /* flops / (peak_flops * compute_frac), s */
+    double memory_s;  /* bytes / (mem_bw * mem_frac), s */
+    double intensity; /* arithmetic intensity flops / bytes, FLOP/byte */
+    double ridge;     /* ops:byte ratio (ridge point) of the achievable roof:
+                         (peak_flops*compute_frac) / (mem_bw*mem_frac), FLOP/byte */
+    int bound;        /* TW_BOUND_COMPUTE if intensity >= ridge, else TW_BOUND_MEMORY */
+} tw_roofline_result;
+
+/*
+ * Roofline bound of a kernel. Returns TW_OK, or TW_EINVAL naming the field
+ * (flops, bytes, peak_flops, compute_frac, mem_bw, mem_frac) that is not a
+ * positive finite number (fractions must also be <= 1).
+ * Example (NVIDIA matmul guide): V100 fp16, 125e12 / 900e9 -> ridge 138.9 FLOP/B.
+ */
+int tw_roofline(const tw_roofline_input *in, tw_roofline_result *out, const char **bad_field);
+
+/* ------------------------------------------------------------------------ */
+/* GEMM / batched GEMM                                                       */
+/* ------------------------------------------------------------------------ */
+
+#define TW_MAX_TILES 16
+/* Alignment classes: 1, 2, 4, 8, 16, 32, 64, 128 bytes (index = log2 bytes). */
+#define TW_ALIGN_CLASSES 8
+
+/* One candidate CTA (thread-block) output tile of the GEMM library. */
+typedef struct {
+    int64_t m;       /* tile rows (of C), elements; 1..4096 */
+    int64_t n;       /* tile columns (of C), elements; 1..4096 */
+    double eff;      /* steady-state fraction of the SM's achievable rate this
+                        tile reaches when the SM holds ctas_per_sm of them; (0, 1] */
+    int ctas_per_sm; /* CTAs of this tile resident per SM; 1..32 */
+} tw_tile;
+
+/*
+ * A device as the GEMM model sees it, for one dtype. Fill it from a hardware
+ * spec (the Lua layer does this from hw/<id>.lua) and check it once with
+ * tw_device_validate() before a batch of estimates.
+ */
+typedef struct {
+    int sm_count;           /* streaming multiprocessors (CUs on AMD); 1..100000 */
+    double peak_flops;      /* dense peak for the dtype, FLOP/s; > 0 */
+    double compute_frac;    /* achievable fraction of peak_flops by the best
+                               tile in steady state; (0, 1] */
+    double mem_bw;          /* DRAM bandwidth, byte/s; > 0 */
+    double mem_frac;        /* achievable fraction of mem_bw by a GEMM kernel; (0, 1] */
+    double l2_bytes;        /* L2 (last-level) cache size, byte; >= 0 */
+    double call_overhead_s; /* fixed cost per call (launch + host sync), s; >= 0 */
+    double tile_latency_s;  /* fixed cost per tile (pipeline fill, epilogue), s; >= 0 */
+    int max_split_k;        /* largest split-K factor considered; 1..64 */
+    int n_tiles;            /* candidate tiles in use; 1..TW_MAX_TILES */
+    tw_tile tiles[TW_MAX_TILES];
+    /* Throughput factor by the byte alignment of the GEMM's dimensions:
+       align_eff[i] applies when the coarsest power of two dividing every one of
+       M, N, K (times the element size) is 2^i bytes (128 bytes or more -> [7]).
+       Each in (0, 1]. Source: NVIDIA matmul guide, "Tensor Core Requirements"
+       (16 B, or 128 B on A100, for full efficiency). */
+    double align_eff[TW_ALIGN_CLASSES];
+} tw_device;
+
+/* A GEMM problem: batch independent products C[MxN] = A[MxK] . B[KxN]. */
+typedef struct {
+    int64_t m, n, k;   /* 1..TW_DIM_MAX each; M*N*batch <= TW_OUTPUT_MAX */
+    int64_t batch;     /* batch count (1 for a plain GEMM); 1..TW_DIM_MAX */
+    int in_bytes;      /* bytes per element of A and B: 1, 2, 4 or 8 */
+    int out_bytes;     /* bytes per element of C: 1, 2, 4 or 8 */
+} tw_gemm_shape;
+
+typedef struct {
+    double time_s;       /* predicted wall time per call, s */
+    double flop_rate;    /* flops / time_s, FLOP/s */
+    double flops;        /* 2*M*N*K*batch, FLOP */
+    double bytes;        /* compulsory traffic (M*K + K*N)*in + M*N*out, per batch, byte */
+    double dram_bytes;   /* modeled DRAM traffic of the chosen tiled kernel, byte */
+    double intensity;    /* flops / bytes, FLOP/byte (NVIDIA matmul guide's definition) */
+    double compute_s;    /* tile/wave-quantized math time of the chosen kernel, s */
+    double memory_s;     /* dram_bytes at the achievable bandwidth (+ split-K reduction), s */
+    double overhead_s;   /* call_overhead_s, s */
+    int bound;           /* TW_BOUND_* of the largest of the three parts */
+    int64_t tile_m;      /* chosen CTA tile rows */
+    int64_t tile_n;      /* chosen CTA tile columns */
+    int split_k;         /* chosen split-K factor (1 = none) */
+    int64_t tiles;       /* CTAs launched: ceil(M/tm)*ceil(N/tn)*batch*split_k */
+    int64_t waves;       /* ceil(tiles / (sm_count * ctas_per_sm)) */
+    double tile_eff;     /* useful fraction of tiled output: M*N / (ceil(M/tm)tm*ceil(N/tn)tn); (0,1] */
+    double wave_eff;     /* tiles / (waves * sm_count * ctas_per_sm); (0,1] */
+    double align_eff;    /* alignment throughput factor applied; (0,1] */
+    int align_bytes;     /* alignment class used, bytes (1..128) */
+} tw_gemm_result;
+
+/*
+ * Check a device description. Returns TW_OK or TW_EINVAL / TW_ERANGE and the
+ * field ("device.sm_count", "device.tiles[2].eff", ...).
+ */
+int tw_device_validate(const tw_device *dev, const char **bad_field);
+
+/*
+ * Predict the time of one (batched) GEMM call as cuBLAS-class libraries run it.
+ *
+ * For each candidate tile (tm x tn) and split-K factor s (s > 1 only when one
+ * wave is not filled by the output tiles, as cuBLAS's heuristic does):
+ *   tiles   = ceil(M/tm) * ceil(N/tn) * batch * s        (tile quantization)
+ *   waves   = ceil(tiles / (SMs * ctas_per_sm))           (wave quantization)
+ *   t_tile  = 2*tm*tn*ceil(K/s) / (peak/SMs * compute_frac * tile.eff
+ *             * align_eff / ctas_per_sm) + tile_latency_s
+ *   compute = waves * t_tile
+ *   memory  = DRAM bytes of the tiled kernel / (mem_bw * mem_frac): operands
+ *             once if A+B fit in L2, else each wave's A and B panels, plus C
+ *   time    = call_overhead_s + max(compute, memory) + split-K reduction
+ * and the fastest candidate is kept (first in list order on ties).
+ * Sources: NVIDIA Matrix Multiplication Background guide ("Dimension
+ * Quantization Effects", "Tensor Core Requirements"); GPU Performance
+ * Background guide (waves, tail effect); Anthony et al. 2024 (arXiv
+ * 2401.14489) Sec. on GEMM tiling and wave quantization.
+ *
+ * Returns TW_OK, TW_EINVAL (a field not positive / not allowed) or TW_ERANGE
+ * (a dimension above TW_DIM_MAX or M*N*batch above TW_OUTPUT_MAX), with the
+ * field name ("m", "n", "k", "batch", "in_bytes", "out_bytes", "m*n*batch",
+ * or a "device.*" field).
+ */
+int tw_gemm_estimate(const tw_device *dev, const tw_gemm_shape *shape, tw_gemm_result *out,
+                     const char **bad_field);
+
+/*
+ * The same estimate for `count` shapes, writing only the time (s) of each to
+ * time_s[i] and, when flop_rate is not NULL, FLOP/s to flop_rate[i]. The
+ * device is validated once. On an invalid shape returns its status, sets
+ * *bad_index (if not NULL) to its index and *bad_field; earlier outputs are
+ * written, later ones are not.
+ */
+int tw_gemm_estimate_many(const tw_device *dev, const tw_gemm_shape *shapes, size_t count,
+                          double *time_s, double *flop_rate, size_t *bad_index,
+                          const char **bad_field);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEWAVE_H */

@@ -1,0 +1,244 @@
+/* tw_gemm.c - GEMM / batched GEMM time from tile quantization, wave
+ * quantization, tensor-core alignment and the DRAM traffic of the tiled kernel.
+ * Sources are cited in tilewave.h at tw_gemm_estimate(). */
+#include <math.h>
+#include <stddef.h>
+
+#include "tilewave.h"
+
+static int positive(double x) { return isfinite(x) && x > 0.0; }
+static int fraction(double x) { return isfinite(x) && x > 0.0 && x <= 1.0; }
+static int nonneg(double x) { return isfinite(x) && x >= 0.0; }
+
+int tw_device_validate(const tw_device *d, const char **bad_field)
+{
+    const char *bad = NULL;
+    int i;
+
+    if (d->sm_count < 1 || d->sm_count > 100000) bad = "device.sm_count";
+    else if (!positive(d->peak_flops)) bad = "device.peak_flops";
+    else if (!fraction(d->compute_frac)) bad = "device.compute_frac";
+    else if (!positive(d->mem_bw)) bad = "device.mem_bw";
+    else if (!fraction(d->mem_frac)) bad = "device.mem_frac";
+    else if (!nonneg(d->l2_bytes)) bad = "device.l2_bytes";
+    else if (!nonneg(d->call_overhead_s)) bad = "device.call_overhead_s";
+    else if (!nonneg(d->tile_latency_s)) bad = "device.tile_latency_s";
+    else if (d->max_split_k < 1 || d->max_split_k > 64) bad = "device.max_split_k";
+    else if (d->n_tiles < 1 || d->n_tiles > TW_MAX_TILES) bad = "device.n_tiles";
+    for (i = 0; bad == NULL && i < d->n_tiles; i++) {
+        const tw_tile *t = &d->tiles[i];
+        if (t->m < 1 || t->m > 4096) bad = "device.tiles.m";
+        else if (t->n < 1 || t->n > 4096) bad = "device.tiles.n";
+        else if (!fraction(t->eff)) bad = "device.tiles.eff";
+        else if (t->ctas_per_sm < 1 || t->ctas_per_sm > 32) bad = "device.tiles.ctas_per_sm";
+    }
+    for (i = 0; bad == NULL && i < TW_ALIGN_CLASSES; i++)
+        if (!fraction(d->align_eff[i])) bad = "device.align_eff";
+    if (bad != NULL) {
+        if (bad_field != NULL) *bad_field = bad;
+        return TW_EINVAL;
+    }
+    return TW_OK;
+}
+
+static int elem_size_ok(int b) { return b == 1 || b == 2 || b == 4 || b == 8; }
+
+static int check_shape(const tw_gemm_shape *s, const char **bad_field)
+{
+    const char *bad = NULL;
+    int status = TW_EINVAL;
+
+    if (s->m < 1) bad = "m";
+    else if (s->n < 1) bad = "n";
+    else if (s->k < 1) bad = "k";
+    else if (s->batch < 1) bad = "batch";
+    else if (!elem_size_ok(s->in_bytes)) bad = "in_bytes";
+    else if (!elem_size_ok(s->out_bytes)) bad = "out_bytes";
+    else {
+        status = TW_ERANGE;
+        if (s->m > TW_DIM_MAX) bad = "m";
+        else if (s->n > TW_DIM_MAX) bad = "n";
+        else if (s->k > TW_DIM_MAX) bad = "k";
+        else if (s->batch > TW_DIM_MAX) bad = "batch";
+        else if ((double)s->m * (double)s->n * (double)s->batch > TW_OUTPUT_MAX) bad = "m*n*batch";
+    }
+    if (bad != NULL) {
+        if (bad_field != NULL) *bad_field = bad;
+        return status;
+    }
+    return TW_OK;
+}
+
+/* Alignment class: log2 of the coarsest power of two (in bytes) dividing
+ * M, N and K times the element size, capped at 128 bytes (class 7). */
+static int align_class(const tw_gemm_shape *s)
+{
+    uint64_t bits = (uint64_t)(s->m | s->n | s->k);
+    int cls = __builtin_ctzll(bits) + __builtin_ctz((unsigned)s->in_bytes);
+    return cls < TW_ALIGN_CLASSES - 1 ? cls : TW_ALIGN_CLASSES - 1;
+}
+
+/* One evaluated kernel configuration. */
+typedef struct {
+    double time_s, compute_s, memory_s, dram_bytes;
+    int64_t tiles, waves;
+    int tile, split_k;
+} candidate;
+
+/*
+ * DRAM bytes read for A and B by one matrix of the batch. Operands that fit in
+ * L2 together are read once. Otherwise tiles resident in one wave share their
+ * A rows and B columns through L2 (rasterized, roughly square footprint), so
+ * every wave reads its own panels: waves_per_matrix * (rows*tm + cols*tn)*K.
+ */
+static double operand_traffic(const tw_device *d, const tw_gemm_shape *s, int64_t tm, int64_t tn,
+                              int64_t grid_m, int64_t grid_n, int64_t slots)
+{
+    double in = (double)s->in_bytes, k = (double)s->k;
+    double a = (double)s->m * k * in, b = k * (double)s->n * in;
+    double per_matrix = (double)(grid_m * grid_n);
+    double w, rows, cols, waves, panel_a, panel_b, streamed;
+
+    if (a + b <= d->l2_bytes || per_matrix <= (double)slots) return a + b;
+    w = (double)slots;
+    rows = sqrt(w * (double)tn / (double)tm);
+    if (rows < 1.0) rows = 1.0;
+    if (rows > (double)grid_m) rows = (double)grid_m;
+    cols = floor(w / rows);
+    if (cols > (double)grid_n) cols = (double)grid_n;
+    waves = ceil(per_matrix / (rows * cols));
+    panel_a = rows * (double)tm * k * in;
+    panel_b = cols * (double)tn * k * in;
+    if (panel_a > a) panel_a = a;
+    if (panel_b > b) panel_b = b;
+    streamed = waves * (panel_a + panel_b);
+    return streamed > a + b ? streamed : a + b;
+}
+
+static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int split, double align,
+                     candidate *c)
+{
+    const tw_tile *t = &d->tiles[ti];
+    int64_t grid_m = (s->m + t->m - 1) / t->m;
+    int64_t grid_n = (s->n + t->n - 1) / t->n;
+    int64_t slots = (int64_t)d->sm_count * t->ctas_per_sm;
+    int64_t k_split = (s->k + split - 1) / split;
+    double batch = (double)s->batch, mn = (double)s->m * (double)s->n;
+    double cta_rate = d->peak_flops * d->compute_frac * t->eff * align /
+                      ((double)d->sm_count * (double)t->ctas_per_sm);
+    double t_tile = 2.0 * (double)t->m * (double)t->n * (double)k_split / cta_rate + d->tile_latency_s;
+    double bw = d->mem_bw * d->mem_frac;
+    double kernel_bytes, reduce_bytes = 0.0;
+
+    c->tiles = grid_m * grid_n * s->batch * split;
+    c->waves = (c->tiles + slots - 1) / slots;
+    c->compute_s = (double)c->waves * t_tile;
+    kernel_bytes = batch * operand_traffic(d, s, t->m, t->n, grid_m, grid_n, slots);
+    if (split > 1) {
+        /* fp32 partial sums written by the GEMM, read back by the reduction */
+        kernel_bytes += batch * (double)split * mn * 4.0;
+        reduce_bytes = batch * ((double)split * mn * 4.0 + mn * (double)s->out_bytes);
+    } else {
+        kernel_bytes += batch * mn * (double)s->out_bytes;
+    }
+    c->dram_bytes = kernel_bytes + reduce_bytes;
+    c->memory_s = kernel_bytes / bw;
+    c->time_s = d->call_overhead_s + (c->compute_s > c->memory_s ? c->compute_s : c->memory_s) +
+                reduce_bytes / bw;
+    c->memory_s += reduce_bytes / bw;
+    c->tile = ti;
+    c->split_k = split;
+}
+
+/* Fastest candidate over all tiles and, where one wave is not filled, split-K. */
+static void choose(const tw_device *d, const tw_gemm_shape *s, double align, candidate *best)
+{
+    candidate c;
+    int ti, split;
+
+    best->time_s = INFINITY;
+    for (ti = 0; ti < d->n_tiles; ti++) {
+        const tw_tile *t = &d->tiles[ti];
+        int64_t slots = (int64_t)d->sm_count * t->ctas_per_sm;
+        evaluate(d, s, ti, 1, align, &c);
+        if (c.time_s < best->time_s) *best = c;
+        /* split-K only fills an unfilled wave; keep >= 64 of K per split */
+        for (split = 2; split <= d->max_split_k && c.tiles * split <= slots && s->k / split >= 64;
+             split *= 2) {
+            candidate cs;
+            evaluate(d, s, ti, split, align, &cs);
+            if (cs.time_s < best->time_s) *best = cs;
+        }
+    }
+}
+
+int tw_gemm_estimate(const tw_device *d, const tw_gemm_shape *s, tw_gemm_result *out,
+                     const char **bad_field)
+{
+    int status = tw_device_validate(d, bad_field);
+    candidate best;
+    const tw_tile *t;
+    int cls;
+    double padded;
+
+    if (status != TW_OK) return status;
+    status = check_shape(s, bad_field);
+    if (status != TW_OK) return status;
+
+    cls = align_class(s);
+    choose(d, s, d->align_eff[cls], &best);
+    t = &d->tiles[best.tile];
+
+    out->time_s = best.time_s;
+    out->flops = 2.0 * (double)s->m * (double)s->n * (double)s->k * (double)s->batch;
+    out->flop_rate = out->flops / best.time_s;
+    out->bytes = (double)s->batch * (((double)s->m * (double)s->k + (double)s->k * (double)s->n) *
+                                         (double)s->in_bytes +
+                                     (double)s->m * (double)s->n * (double)s->out_bytes);
+    out->dram_bytes = best.dram_bytes;
+    out->intensity = out->flops / out->bytes;
+    out->compute_s = best.compute_s;
+    out->memory_s = best.memory_s;
+    out->overhead_s = d->call_overhead_s;
+    if (out->overhead_s > out->compute_s && out->overhead_s > out->memory_s)
+        out->bound = TW_BOUND_OVERHEAD;
+    else
+        out->bound = out->compute_s >= out->memory_s ? TW_BOUND_COMPUTE : TW_BOUND_MEMORY;
+    out->tile_m = t->m;
+    out->tile_n = t->n;
+    out->split_k = best.split_k;
+    out->tiles = best.tiles;
+    out->waves = best.waves;
+    padded = (double)((s->m + t->m - 1) / t->m * t->m) * (double)((s->n + t->n - 1) / t->n * t->n);
+    out->tile_eff = (double)s->m * (double)s->n / padded;
+    out->wave_eff =
+        (double)best.tiles / ((double)best.waves * (double)d->sm_count * (double)t->ctas_per_sm);
+    out->align_eff = d->align_eff[cls];
+    out->align_bytes = 1 << cls;
+    return TW_OK;
+}
+
+int tw_gemm_estimate_many(const tw_device *d, const tw_gemm_shape *shapes, size_t count,
+                          double *time_s, double *flop_rate, size_t *bad_index,
+                          const char **bad_field)
+{
+    size_t i;
+    int status = tw_device_validate(d, bad_field);
+
+    if (status != TW_OK) return status;
+    for (i = 0; i < count; i++) {
+        const tw_gemm_shape *s = &shapes[i];
+        candidate best;
+        status = check_shape(s, bad_field);
+        if (status != TW_OK) {
+            if (bad_index != NULL) *bad_index = i;
+            return status;
+        }
+        choose(d, s, d->align_eff[align_class(s)], &best);
+        time_s[i] = best.time_s;
+        if (flop_rate != NULL)
+            flop_rate[i] =
+                2.0 * (double)s->m * (double)s->n * (double)s->k * (double)s->batch / best.time_s;
+    }
+    return TW_OK;
+}

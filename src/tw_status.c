@@ -1,0 +1,67 @@
+/* tw_status.c - status codes, bound names and field expectations as text. */
+#include <string.h>
+
+#include "tilewave.h"
+
+const char *tw_strerror(int status)
+{
+    switch (status) {
+    case TW_OK: return "ok";
+    case TW_EINVAL: return "invalid argument";
+    case TW_ERANGE: return "out of range";
+    default: return "unknown status";
+    }
+}
+
+const char *tw_bound_name(int bound)
+{
+    switch (bound) {
+    case TW_BOUND_COMPUTE: return "compute";
+    case TW_BOUND_MEMORY: return "memory";
+    case TW_BOUND_OVERHEAD: return "overhead";
+    default: return "unknown";
+    }
+}
+
+static const struct {
+    const char *field;
+    const char *expect;
+} expectations[] = {
+    {"m", "expected positive integer"},
+    {"n", "expected positive integer"},
+    {"k", "expected positive integer"},
+    {"batch", "expected positive integer"},
+    {"m*n*batch", "expected M*N*batch <= 2^53"},
+    {"in_bytes", "expected 1, 2, 4 or 8"},
+    {"out_bytes", "expected 1, 2, 4 or 8"},
+    {"flops", "expected positive number"},
+    {"bytes", "expected positive number"},
+    {"peak_flops", "expected positive number"},
+    {"mem_bw", "expected positive number"},
+    {"compute_frac", "expected number in (0, 1]"},
+    {"mem_frac", "expected number in (0, 1]"},
+    {"device.sm_count", "expected integer in [1, 100000]"},
+    {"device.peak_flops", "expected positive number"},
+    {"device.compute_frac", "expected number in (0, 1]"},
+    {"device.mem_bw", "expected positive number"},
+    {"device.mem_frac", "expected number in (0, 1]"},
+    {"device.l2_bytes", "expected non-negative number"},
+    {"device.call_overhead_s", "expected non-negative number"},
+    {"device.tile_latency_s", "expected non-negative number"},
+    {"device.max_split_k", "expected integer in [1, 64]"},
+    {"device.n_tiles", "expected integer in [1, 16]"},
+    {"device.tiles.m", "expected integer in [1, 4096]"},
+    {"device.tiles.n", "expected integer in [1, 4096]"},
+    {"device.tiles.eff", "expected number in (0, 1]"},
+    {"device.tiles.ctas_per_sm", "expected integer in [1, 32]"},
+    {"device.align_eff", "expected number in (0, 1]"},
+};
+
+const char *tw_field_expectation(const char *field)
+{
+    size_t i;
+    if (field != NULL)
+        for (i = 0; i < sizeof expectations / sizeof expectations[0]; i++)
+            if (strcmp(field, expectations[i].field) == 0) return expectations[i].expect;
+    return "expected a valid value";
+}
