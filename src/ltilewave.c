@@ -118,6 +118,7 @@ static int l_device(lua_State *L)
     dev.l2_bytes = get_num(L, 1, "l2_bytes", "device", 0.0);
     dev.call_overhead_s = get_num(L, 1, "call_overhead_s", "device", 0.0);
     dev.tile_latency_s = get_num(L, 1, "tile_latency_s", "device", 0.0);
+    dev.kstep_latency_s = get_num(L, 1, "kstep_latency_s", "device", 0.0);
     dev.max_split_k = (int)get_int(L, 1, "max_split_k", "device", 1);
 
     if (lua_getfield(L, 1, "tiles") != LUA_TTABLE)

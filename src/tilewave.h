@@ -122,6 +122,8 @@ typedef struct {
     double l2_bytes;        /* L2 (last-level) cache size, byte; >= 0 */
     double call_overhead_s; /* fixed cost per call (launch + host sync), s; >= 0 */
     double tile_latency_s;  /* fixed cost per tile (pipeline fill, epilogue), s; >= 0 */
+    double kstep_latency_s; /* least time a CTA spends per 64 bytes of K (one main-loop
+                               stage: load latency not hidden by math), s; >= 0 */
     int max_split_k;        /* largest split-K factor considered; 1..64 */
     int n_tiles;            /* candidate tiles in use; 1..TW_MAX_TILES */
     tw_tile tiles[TW_MAX_TILES];
@@ -176,8 +178,9 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  * wave is not filled by the output tiles, as cuBLAS's heuristic does):
  *   tiles   = ceil(M/tm) * ceil(N/tn) * batch * s        (tile quantization)
  *   waves   = ceil(tiles / (SMs * ctas_per_sm))           (wave quantization)
- *   t_tile  = 2*tm*tn*ceil(K/s) / (peak/SMs * compute_frac * tile.eff
- *             * align_eff / ctas_per_sm) + tile_latency_s
+ *   t_tile  = max(2*tm*tn*ceil(K/s) / (peak/SMs * compute_frac * tile.eff
+ *             * align_eff / ctas_per_sm),  ceil(ceil(K/s)*in_bytes/64) * kstep_latency_s)
+ *             + tile_latency_s      (math-bound or latency-bound main loop)
  *   compute = waves * t_tile
  *   memory  = DRAM bytes of the tiled kernel / (mem_bw * mem_frac): operands
  *             once if A+B fit in L2, else each wave's A and B panels, plus C

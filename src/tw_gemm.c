@@ -23,6 +23,7 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     else if (!nonneg(d->l2_bytes)) bad = "device.l2_bytes";
     else if (!nonneg(d->call_overhead_s)) bad = "device.call_overhead_s";
     else if (!nonneg(d->tile_latency_s)) bad = "device.tile_latency_s";
+    else if (!nonneg(d->kstep_latency_s)) bad = "device.kstep_latency_s";
     else if (d->max_split_k < 1 || d->max_split_k > 64) bad = "device.max_split_k";
     else if (d->n_tiles < 1 || d->n_tiles > TW_MAX_TILES) bad = "device.n_tiles";
     for (i = 0; bad == NULL && i < d->n_tiles; i++) {
@@ -126,7 +127,9 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     double batch = (double)s->batch, mn = (double)s->m * (double)s->n;
     double cta_rate = d->peak_flops * d->compute_frac * t->eff * align /
                       ((double)d->sm_count * (double)t->ctas_per_sm);
-    double t_tile = 2.0 * (double)t->m * (double)t->n * (double)k_split / cta_rate + d->tile_latency_s;
+    double t_math = 2.0 * (double)t->m * (double)t->n * (double)k_split / cta_rate;
+    double t_loop = ceil((double)k_split * (double)s->in_bytes / 64.0) * d->kstep_latency_s;
+    double t_tile = (t_math > t_loop ? t_math : t_loop) + d->tile_latency_s;
     double bw = d->mem_bw * d->mem_frac;
     double kernel_bytes, reduce_bytes = 0.0;
 

@@ -48,6 +48,7 @@ static const struct {
     {"device.l2_bytes", "expected non-negative number"},
     {"device.call_overhead_s", "expected non-negative number"},
     {"device.tile_latency_s", "expected non-negative number"},
+    {"device.kstep_latency_s", "expected non-negative number"},
     {"device.max_split_k", "expected integer in [1, 64]"},
     {"device.n_tiles", "expected integer in [1, 16]"},
     {"device.tiles.m", "expected integer in [1, 4096]"},

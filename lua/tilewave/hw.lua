@@ -75,7 +75,7 @@ end
 
 local GEMM_FIELDS = {
   compute_frac = check.fraction, mem_frac = check.fraction,
-  call_overhead_s = check.nonneg, tile_latency_s = check.nonneg,
+  call_overhead_s = check.nonneg, tile_latency_s = check.nonneg, kstep_latency_s = check.nonneg,
   max_split_k = check.positive_int, tiles = validate_tiles,
   align_eff = function(v, p)
     check.table(v, p)
@@ -254,6 +254,7 @@ function M.gemm_device(spec, dt, path)
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = g.compute_frac,
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, l2_bytes = spec.l2_bytes,
     call_overhead_s = g.call_overhead_s, tile_latency_s = g.tile_latency_s,
+    kstep_latency_s = g.kstep_latency_s,
     max_split_k = g.max_split_k, tiles = g.tiles, align_eff = g.align_eff,
   }
   by_dtype = by_dtype or {}

@@ -1,0 +1,107 @@
+--- tilewave.calibration: the GEMM calibration set and the model's error on it.
+--
+-- Reads `calibration/gemm_calibration.csv` of the shared reference
+-- (columns gpu, dtype, m, n, k, batch, tflops_measured, timing, what, source),
+-- maps each GPU name to a device id, and compares predictions with
+-- measurements. Timing "T1" (PyTorch wall clock with a synchronize per call)
+-- is compared with the full predicted time; the MAMF rows (best-shape
+-- brute-force search, kernel time) with the time less the per-call overhead.
+-- Rows for devices without a spec in hw/ are reported as skipped.
+local tw_gemm = require "tilewave.gemm"
+
+local M = {}
+
+local format, tonumber, ipairs = string.format, tonumber, ipairs
+
+--- GPU names of the CSV -> device ids. The co-design paper's "A100" is taken
+-- to be the A100 SXM4 40GB (its DRAM-bound points imply ~1.3 TB/s, 85% of
+-- 1555 GB/s but only 65% of the 80GB part's 2039 GB/s); see README.
+M.devices = {
+  ["A100"] = "a100_sxm4_40gb",
+  ["A100 (inferred)"] = "a100_sxm4_40gb",
+  ["A100 SXM"] = "a100_sxm4_80gb",
+  ["A100 PCIe"] = "a100_pcie_80gb",
+  ["H100 SXM"] = "h100_sxm5",
+  ["H200 SXM"] = "h200_sxm",
+  ["B200 SXM"] = "b200",
+}
+
+M.dtypes = { fp16 = "fp16", bf16 = "bf16", fp8_e4m3fn = "fp8" }
+
+--- Default location of the CSV: ../shared/reference/calibration/ beside the repository.
+function M.default_path()
+  local src = debug.getinfo(1, "S").source:sub(2)
+  local root = src:match("^(.*)/lua/tilewave/[^/]*$") or "."
+  return root .. "/../shared/reference/calibration/gemm_calibration.csv"
+end
+
+-- One CSV line -> fields (RFC 4180 quoting, no embedded newlines).
+local function split_csv(line)
+  local out, i, n = {}, 1, #line
+  while i <= n + 1 do
+    if line:sub(i, i) == '"' then
+      local buf, j = {}, i + 1
+      while true do
+        local q = line:find('"', j, true)
+        if not q then error("calibration: unterminated quote in: " .. line, 0) end
+        buf[#buf + 1] = line:sub(j, q - 1)
+        if line:sub(q + 1, q + 1) == '"' then buf[#buf + 1] = '"'; j = q + 2 else i = q + 2; break end
+      end
+      out[#out + 1] = table.concat(buf)
+    else
+      local c = line:find(",", i, true) or n + 1
+      out[#out + 1] = line:sub(i, c - 1)
+      i = c + 1
+    end
+  end
+  return out
+end
+
+--- Rows of the CSV at `path` as tables; `nil, msg` if it cannot be read.
+function M.load(path)
+  path = path or M.default_path()
+  local f, err = io.open(path, "r")
+  if not f then return nil, err end
+  local header, rows = nil, {}
+  for line in f:lines() do
+    if line ~= "" then
+      local cells = split_csv(line)
+      if not header then header = cells
+      else
+        local r = {}
+        for i, h in ipairs(header) do r[h] = cells[i] end
+        r.m, r.n, r.k, r.batch = tonumber(r.m), tonumber(r.n), tonumber(r.k), tonumber(r.batch)
+        r.tflops_measured = tonumber(r.tflops_measured)
+        r.hw, r.dt = M.devices[r.gpu], M.dtypes[r.dtype]
+        rows[#rows + 1] = r
+      end
+    end
+  end
+  f:close()
+  return rows
+end
+
+--- Predict every row that has a device; returns `results, summary` with
+-- results[i] = { row, predicted_tflops, error (signed relative) } and
+-- summary = { n, skipped, mape, max_abs }.
+function M.evaluate(rows, hw_override)
+  local results, sum, maxe, skipped = {}, 0, 0, 0
+  for _, r in ipairs(rows) do
+    local hw = hw_override and hw_override(r) or r.hw
+    if hw and r.dt then
+      local p = tw_gemm.gemm { m = r.m, n = r.n, k = r.k, batch = r.batch, dtype = r.dt, hw = hw }
+      local t = p.time_s
+      if r.timing ~= "T1" then t = t - p.overhead_s end
+      local pred = p.flops / t / 1e12
+      local e = (pred - r.tflops_measured) / r.tflops_measured
+      results[#results + 1] = { row = r, predicted_tflops = pred, error = e, estimate = p }
+      sum = sum + math.abs(e)
+      if math.abs(e) > maxe then maxe = math.abs(e) end
+    else
+      skipped = skipped + 1
+    end
+  end
+  return results, { n = #results, skipped = skipped, mape = #results > 0 and sum / #results or 0, max_abs = maxe }
+end
+
+return M
