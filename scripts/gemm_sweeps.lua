@@ -1,1 +1,88 @@
-print("todo")
+-- Reproduce the GEMM sweeps of the co-design paper (Anthony et al. 2024, arXiv 2401.14489)
+-- with the tilewave GEMM model, for A100 and V100 (or any --hw):
+--   mn    M = N = 2^i, K = 4096                      (throughput vs size)
+--   tile  M = 27648, K = 4096, N = 64 ... 510 step 2 (tile quantization, alignment)
+--   wave  M = 2304, K = 4096, N = 1536 ... 6144 step 64 (wave quantization)
+--   logit M = 8192, K = 51200, N = 14272 ... 14400   (logit GEMM, alignment of h)
+-- Prints each predicted curve with tile, waves and efficiencies, the error on the
+-- calibration points that fall on it, and every predicted cliff (a drop of more than
+-- 20% between neighbouring shapes).
+-- Usage: build/tilewave run scripts/gemm_sweeps.lua [--hw ID]... [--sweep NAME] [--dtype DT]
+local argparse = require "argparse"
+local tw = require "tilewave"
+local cal = require "tilewave.calibration"
+
+local p = argparse("gemm_sweeps.lua", "Predict the co-design paper's GEMM sweeps.")
+p:option("--hw", "Device id (repeatable)."):count("*")
+p:option("--sweep", "Which sweep."):choices({ "all", "mn", "tile", "wave", "logit" }):default("all")
+p:option("--dtype", "Element type."):default("fp16")
+local args = p:parse(arg)
+local devices = #args.hw > 0 and args.hw or { "a100_sxm4_40gb", "v100_sxm2" }
+
+local sweeps = {
+  { name = "mn", title = "M = N = 2^i, K = 4096", shapes = function()
+      local s = {}
+      for i = 5, 14 do s[#s + 1] = { 1 << i, 1 << i, 4096 } end
+      return s
+    end },
+  { name = "tile", title = "tile quantization: M = 27648, K = 4096, N = 64..510 step 2", shapes = function()
+      local s = {}
+      for n = 64, 510, 2 do s[#s + 1] = { 27648, n, 4096 } end
+      return s
+    end },
+  { name = "wave", title = "wave quantization: M = 2304, K = 4096, N = 1536..6144 step 64", shapes = function()
+      local s = {}
+      for n = 1536, 6144, 64 do s[#s + 1] = { 2304, n, 4096 } end
+      return s
+    end },
+  { name = "logit", title = "logit GEMM: M = 8192, K = 51200, N = 14272..14400", shapes = function()
+      local s = {}
+      for n = 14272, 14400 do s[#s + 1] = { 8192, n, 51200 } end
+      return s
+    end },
+}
+
+-- Measured points by device id and shape, from the calibration set.
+local measured = {}
+for _, r in ipairs(cal.load() or {}) do
+  if r.hw and r.dt == args.dtype then
+    measured[string.format("%s/%d/%d/%d", r.hw, r.m, r.n, r.k)] = r.tflops_measured
+  end
+end
+
+for _, hw in ipairs(devices) do
+  local spec = assert(tw.hw.load(hw))
+  for _, sw in ipairs(sweeps) do
+    if args.sweep == "all" or args.sweep == sw.name then
+      print(string.format("\n== %s on %s (%s), %s ==", sw.title, spec.name, hw, args.dtype))
+      local rows, prev, cliffs, errs = {}, nil, {}, {}
+      for _, s in ipairs(sw.shapes()) do
+        local r = tw.gemm { m = s[1], n = s[2], k = s[3], dtype = args.dtype, hw = hw }
+        local meas = measured[string.format("%s/%d/%d/%d", hw, s[1], s[2], s[3])]
+        local err = ""
+        if meas then
+          err = string.format("%.1f (%+.1f%%)", meas, 100 * (r.tflops - meas) / meas)
+          errs[#errs + 1] = math.abs(r.tflops - meas) / meas
+        end
+        rows[#rows + 1] = { tostring(s[1]), tostring(s[2]), tostring(s[3]), string.format("%.1f", r.tflops),
+          string.format("%dx%d", r.tile.m, r.tile.n), tostring(r.split_k), tostring(r.tiles), tostring(r.waves),
+          string.format("%.3f", r.tile_eff), string.format("%.3f", r.wave_eff), string.format("%.3f", r.align_eff),
+          r.bound, err }
+        if prev and r.tflops < 0.8 * prev.tflops then
+          cliffs[#cliffs + 1] = string.format("%dx%dx%d -> %dx%dx%d: %.1f -> %.1f TFLOP/s (%.0f%%)", prev.m, prev.n, prev.k,
+            r.m, r.n, r.k, prev.tflops, r.tflops, 100 * (r.tflops - prev.tflops) / prev.tflops)
+        end
+        prev = r
+      end
+      print(tw.report.table({ "M", "N", "K", "TFLOP/s", "tile", "splitK", "tiles", "waves", "tile_eff", "wave_eff",
+        "align_eff", "bound", "measured (error)" }, rows))
+      if #errs > 0 then
+        local sum = 0
+        for _, e in ipairs(errs) do sum = sum + e end
+        print(string.format("calibration points on this curve: %d, mean |error| %.1f%%", #errs, 100 * sum / #errs))
+      end
+      print(string.format("predicted cliffs (> 20%% drop between neighbours): %d", #cliffs))
+      for _, c in ipairs(cliffs) do print("  " .. c) end
+    end
+  end
+end

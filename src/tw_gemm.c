@@ -9,6 +9,7 @@
 static int positive(double x) { return isfinite(x) && x > 0.0; }
 static int fraction(double x) { return isfinite(x) && x > 0.0 && x <= 1.0; }
 static int nonneg(double x) { return isfinite(x) && x >= 0.0; }
+static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
 int tw_device_validate(const tw_device *d, const char **bad_field)
 {
@@ -101,12 +102,12 @@ static double operand_traffic(const tw_device *d, const tw_gemm_shape *s, int64_
     double w, rows, cols, waves, panel_a, panel_b, streamed;
 
     if (a + b <= d->l2_bytes || per_matrix <= (double)slots) return a + b;
+    /* a roughly square block of w tiles, in elements; clamp to the grid and
+       give what one side cannot use to the other */
     w = (double)slots;
-    rows = sqrt(w * (double)tn / (double)tm);
-    if (rows < 1.0) rows = 1.0;
-    if (rows > (double)grid_m) rows = (double)grid_m;
-    cols = floor(w / rows);
-    if (cols > (double)grid_n) cols = (double)grid_n;
+    rows = clampd(floor(sqrt(w * (double)tn / (double)tm)), 1.0, (double)grid_m);
+    cols = clampd(floor(w / rows), 1.0, (double)grid_n);
+    rows = clampd(floor(w / cols), 1.0, (double)grid_m);
     waves = ceil(per_matrix / (rows * cols));
     panel_a = rows * (double)tm * k * in;
     panel_b = cols * (double)tn * k * in;

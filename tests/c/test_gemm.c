@@ -1,1 +1,349 @@
-int main(void){return 0;}
+/* test_gemm.c - tw_gemm_estimate() and friends, with values worked out by hand.
+ *
+ * Most tests use a bare "A100-like" device so the arithmetic is easy to follow:
+ * 108 SMs, 312e12 FLOP/s, 1555e9 byte/s, 40e6 byte L2, every fraction 1, no
+ * overheads, one 128x128 tile (1 CTA/SM), no split-K, alignment factor 1.
+ * Per-SM rate = 312e12 / 108 = 2.8889e12 FLOP/s; a 128x128 tile over K = 4096
+ * is 2*128*128*4096 = 134,217,728 FLOP -> 46.460 us.
+ */
+#include <string.h>
+
+#include "tilewave.h"
+#include "tw_test.h"
+
+#define TILE_128_K4096_S (134217728.0 / (312e12 / 108.0)) /* 46.460 us */
+
+static tw_device bare(void)
+{
+    tw_device d;
+    int i;
+    memset(&d, 0, sizeof d);
+    d.sm_count = 108;
+    d.peak_flops = 312e12;
+    d.compute_frac = 1.0;
+    d.mem_bw = 1555e9;
+    d.mem_frac = 1.0;
+    d.l2_bytes = 40e6;
+    d.max_split_k = 1;
+    d.n_tiles = 1;
+    d.tiles[0].m = 128;
+    d.tiles[0].n = 128;
+    d.tiles[0].eff = 1.0;
+    d.tiles[0].ctas_per_sm = 1;
+    for (i = 0; i < TW_ALIGN_CLASSES; i++) d.align_eff[i] = 1.0;
+    return d;
+}
+
+static tw_gemm_shape fp16(int64_t m, int64_t n, int64_t k)
+{
+    tw_gemm_shape s = {m, n, k, 1, 2, 2};
+    return s;
+}
+
+static tw_gemm_result run(const tw_device *d, tw_gemm_shape s)
+{
+    tw_gemm_result r;
+    const char *bad = NULL;
+    int st = tw_gemm_estimate(d, &s, &r, &bad);
+    if (st != TW_OK) print_error("status %d field %s\n", st, bad ? bad : "(none)");
+    assert_int_equal(st, TW_OK);
+    return r;
+}
+
+static void test_gemm_tile_and_wave_counts_2304x1600(void **state)
+{
+    /* M=2304 -> 18 tile rows; N=1600 -> 13 cols (12.5 rounded up); 234 tiles ->
+       ceil(234/108) = 3 waves; wave_eff = 234/324 = 0.72222;
+       tile_eff = 2304*1600 / (2304*1664) = 0.96154; time = 3 * 46.460 us. */
+    tw_device d = bare();
+    tw_gemm_result r = run(&d, fp16(2304, 1600, 4096));
+    assert_int_equal(r.tile_m, 128);
+    assert_int_equal(r.tile_n, 128);
+    assert_int_equal(r.tiles, 234);
+    assert_int_equal(r.waves, 3);
+    assert_close(r.wave_eff, 234.0 / 324.0, 1e-12);
+    assert_close(r.tile_eff, 1600.0 / 1664.0, 1e-12);
+    assert_close(r.compute_s, 3 * TILE_128_K4096_S, 1e-12);
+    assert_close(r.time_s, 139.38e-6, 1e-4);
+    /* FLOP = 2*2304*1600*4096 = 30,198,988,800; compulsory bytes =
+       2*(2304*4096 + 4096*1600) + 2*2304*1600 = 39,354,368 (fits L2: no re-reads) */
+    assert_close(r.flops, 30198988800.0, 1e-15);
+    assert_close(r.bytes, 39354368.0, 1e-15);
+    assert_close(r.dram_bytes, 39354368.0, 1e-15);
+    assert_close(r.memory_s, 39354368.0 / 1555e9, 1e-12);
+    assert_int_equal(r.bound, TW_BOUND_COMPUTE);
+    assert_close(r.flop_rate, 30198988800.0 / r.time_s, 1e-12);
+}
+
+static void test_gemm_full_wave_2304x1536(void **state)
+{
+    /* N=1536 -> 12 cols; 18*12 = 216 tiles = exactly 2 waves of 108: wave_eff 1. */
+    tw_device d = bare();
+    tw_gemm_result r = run(&d, fp16(2304, 1536, 4096));
+    assert_int_equal(r.tiles, 216);
+    assert_int_equal(r.waves, 2);
+    assert_close(r.wave_eff, 1.0, 1e-15);
+    assert_close(r.tile_eff, 1.0, 1e-15);
+    assert_close(r.time_s, 2 * TILE_128_K4096_S, 1e-12);
+}
+
+static void test_gemm_tile_quantization_27648x130(void **state)
+{
+    /* N=130 needs 2 tile columns (256 padded): 216*2 = 432 tiles -> 4 waves;
+       tile_eff = 130/256 = 0.50781; the same time as N=256. */
+    tw_device d = bare();
+    tw_gemm_result r130 = run(&d, fp16(27648, 130, 4096));
+    tw_gemm_result r256 = run(&d, fp16(27648, 256, 4096));
+    assert_int_equal(r130.tiles, 432);
+    assert_int_equal(r130.waves, 4);
+    assert_close(r130.tile_eff, 130.0 / 256.0, 1e-12);
+    assert_close(r130.compute_s, r256.compute_s, 1e-12);
+}
+
+static void test_gemm_memory_bound_skinny_27648x64(void **state)
+{
+    /* A = 27648*4096*2 = 226,492,416 B does not fit the 40 MB L2. 216 tiles in
+       2 waves; a wave covers 108 tile rows x 1 column: panel A = 108*128*4096*2 =
+       113,246,208 B, panel B = min(128*4096*2, 4096*64*2) = 524,288 B. DRAM =
+       2*(113,246,208 + 524,288) + C 27648*64*2 (3,538,944) = 231,079,936 B ->
+       148.60 us at 1555e9 B/s > compute 2*46.46 = 92.92 us -> memory-bound. */
+    tw_device d = bare();
+    tw_gemm_result r = run(&d, fp16(27648, 64, 4096));
+    assert_int_equal(r.tiles, 216);
+    assert_close(r.dram_bytes, 231079936.0, 1e-12);
+    assert_close(r.memory_s, 231079936.0 / 1555e9, 1e-12);
+    assert_close(r.time_s, 148.604e-6, 1e-4);
+    assert_int_equal(r.bound, TW_BOUND_MEMORY);
+}
+
+static void test_gemm_alignment_classes(void **state)
+{
+    /* align_eff by class 1, 2, 4, ... 128 bytes; the class is the coarsest power
+       of two dividing M, N and K, times the element size. */
+    static const double levels[TW_ALIGN_CLASSES] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 1.0};
+    tw_device d = bare();
+    tw_gemm_shape s;
+    tw_gemm_result r;
+    memcpy(d.align_eff, levels, sizeof levels);
+    r = run(&d, fp16(4096, 4096, 4096)); /* 8192 B -> capped at 128 */
+    assert_int_equal(r.align_bytes, 128);
+    assert_close(r.align_eff, 1.0, 0);
+    r = run(&d, fp16(4096, 130, 4096)); /* 130 = 2*65 -> 2 elements = 4 B */
+    assert_int_equal(r.align_bytes, 4);
+    assert_close(r.align_eff, 0.3, 0);
+    r = run(&d, fp16(8192, 4097, 51200)); /* odd -> 2 B */
+    assert_int_equal(r.align_bytes, 2);
+    assert_close(r.align_eff, 0.2, 0);
+    r = run(&d, fp16(4096, 136, 4096)); /* 136 = 8*17 -> 16 B */
+    assert_int_equal(r.align_bytes, 16);
+    assert_close(r.align_eff, 0.5, 0);
+    s = fp16(4095, 4096, 4096); /* fp8: odd M -> 1 B */
+    s.in_bytes = 1;
+    r = run(&d, s);
+    assert_int_equal(r.align_bytes, 1);
+    assert_close(r.align_eff, 0.1, 0);
+    /* compute time scales by 1/align_eff. N=128 -> 32 tiles, N=130 -> 64 tiles:
+       both one wave of 108, so only the factor 1/0.3 separates them. */
+    {
+        tw_gemm_result a = run(&d, fp16(4096, 128, 4096));
+        tw_gemm_result b = run(&d, fp16(4096, 130, 4096));
+        assert_int_equal(a.waves, 1);
+        assert_int_equal(b.waves, 1);
+        assert_close(b.compute_s, a.compute_s / 0.3, 1e-12);
+    }
+}
+
+static void test_gemm_picks_fastest_tile(void **state)
+{
+    /* Tiles 256x128 (eff 1) and 128x128 (eff 0.9).
+       N=1536: 256x128 -> 9*12 = 108 tiles, 1 wave of 2*46.46 us = 92.92 us;
+               128x128 -> 216 tiles, 2 waves of 46.46/0.9 = 103.2 us -> 256x128.
+       N=1600: 256x128 -> 9*13 = 117 tiles, 2 waves = 185.8 us;
+               128x128 -> 234 tiles, 3 waves = 154.9 us -> 128x128. */
+    tw_device d = bare();
+    d.n_tiles = 2;
+    d.tiles[1] = d.tiles[0];
+    d.tiles[0].m = 256;
+    d.tiles[1].eff = 0.9;
+    {
+        tw_gemm_result r = run(&d, fp16(2304, 1536, 4096));
+        assert_int_equal(r.tile_m, 256);
+        assert_int_equal(r.tiles, 108);
+        assert_close(r.time_s, 2 * TILE_128_K4096_S, 1e-12);
+    }
+    {
+        tw_gemm_result r = run(&d, fp16(2304, 1600, 4096));
+        assert_int_equal(r.tile_m, 128);
+        assert_int_equal(r.waves, 3);
+        assert_close(r.time_s, 3 * TILE_128_K4096_S / 0.9, 1e-12);
+    }
+}
+
+static void test_gemm_split_k_fills_idle_sms(void **state)
+{
+    /* M=N=128, K=8192: one tile, 107 SMs idle. Split-K s in {2,4,8,16} with
+       K/s >= 64; s=16: K/s = 512 -> 16,777,216 / 2.888889e12 = 5.80750 us;
+       kernel bytes = A+B (2*128*8192*2 = 4,194,304) + partials 16*128*128*4
+       (1,048,576) -> 3.372 us < compute; reduction reads 1,048,576 and writes
+       128*128*2 = 32,768 B -> 0.69540 us. Total 6.50290 us (vs 92.9 us unsplit). */
+    tw_device d = bare();
+    tw_gemm_result r;
+    d.max_split_k = 16;
+    r = run(&d, fp16(128, 128, 8192));
+    assert_int_equal(r.split_k, 16);
+    assert_int_equal(r.tiles, 16);
+    assert_int_equal(r.waves, 1);
+    assert_close(r.time_s, 6.50290e-6, 1e-5);
+    /* max_split_k = 1 forbids it */
+    d.max_split_k = 1;
+    r = run(&d, fp16(128, 128, 8192));
+    assert_int_equal(r.split_k, 1);
+    assert_close(r.time_s, 2 * TILE_128_K4096_S, 1e-12);
+}
+
+static void test_gemm_overheads_and_latency_bound_loop(void **state)
+{
+    /* A 32x32 tile over K=4096: math 2*32*32*4096 / 2.8889e12 = 2.904 us, but the
+       main loop has 4096*2 B / 64 B = 128 stages at 0.2 us = 25.6 us, so the tile
+       takes 25.6 + 1 (tile latency) = 26.6 us; the 40 us call overhead is the
+       largest part -> bound "overhead"; time = 66.6 us. */
+    tw_device d = bare();
+    tw_gemm_result r;
+    d.tiles[0].m = 32;
+    d.tiles[0].n = 32;
+    d.call_overhead_s = 40e-6;
+    d.kstep_latency_s = 0.2e-6;
+    d.tile_latency_s = 1e-6;
+    r = run(&d, fp16(32, 32, 4096));
+    assert_close(r.compute_s, 25.6e-6 + 1e-6, 1e-9);
+    assert_close(r.time_s, 40e-6 + 26.6e-6, 1e-9);
+    assert_int_equal(r.bound, TW_BOUND_OVERHEAD);
+    assert_close(r.overhead_s, 40e-6, 0);
+}
+
+static void test_gemm_batched_counts_every_matrix(void **state)
+{
+    /* batch 4 of 1024x1024x4096: 64 tiles each, 256 tiles -> 3 waves;
+       FLOP = 4 * 2*1024*1024*4096 = 34,359,738,368. */
+    tw_device d = bare();
+    tw_gemm_shape s = fp16(1024, 1024, 4096);
+    tw_gemm_result r;
+    s.batch = 4;
+    r = run(&d, s);
+    assert_int_equal(r.tiles, 256);
+    assert_int_equal(r.waves, 3);
+    assert_close(r.flops, 34359738368.0, 1e-15);
+}
+
+static void expect_shape_error(tw_gemm_shape s, int status, const char *field)
+{
+    tw_device d = bare();
+    tw_gemm_result r;
+    const char *bad = NULL;
+    memset(&r, 0x5a, sizeof r);
+    assert_int_equal(tw_gemm_estimate(&d, &s, &r, &bad), status);
+    assert_non_null(bad);
+    assert_string_equal(bad, field);
+    assert_int_equal(r.split_k, 0x5a5a5a5a);
+}
+
+static void test_gemm_rejects_bad_shapes(void **state)
+{
+    tw_gemm_shape s;
+    s = fp16(-3, 1, 1); expect_shape_error(s, TW_EINVAL, "m");
+    s = fp16(0, 1, 1); expect_shape_error(s, TW_EINVAL, "m");
+    s = fp16(1, 0, 1); expect_shape_error(s, TW_EINVAL, "n");
+    s = fp16(1, 1, -1); expect_shape_error(s, TW_EINVAL, "k");
+    s = fp16(1, 1, 1); s.batch = 0; expect_shape_error(s, TW_EINVAL, "batch");
+    s = fp16(1, 1, 1); s.in_bytes = 3; expect_shape_error(s, TW_EINVAL, "in_bytes");
+    s = fp16(1, 1, 1); s.out_bytes = 0; expect_shape_error(s, TW_EINVAL, "out_bytes");
+    s = fp16(TW_DIM_MAX + 1, 1, 1); expect_shape_error(s, TW_ERANGE, "m");
+    s = fp16(1, 1, INT64_MAX); expect_shape_error(s, TW_ERANGE, "k");
+    /* 2^31-1 squared times 4 = 1.8e19 > 2^53 output elements */
+    s = fp16(TW_DIM_MAX, TW_DIM_MAX, 1); s.batch = 4; expect_shape_error(s, TW_ERANGE, "m*n*batch");
+}
+
+static void test_gemm_largest_accepted_shape_is_finite(void **state)
+{
+    /* M*N = 2^52 output elements with K = 2^31-1: no overflow, finite result */
+    tw_device d = bare();
+    tw_gemm_result r = run(&d, fp16(INT64_C(1) << 26, INT64_C(1) << 26, TW_DIM_MAX));
+    assert_true(isfinite(r.time_s) && r.time_s > 0);
+    assert_true(isfinite(r.flops));
+    assert_true(r.tiles > 0 && r.waves > 0);
+}
+
+static void expect_device_error(tw_device d, const char *field)
+{
+    const char *bad = NULL;
+    tw_gemm_shape s = fp16(128, 128, 128);
+    tw_gemm_result r;
+    assert_int_equal(tw_device_validate(&d, &bad), TW_EINVAL);
+    assert_string_equal(bad, field);
+    bad = NULL;
+    assert_int_equal(tw_gemm_estimate(&d, &s, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, field);
+}
+
+static void test_device_validation(void **state)
+{
+    tw_device ok = bare(), d;
+    assert_int_equal(tw_device_validate(&ok, NULL), TW_OK);
+    d = ok; d.sm_count = 0; expect_device_error(d, "device.sm_count");
+    d = ok; d.peak_flops = NAN; expect_device_error(d, "device.peak_flops");
+    d = ok; d.compute_frac = 1.01; expect_device_error(d, "device.compute_frac");
+    d = ok; d.mem_bw = INFINITY; expect_device_error(d, "device.mem_bw");
+    d = ok; d.mem_frac = 0; expect_device_error(d, "device.mem_frac");
+    d = ok; d.l2_bytes = -1; expect_device_error(d, "device.l2_bytes");
+    d = ok; d.call_overhead_s = NAN; expect_device_error(d, "device.call_overhead_s");
+    d = ok; d.tile_latency_s = -1e-6; expect_device_error(d, "device.tile_latency_s");
+    d = ok; d.kstep_latency_s = -1; expect_device_error(d, "device.kstep_latency_s");
+    d = ok; d.max_split_k = 0; expect_device_error(d, "device.max_split_k");
+    d = ok; d.n_tiles = 0; expect_device_error(d, "device.n_tiles");
+    d = ok; d.n_tiles = TW_MAX_TILES + 1; expect_device_error(d, "device.n_tiles");
+    d = ok; d.tiles[0].m = 0; expect_device_error(d, "device.tiles.m");
+    d = ok; d.tiles[0].n = 8192; expect_device_error(d, "device.tiles.n");
+    d = ok; d.tiles[0].eff = 1.5; expect_device_error(d, "device.tiles.eff");
+    d = ok; d.tiles[0].ctas_per_sm = 0; expect_device_error(d, "device.tiles.ctas_per_sm");
+    d = ok; d.align_eff[3] = 0; expect_device_error(d, "device.align_eff");
+}
+
+static void test_gemm_many_matches_single(void **state)
+{
+    tw_device d = bare();
+    tw_gemm_shape shapes[3] = {fp16(2304, 1600, 4096), fp16(27648, 64, 4096), fp16(128, 128, 8192)};
+    double t[3], rate[3];
+    size_t i, bad_index = 99;
+    const char *bad = NULL;
+    d.max_split_k = 16;
+    assert_int_equal(tw_gemm_estimate_many(&d, shapes, 3, t, rate, &bad_index, &bad), TW_OK);
+    for (i = 0; i < 3; i++) {
+        tw_gemm_result r = run(&d, shapes[i]);
+        assert_close(t[i], r.time_s, 0);
+        assert_close(rate[i], r.flop_rate, 1e-15);
+    }
+    shapes[1].n = -5;
+    assert_int_equal(tw_gemm_estimate_many(&d, shapes, 3, t, NULL, &bad_index, &bad), TW_EINVAL);
+    assert_int_equal(bad_index, 1);
+    assert_string_equal(bad, "n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gemm_tile_and_wave_counts_2304x1600),
+        cmocka_unit_test(test_gemm_full_wave_2304x1536),
+        cmocka_unit_test(test_gemm_tile_quantization_27648x130),
+        cmocka_unit_test(test_gemm_memory_bound_skinny_27648x64),
+        cmocka_unit_test(test_gemm_alignment_classes),
+        cmocka_unit_test(test_gemm_picks_fastest_tile),
+        cmocka_unit_test(test_gemm_split_k_fills_idle_sms),
+        cmocka_unit_test(test_gemm_overheads_and_latency_bound_loop),
+        cmocka_unit_test(test_gemm_batched_counts_every_matrix),
+        cmocka_unit_test(test_gemm_rejects_bad_shapes),
+        cmocka_unit_test(test_gemm_largest_accepted_shape_is_finite),
+        cmocka_unit_test(test_device_validation),
+        cmocka_unit_test(test_gemm_many_matches_single),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
