@@ -11,6 +11,7 @@
  * Errors are raised as "<prefix>.<field>: <expectation>, got <value>".
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,17 @@
 #include "tilewave.h"
 
 #define DEVICE_MT "tilewave.device"
+
+/* Raise a message without luaL_error's "file:line:" prefix: the message
+ * names the field, which is all a user needs. */
+static int raise(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    return lua_error(L);
+}
 
 /* Push a short description of the value at idx: "-3", "2.5", "string '80'", "nil". */
 static const char *describe(lua_State *L, int idx)
@@ -38,7 +50,7 @@ static int field_error(lua_State *L, const char *prefix, const char *field, cons
                        int value_idx)
 {
     const char *got = describe(L, value_idx);
-    return luaL_error(L, "%s.%s: %s, got %s", prefix, field, expect, got);
+    return raise(L, "%s.%s: %s, got %s", prefix, field, expect, got);
 }
 
 /* Read an integer field; a missing field takes `dflt` when dflt >= 0. */
@@ -93,7 +105,7 @@ static int core_error(lua_State *L, int t, const char *prefix, const char *field
     }
     if (strchr(key, '.') != NULL || strchr(key, '[') != NULL) {
         lua_pushnil(L);
-        return luaL_error(L, "%s.%s: %s", prefix, key, expect);
+        return raise(L, "%s.%s: %s", prefix, key, expect);
     }
     lua_getfield(L, t, key);
     return field_error(L, prefix, key, expect, -1);
@@ -124,7 +136,7 @@ static int l_device(lua_State *L)
     if (lua_getfield(L, 1, "tiles") != LUA_TTABLE)
         return field_error(L, "device", "tiles", "expected array of tiles", -1);
     n = (int)luaL_len(L, -1);
-    if (n < 1 || n > TW_MAX_TILES) return luaL_error(L, "device.tiles: expected 1 to %d tiles, got %d", TW_MAX_TILES, n);
+    if (n < 1 || n > TW_MAX_TILES) return raise(L, "device.tiles: expected 1 to %d tiles, got %d", TW_MAX_TILES, n);
     dev.n_tiles = n;
     for (i = 0; i < n; i++) {
         char prefix[32];
@@ -141,7 +153,7 @@ static int l_device(lua_State *L)
     if (lua_getfield(L, 1, "align_eff") != LUA_TTABLE)
         return field_error(L, "device", "align_eff", "expected array of 8 numbers", -1);
     if (luaL_len(L, -1) != TW_ALIGN_CLASSES)
-        return luaL_error(L, "device.align_eff: expected 8 numbers (1, 2, 4 ... 128 bytes)");
+        return raise(L, "device.align_eff: expected 8 numbers (1, 2, 4 ... 128 bytes)");
     for (i = 0; i < TW_ALIGN_CLASSES; i++) {
         if (lua_rawgeti(L, -1, i + 1) != LUA_TNUMBER)
             return field_error(L, "device", "align_eff", "expected number in (0, 1]", -1);
@@ -156,7 +168,7 @@ static int l_device(lua_State *L)
             const tw_tile *t = &dev.tiles[i];
             if (t->m < 1 || t->m > 4096 || t->n < 1 || t->n > 4096 || !(t->eff > 0 && t->eff <= 1) ||
                 t->ctas_per_sm < 1 || t->ctas_per_sm > 32)
-                return luaL_error(L, "device.tiles[%d].%s: %s", i + 1, bad + 13, tw_field_expectation(bad));
+                return raise(L, "device.tiles[%d].%s: %s", i + 1, bad + 13, tw_field_expectation(bad));
         }
         return core_error(L, 1, "device", bad, status);
     }
@@ -240,7 +252,7 @@ static int l_gemm_many(lua_State *L)
     if (lua_isnoneornil(L, 3)) lua_newtable(L);
     luaL_checktype(L, 3, LUA_TTABLE);
     len = luaL_len(L, 2);
-    if (len % 3 != 0) return luaL_error(L, "gemm_many.shapes: expected a flat list of M, N, K triples, got %I values", len);
+    if (len % 3 != 0) return raise(L, "gemm_many.shapes: expected a flat list of M, N, K triples, got %I values", len);
     count = len / 3;
     proto.m = proto.n = proto.k = 1;
     proto.batch = get_int(L, 3, "batch", "gemm", 1);
@@ -260,7 +272,7 @@ static int l_gemm_many(lua_State *L)
             x = lua_tointegerx(L, -1, &isnum);
             if (!isnum) {
                 const char *got = describe(L, -1);
-                return luaL_error(L, "gemm_many.shapes[%I]: expected positive integer, got %s", 3 * i + j + 1, got);
+                return raise(L, "gemm_many.shapes[%I]: expected positive integer, got %s", 3 * i + j + 1, got);
             }
             v[j] = x;
             lua_pop(L, 1);
@@ -272,7 +284,7 @@ static int l_gemm_many(lua_State *L)
     }
     status = tw_gemm_estimate_many(dev, shapes, (size_t)count, times, rates, &bad_index, &bad);
     if (status != TW_OK)
-        return luaL_error(L, "gemm_many.shapes[%I].%s: %s", (lua_Integer)bad_index + 1, bad,
+        return raise(L, "gemm_many.shapes[%I].%s: %s", (lua_Integer)bad_index + 1, bad,
                           status == TW_ERANGE ? "out of range" : tw_field_expectation(bad));
     lua_createtable(L, (int)count, 0);
     for (i = 0; i < count; i++) {

@@ -128,8 +128,9 @@ typedef struct {
     int n_tiles;            /* candidate tiles in use; 1..TW_MAX_TILES */
     tw_tile tiles[TW_MAX_TILES];
     /* Throughput factor by the byte alignment of the GEMM's dimensions:
-       align_eff[i] applies when the coarsest power of two dividing every one of
-       M, N, K (times the element size) is 2^i bytes (128 bytes or more -> [7]).
+       align_eff[i] applies when the coarsest power of two dividing both N and K
+       (times the element size) is 2^i bytes (128 bytes or more -> [7]). N and K
+       are the leading dimensions of row-major A, B and C; M never is.
        Each in (0, 1]. Source: NVIDIA matmul guide, "Tensor Core Requirements"
        (16 B, or 128 B on A100, for full efficiency). */
     double align_eff[TW_ALIGN_CLASSES];
@@ -162,7 +163,7 @@ typedef struct {
     double tile_eff;     /* useful fraction of tiled output: M*N / (ceil(M/tm)tm*ceil(N/tn)tn); (0,1] */
     double wave_eff;     /* tiles / (waves * sm_count * ctas_per_sm); (0,1] */
     double align_eff;    /* alignment throughput factor applied; (0,1] */
-    int align_bytes;     /* alignment class used, bytes (1..128) */
+    int align_bytes;     /* alignment of N and K, bytes (1..128) */
 } tw_gemm_result;
 
 /*

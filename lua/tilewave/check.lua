@@ -5,15 +5,15 @@
 -- `error(msg, 0)` so that no source position is prepended.
 local M = {}
 
-local type, tostring, format, math_type = type, tostring, string.format, math.type
+local type, tostring, format = type, tostring, string.format
 local error, pairs, sort, concat = error, pairs, table.sort, table.concat
 
---- Describe a value for an error message: `-3`, `2.5`, `string '80'`, `nil`, `table`.
+--- Describe a value for an error message as Lua's tostring does: `-3`, `2.5`,
+-- `string '80'`, `nil`, `table`.
 function M.describe(v)
   local t = type(v)
   if t == "number" then
-    if math_type(v) == "integer" then return tostring(v) end
-    return format("%.14g", v)
+    return tostring(v)
   elseif t == "string" then
     return format("string '%s'", v)
   end

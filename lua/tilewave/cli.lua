@@ -14,6 +14,12 @@ local M = {}
 
 local format, stderr, stdout = string.format, io.stderr, io.stdout
 
+local function to_int(s)
+  local v = math.tointeger(tonumber(s))
+  if v == nil then return nil, format("expected an integer, got '%s'", s) end
+  return v
+end
+
 local function parser()
   local p = argparse("tilewave", "Performance model of transformer workloads on GPUs: GEMM tile/wave/alignment, roofline.")
     :epilog("Units: s, byte, FLOP, FLOP/s. See README.md.")
@@ -25,12 +31,12 @@ local function parser()
   run:argument("args", "Arguments passed to the script as arg[1..]."):args("*")
 
   local g = p:command("gemm", "Predict one GEMM C[MxN] = A[MxK].B[KxN].")
-  g:argument("m", "Rows of A and C."):convert(math.tointeger)
-  g:argument("n", "Columns of B and C."):convert(math.tointeger)
-  g:argument("k", "Reduction dimension."):convert(math.tointeger)
+  g:argument("m", "Rows of A and C."):convert(to_int)
+  g:argument("n", "Columns of B and C."):convert(to_int)
+  g:argument("k", "Reduction dimension."):convert(to_int)
   g:option("--hw", "Device id (see `tilewave hw`) or spec path."):default("a100_sxm4_80gb")
   g:option("--dtype", "Element type: fp32, tf32, fp16, bf16, fp8, int8, fp64."):default("fp16")
-  g:option("--batch", "Batch count (batched GEMM)."):default("1"):convert(math.tointeger)
+  g:option("--batch", "Batch count (batched GEMM)."):default("1"):convert(to_int)
   g:option("--format", "Output format."):choices({ "text", "json" }):default("text")
 
   local r = p:command("roofline", "Roofline bound of a kernel of given FLOP and bytes.")
@@ -129,7 +135,7 @@ function M.main(argv)
   end
   local ok, args = p:pparse(argv)
   if not ok then
-    stderr:write(format("tilewave: %s\n%s\n", args, "Try 'tilewave --help'."))
+    stderr:write(format("tilewave: %s (try 'tilewave --help')\n", args))
     return 2
   end
   local handlers = { run = run_script, gemm = gemm_cmd, roofline = roofline_cmd, hw = hw_cmd }

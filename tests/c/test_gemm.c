@@ -119,7 +119,7 @@ static void test_gemm_memory_bound_skinny_27648x64(void **state)
 static void test_gemm_alignment_classes(void **state)
 {
     /* align_eff by class 1, 2, 4, ... 128 bytes; the class is the coarsest power
-       of two dividing M, N and K, times the element size. */
+       of two dividing N and K (the leading dimensions), times the element size. */
     static const double levels[TW_ALIGN_CLASSES] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 1.0};
     tw_device d = bare();
     tw_gemm_shape s;
@@ -137,7 +137,9 @@ static void test_gemm_alignment_classes(void **state)
     r = run(&d, fp16(4096, 136, 4096)); /* 136 = 8*17 -> 16 B */
     assert_int_equal(r.align_bytes, 16);
     assert_close(r.align_eff, 0.5, 0);
-    s = fp16(4095, 4096, 4096); /* fp8: odd M -> 1 B */
+    r = run(&d, fp16(4095, 4096, 4096)); /* odd M is not a stride: still 128 B */
+    assert_int_equal(r.align_bytes, 128);
+    s = fp16(4096, 4096, 4095); /* fp8: odd K -> 1 B */
     s.in_bytes = 1;
     r = run(&d, s);
     assert_int_equal(r.align_bytes, 1);

@@ -1,0 +1,33 @@
+-- busted specs for tilewave.calibration: the model's error on the calibration set.
+-- The measured values come from ../shared/reference/calibration/gemm_calibration.csv.
+local cal = require "tilewave.calibration"
+
+describe("tilewave.calibration", function()
+  local rows = cal.load()
+
+  it("reads the calibration CSV beside the repository", function()
+    assert.is_table(rows, "../shared/reference/calibration/gemm_calibration.csv not found")
+    assert.is_true(#rows >= 30)
+    assert.equal(32, rows[1].m)
+    assert.equal(0.213, rows[1].tflops_measured)
+    assert.equal("a100_sxm4_40gb", rows[1].hw)
+  end)
+
+  it("keeps the mean absolute error on it under 6% and every point within 15%", function()
+    local _, s = cal.evaluate(rows)
+    assert.is_true(s.n >= 24)
+    assert.is_true(s.mape < 0.06, string.format("MAPE %.3f", s.mape))
+    assert.is_true(s.max_abs < 0.15, string.format("max %.3f", s.max_abs))
+  end)
+
+  it("predicts the alignment cliff of the logit GEMM (h odd vs h = 14336)", function()
+    local res = cal.evaluate(rows)
+    local odd, aligned
+    for _, x in ipairs(res) do
+      if x.row.k == 51200 and x.row.n == 14273 then odd = x.predicted_tflops end
+      if x.row.k == 51200 and x.row.n == 14336 then aligned = x.predicted_tflops end
+    end
+    -- measured 72.0 vs 261.0 TFLOP/s: a drop of 72%
+    assert.is_true(odd < 0.35 * aligned)
+  end)
+end)

@@ -1,0 +1,130 @@
+-- busted specs for tw.gemm / tw.gemm_many: results, and errors pinned exactly.
+local tw = require "tilewave"
+
+local A100 = "a100_sxm4_80gb"
+
+describe("tilewave.gemm", function()
+  describe("gemm()", function()
+    it("reports the work of 2304x1600x4096 fp16 worked out by hand", function()
+      -- FLOP = 2*2304*1600*4096 = 30,198,988,800; compulsory bytes =
+      -- 2*(2304*4096 + 4096*1600 + 2304*1600) = 39,354,368; intensity = 767.36 FLOP/B
+      local r = tw.gemm { m = 2304, n = 1600, k = 4096, dtype = "fp16", hw = A100 }
+      assert.equal(30198988800, r.flops)
+      assert.equal(39354368, r.bytes)
+      assert.near(767.36, r.intensity, 0.01)
+      assert.equal(128, r.align_bytes)
+      assert.equal("compute", r.bound)
+      assert.near(r.flops / r.time_s / 1e12, r.tflops, 1e-9)
+      for _, k in ipairs { "tile_eff", "wave_eff", "align_eff" } do
+        assert.is_true(r[k] > 0 and r[k] <= 1, k)
+      end
+      -- tiles and waves agree with the chosen tile on A100's 108 SMs
+      local tm, tn = r.tile.m, r.tile.n
+      assert.equal(math.ceil(2304 / tm) * math.ceil(1600 / tn), r.tiles)
+    end)
+
+    it("predicts below the dense peak and above zero for every device and dtype", function()
+      for _, id in ipairs(tw.hw.list()) do
+        local spec = tw.hw.load(id)
+        for dt, peak in pairs(spec.peak_flops) do
+          local r = tw.gemm { m = 8192, n = 8192, k = 8192, dtype = dt, hw = id }
+          assert.is_true(r.flop_rate > 0 and r.flop_rate < peak, id .. " " .. dt)
+        end
+      end
+    end)
+
+    it("makes odd dimensions slower than 64-multiples (NVIDIA matmul guide, tensor-core alignment)", function()
+      local odd = tw.gemm { m = 8192, n = 14273, k = 51200, hw = A100 }
+      local even = tw.gemm { m = 8192, n = 14336, k = 51200, hw = A100 }
+      assert.equal(2, odd.align_bytes)
+      assert.is_true(odd.tflops < 0.5 * even.tflops)
+    end)
+
+    it("is memory-bound for a GEMV-like shape (intensity < 1 FLOP/B)", function()
+      local r = tw.gemm { m = 1, n = 8192, k = 8192, hw = A100 }
+      assert.is_true(r.intensity < 1)
+      assert.is_not.equal("compute", r.bound)
+    end)
+
+    it("accepts a spec table as hw", function()
+      local r = tw.gemm { m = 1024, n = 1024, k = 1024, hw = tw.hw.load("v100_sxm2") }
+      assert.equal("v100_sxm2", r.hw)
+    end)
+
+    it("gives byte-identical results for the same inputs", function()
+      local a = tw.report.json(tw.gemm { m = 2304, n = 1600, k = 4096, hw = A100 })
+      local b = tw.report.json(tw.gemm { m = 2304, n = 1600, k = 4096, hw = A100 })
+      assert.equal(a, b)
+    end)
+
+    local errors = {
+      { { m = -3, n = 1, k = 1 }, "gemm.m: expected positive integer, got -3" },
+      { { m = 0, n = 1, k = 1 }, "gemm.m: expected positive integer, got 0" },
+      { { m = 2.5, n = 1, k = 1 }, "gemm.m: expected positive integer, got 2.5" },
+      { { m = "80", n = 1, k = 1 }, "gemm.m: expected positive integer, got string '80'" },
+      { { n = 1, k = 1 }, "gemm.m: expected positive integer, got nil" },
+      { { m = 1, n = -1, k = 1 }, "gemm.n: expected positive integer, got -1" },
+      { { m = 1, n = 1, k = math.huge }, "gemm.k: expected positive integer, got inf" },
+      { { m = 1e12, n = 1, k = 1 }, "gemm.m: out of range (max 2147483647), got 1000000000000.0" },
+      { { m = 1, n = 1, k = 1, batch = 0 }, "gemm.batch: expected positive integer, got 0" },
+      { { m = 2147483647, n = 2147483647, k = 1, batch = 4 },
+        "gemm.m*n*batch: expected M*N*batch <= 2^53, got 1.844674405653e+19" },
+      { { m = 1, n = 1, k = 1, mm = 3 }, "gemm: unknown option 'mm' (known: batch, dtype, hw, k, m, n)" },
+      { { m = 1, n = 1, k = 1, dtype = "fp8" },
+        "gemm.dtype: 'fp8' not supported by a100_sxm4_80gb (supported: bf16, fp16, fp32, fp64, int8, tf32)" },
+      { { m = 1, n = 1, k = 1, dtype = "fp12" },
+        "gemm.dtype: expected one of bf16, fp16, fp32, fp64, fp8, int8, tf32, got string 'fp12'" },
+    }
+    for _, case in ipairs(errors) do
+      it("raises '" .. case[2] .. "'", function()
+        local opts = case[1]
+        if opts.hw == nil then opts.hw = A100 end
+        assert.has_error(function() tw.gemm(opts) end, case[2])
+      end)
+    end
+
+    it("raises for an unknown device, listing the known ones", function()
+      assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = "h100x" } end,
+        "hw: unknown device 'h100x' (known: " .. table.concat(tw.hw.list(), ", ") .. ")")
+    end)
+
+    it("raises for a missing device", function()
+      assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1 } end,
+        "gemm.hw: expected device id or spec table, got nil")
+    end)
+
+    it("raises for NaN without crashing", function()
+      assert.has_error(function() tw.gemm { m = 0 / 0, n = 1, k = 1, hw = A100 } end)
+    end)
+
+    it("raises for a spec table with a bad field", function()
+      local bad = {}
+      for k, v in pairs(tw.hw.load(A100)) do bad[k] = v end
+      bad.mem_bw = -1
+      assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = bad } end,
+        "gemm.hw: hw.mem_bw: expected positive number, got -1")
+    end)
+  end)
+
+  describe("gemm_many()", function()
+    it("matches single calls", function()
+      local shapes = { 2304, 1600, 4096, 27648, 64, 4096, 32, 32, 4096 }
+      local times, rates = tw.gemm_many(shapes, { hw = A100, dtype = "fp16" })
+      assert.equal(3, #times)
+      for i = 1, 3 do
+        local r = tw.gemm { m = shapes[3 * i - 2], n = shapes[3 * i - 1], k = shapes[3 * i], hw = A100 }
+        assert.equal(r.time_s, times[i])
+        assert.near(r.flop_rate, rates[i], r.flop_rate * 1e-12)
+      end
+    end)
+
+    it("names the first bad value", function()
+      assert.has_error(function() tw.gemm_many({ 1, 1, 1, 2, -2, 2 }, { hw = A100 }) end,
+        "gemm_many.shapes[2].n: expected positive integer")
+      assert.has_error(function() tw.gemm_many({ 1, 1 }, { hw = A100 }) end,
+        "gemm_many.shapes: expected a flat list of M, N, K triples, got 2 values")
+      assert.has_error(function() tw.gemm_many({ 1, "x", 1 }, { hw = A100 }) end,
+        "gemm_many.shapes[2]: expected positive integer, got string 'x'")
+    end)
+  end)
+end)

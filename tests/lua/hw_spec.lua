@@ -1,0 +1,117 @@
+-- busted specs for tilewave.hw: loading, listing, schema errors, sandboxing.
+local tw = require "tilewave"
+
+local FIX = "tests/lua/fixtures/"
+local ALL = { "a10", "a100_pcie_80gb", "a100_sxm4_40gb", "a100_sxm4_80gb", "b200", "h100_pcie", "h100_sxm5",
+              "h200_sxm", "l4", "l40s", "mi250x_gcd", "mi300x", "p100_pcie", "rtx3090ti", "rtx4090", "t4", "v100_sxm2" }
+
+describe("tilewave.hw", function()
+  describe("list()", function()
+    it("lists the 17 devices of the library, sorted", function()
+      assert.same(ALL, tw.hw.list())
+    end)
+  end)
+
+  describe("load()", function()
+    it("loads a device by id with SI units (A100 datasheet: 108 SMs, 2039 GB/s, 312 TFLOP/s fp16)", function()
+      local s = assert(tw.hw.load("a100_sxm4_80gb"))
+      assert.equal("a100_sxm4_80gb", s.id)
+      assert.equal(108, s.sm_count)
+      assert.equal(2039e9, s.mem_bw)
+      assert.equal(312e12, s.peak_flops.fp16)
+      assert.equal(40e6, s.l2_bytes)
+    end)
+
+    it("uses the shipping SM counts of H100 (132 SXM5, 114 PCIe), not the die's 144", function()
+      assert.equal(132, tw.hw.load("h100_sxm5").sm_count)
+      assert.equal(114, tw.hw.load("h100_pcie").sm_count)
+    end)
+
+    it("stores dense peaks, not sparse (H100 SXM5 bf16 989.4, L4 fp16 121)", function()
+      assert.equal(989.4e12, tw.hw.load("h100_sxm5").peak_flops.bf16)
+      assert.equal(121e12, tw.hw.load("l4").peak_flops.fp16)
+    end)
+
+    it("halves the MI250X package figures for one GCD (383 -> 191.5 TFLOP/s)", function()
+      assert.equal(191.5e12, tw.hw.load("mi250x_gcd").peak_flops.bf16)
+    end)
+
+    for _, id in ipairs(ALL) do
+      it("validates " .. id .. " with a source for every figure", function()
+        local s, err = tw.hw.load(id)
+        assert.is_nil(err)
+        for _, k in ipairs { "sm_count", "mem_bw", "l2_bytes", "peak_flops", "memory_bytes", "boost_clock_hz" } do
+          assert.is_string(s.sources[k])
+        end
+      end)
+    end
+
+    it("returns nil and the known ids for an unknown device", function()
+      local s, err = tw.hw.load("h100x")
+      assert.is_nil(s)
+      assert.equal("hw: unknown device 'h100x' (known: " .. table.concat(ALL, ", ") .. ")", err)
+    end)
+
+    it("rejects an unknown field, naming the file and the field", function()
+      local s, err = tw.hw.load(FIX .. "typo.lua")
+      assert.is_nil(s)
+      assert.equal(FIX .. "typo.lua: hw: unknown field 'mem_bandwith'", err)
+    end)
+
+    it("rejects a bandwidth given as a string", function()
+      local _, err = tw.hw.load(FIX .. "string_bw.lua")
+      assert.equal(FIX .. "string_bw.lua: hw.mem_bw: expected positive number, got string '3.35TB/s'", err)
+    end)
+
+    it("rejects a negative SM count", function()
+      local _, err = tw.hw.load(FIX .. "negative_sm.lua")
+      assert.equal(FIX .. "negative_sm.lua: hw.sm_count: expected positive integer, got -3", err)
+    end)
+
+    it("requires a source for every figure", function()
+      local _, err = tw.hw.load(FIX .. "missing_source.lua")
+      assert.equal(FIX .. "missing_source.lua: hw.sources.l2_bytes: expected the source of hw.l2_bytes, got nil", err)
+    end)
+
+    it("fails cleanly when a spec calls os.execute (empty environment)", function()
+      os.remove("/tmp/tilewave-pwned")
+      local s, err = tw.hw.load(FIX .. "os_execute.lua")
+      assert.is_nil(s)
+      assert.truthy(err:find("attempt to index a nil value (global 'os')", 1, true))
+      assert.is_nil(io.open("/tmp/tilewave-pwned"))
+    end)
+
+    it("rejects a file that does not return a table", function()
+      local _, err = tw.hw.load(FIX .. "not_table.lua")
+      assert.equal(FIX .. "not_table.lua: expected the file to return a table, got number", err)
+    end)
+
+    it("rejects an architecture without kernel parameters", function()
+      local _, err = tw.hw.load(FIX .. "unknown_arch.lua")
+      assert.truthy(err:find(FIX .. "unknown_arch.lua: hw.arch: unknown architecture 'rubin'", 1, true))
+    end)
+
+    it("returns nil and a message for a missing file", function()
+      local s, err = tw.hw.load(FIX .. "absent.lua")
+      assert.is_nil(s)
+      assert.truthy(err:find("absent.lua", 1, true))
+    end)
+
+    it("rejects a non-string id", function()
+      local _, err = tw.hw.load(42)
+      assert.equal("hw: expected device id or path, got 42", err)
+    end)
+  end)
+
+  describe("gemm_params()", function()
+    it("takes the architecture's kernel parameters with the spec's overrides", function()
+      local base = tw.hw.load("a100_sxm4_80gb")
+      local copy = {}
+      for k, v in pairs(base) do copy[k] = v end
+      copy.gemm = { compute_frac = 0.5 }
+      local g = tw.hw.gemm_params(copy)
+      assert.equal(0.5, g.compute_frac)
+      assert.equal(tw.hw.gemm_params(base).tiles, g.tiles)
+    end)
+  end)
+end)
