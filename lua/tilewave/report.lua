@@ -90,7 +90,7 @@ function M.gemm_text(r, spec)
       M.si(r.memory_s, "s"), M.si(r.overhead_s, "s")),
     format("  kernel      tile %dx%d, split-K %d, %d tiles in %d wave%s of %d", r.tile.m, r.tile.n, r.split_k,
       r.tiles, r.waves, r.waves == 1 and "" or "s", math.floor(slots + 0.5)),
-    format("  efficiency  tile %.3f, wave %.3f, alignment %.3f (dimensions %d-byte aligned)", r.tile_eff,
+    format("  efficiency  tile %.3f, wave %.3f, alignment %.3f (N and K %d-byte aligned)", r.tile_eff,
       r.wave_eff, r.align_eff, r.align_bytes),
   }
   return concat(lines, "\n")
