@@ -13,6 +13,17 @@ local function run(args)
   return code, out, err
 end
 
+-- Run `tilewave run <tmp script> args` with the script's source `src`.
+local function run_script(src, args)
+  local path = os.tmpname()
+  local f = io.open(path, "w")
+  f:write(src)
+  f:close()
+  local code, out, err = run("run " .. path .. (args and " " .. args or ""))
+  os.remove(path)
+  return code, out, err
+end
+
 describe("tilewave CLI", function()
   it("predicts the README's GEMM example with its tile/wave/alignment breakdown", function()
     local code, out = run("gemm 2304 1600 4096 --hw a100_sxm4_80gb --dtype fp16")
@@ -69,23 +80,14 @@ describe("tilewave CLI", function()
   end)
 
   it("runs a user script with arg set and its options untouched", function()
-    local path = os.tmpname()
-    local f = io.open(path, "w")
-    f:write('local tw = require "tilewave"\nprint(tw._VERSION, arg[0] ~= nil, arg[1], arg[2])\n')
-    f:close()
-    local code, out = run("run " .. path .. " --hw x")
-    os.remove(path)
+    local code, out = run_script('local tw = require "tilewave"\nprint(tw._VERSION, arg[0] ~= nil, arg[1], arg[2])\n',
+      "--hw x")
     assert.equal(0, code)
     assert.equal("0.1.0\ttrue\t--hw\tx\n", out)
   end)
 
   it("exits 1 when a script fails", function()
-    local path = os.tmpname()
-    local f = io.open(path, "w")
-    f:write('error("boom", 0)\n')
-    f:close()
-    local code, _, err = run("run " .. path)
-    os.remove(path)
+    local code, _, err = run_script('error("boom", 0)\n')
     assert.equal(1, code)
     assert.equal("tilewave: boom\n", err)
   end)
