@@ -1,0 +1,89 @@
+--- LLaMA family (Meta): RMSNorm, SwiGLU MLP (gate, up, down; no biases),
+-- rotary on the whole head, grouped-query attention, embeddings tied where the
+-- model ties them (Llama-3.2 1B/3B).
+--
+-- Sources: LLaMA-1 MODEL_CARD and llama/model.py (llama_v1); Llama-2
+-- MODEL_CARD and model.py (llama_v2); meta-llama/llama-models@8c88b8c
+-- models/sku_list.py (architecture args of Llama 3/3.1/3.2) and
+-- models/llama3/model.py (FFN width rule); HF config.json of 3.1-8B/70B and
+-- 3.2-1B/3B. See ../shared/reference/model_configs.md §2.
+local layers = require "tilewave.layers"
+
+local F = {
+  name = "llama",
+  description = "LLaMA: RMSNorm, SwiGLU (gate/up/down), GQA, rotary",
+  hf_model_type = "llama",
+  fields = { hidden_act = "string", rope_theta = "positive" },
+  defaults = { tie_word_embeddings = false, hidden_act = "silu" },
+}
+
+--- The official FFN width rule (llama models.py `FeedForward`):
+-- I = int(2 * 4h / 3); if ffn_dim_multiplier: I = int(multiplier * I);
+-- then round up to a multiple of `multiple_of`.
+function F.ffn_width(h, multiple_of, multiplier)
+  local i = math.floor(2 * 4 * h / 3)
+  if multiplier then i = math.floor(multiplier * i) end
+  return multiple_of * ((i + multiple_of - 1) // multiple_of)
+end
+
+local V1 = "LLaMA-1 MODEL_CARD + llama/model.py (llama_v1 branch); Touvron et al. 2023 Table 2"
+local V2 = "Llama-2 MODEL_CARD + llama_v2 model.py; HF config.json"
+local V3 = "meta-llama/llama-models@8c88b8c models/sku_list.py + models/llama3/model.py; MODEL_CARD"
+
+local function llama(name, L, h, a, kv, ffn, v, tied, ctx, src)
+  return { name = name, num_hidden_layers = L, hidden_size = h, num_attention_heads = a,
+           num_key_value_heads = kv, intermediate_size = ffn, vocab_size = v,
+           tie_word_embeddings = tied, max_position_embeddings = ctx, source = src }
+end
+
+local ffn = F.ffn_width
+F.presets = {
+  ["llama-7b"] = llama("LLaMA 7B", 32, 4096, 32, 32, ffn(4096, 256), 32000, false, 2048, V1),
+  ["llama-13b"] = llama("LLaMA 13B", 40, 5120, 40, 40, ffn(5120, 256), 32000, false, 2048, V1),
+  ["llama-33b"] = llama("LLaMA 33B", 60, 6656, 52, 52, ffn(6656, 256), 32000, false, 2048, V1),
+  ["llama-65b"] = llama("LLaMA 65B", 80, 8192, 64, 64, ffn(8192, 256), 32000, false, 2048, V1),
+  ["llama-2-7b"] = llama("Llama-2 7B", 32, 4096, 32, 32, ffn(4096, 256), 32000, false, 4096, V2),
+  ["llama-2-13b"] = llama("Llama-2 13B", 40, 5120, 40, 40, ffn(5120, 256), 32000, false, 4096, V2),
+  ["llama-2-70b"] = llama("Llama-2 70B", 80, 8192, 64, 8, ffn(8192, 4096, 1.3), 32000, false, 4096, V2),
+  ["llama-3-8b"] = llama("Llama-3 8B", 32, 4096, 32, 8, ffn(4096, 1024, 1.3), 128256, false, 8192, V3),
+  ["llama-3-70b"] = llama("Llama-3 70B", 80, 8192, 64, 8, ffn(8192, 4096, 1.3), 128256, false, 8192, V3),
+  ["llama-3.1-8b"] = llama("Llama-3.1 8B", 32, 4096, 32, 8, ffn(4096, 1024, 1.3), 128256, false, 131072, V3),
+  ["llama-3.1-70b"] = llama("Llama-3.1 70B", 80, 8192, 64, 8, ffn(8192, 4096, 1.3), 128256, false, 131072, V3),
+  ["llama-3.1-405b"] = llama("Llama-3.1 405B", 126, 16384, 128, 8, ffn(16384, 4096, 1.2), 128256, false, 131072, V3),
+  ["llama-3.2-1b"] = llama("Llama-3.2 1B", 16, 2048, 32, 8, ffn(2048, 256, 1.5), 128256, true, 131072, V3),
+  ["llama-3.2-3b"] = llama("Llama-3.2 3B", 28, 3072, 24, 8, ffn(3072, 256, 1.0), 128256, true, 131072, V3),
+  -- Seed article 001 (GENIAC, Megatron-DeepSpeed): a Llama-style block. The
+  -- article calls it 12.3B; this config counts 12.04B untied (unresolved,
+  -- model_configs.md §5).
+  ["geniac-12b"] = llama("GENIAC 12.3B (seed 001)", 40, 5120, 40, 8, 13824, 100096, false, 4096,
+    "../shared/seeds/001_1ec4f11793972e3e.txt (hidden 5120, ffn 13824, heads 40, kv 8, layers 40, vocab 100096)"),
+}
+
+--- Parameter count: per layer q,k,v,o h*(a+2kv)*hd + a*hd*h, SwiGLU 3*h*I,
+-- two RMSNorms 2h; final norm h; embeddings v*h, twice when untied.
+-- non_embedding excludes the embedding (and untied LM head) matrices.
+function F.params(c)
+  local h = c.hidden_size
+  local per_layer = layers.attention_weights(c) + 3 * h * c.intermediate_size + 2 * h
+  local non_embedding = c.num_hidden_layers * per_layer + h
+  local embedding = c.vocab_size * h * (c.tie_word_embeddings and 1 or 2)
+  return { total = non_embedding + embedding, non_embedding = non_embedding, embedding = embedding }
+end
+
+--- Ops of one forward pass (pre-norm, sequential residual). The LM head runs
+-- even when tied: 2*v*h FLOP per token either way.
+function F.ops(c, w)
+  local ops, L = {}, c.num_hidden_layers
+  ops[#ops + 1] = layers.embedding(c, w)
+  ops[#ops + 1] = layers.norm("input_rmsnorm", c, w, L)
+  layers.attention(ops, c, w, { count = L, s_kv = w.s, rotary_frac = 1 })
+  ops[#ops + 1] = layers.residual("attention_residual", c, w, L, 2)
+  ops[#ops + 1] = layers.norm("post_attention_rmsnorm", c, w, L)
+  layers.glu_mlp(ops, c, w, L, false)
+  ops[#ops + 1] = layers.residual("mlp_residual", c, w, L, 2)
+  ops[#ops + 1] = layers.outside(layers.norm("final_rmsnorm", c, w, 1))
+  ops[#ops + 1] = layers.logits(c, w)
+  return ops
+end
+
+return F

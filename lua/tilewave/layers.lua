@@ -1,0 +1,156 @@
+--- tilewave.layers: op constructors and the transformer blocks the families share.
+--
+-- An op is one kernel of a forward pass:
+--   { name, kind = "gemm"|"bmm"|"elementwise", m, n, k, batch, count, flops, bytes }
+-- GEMM/BMM: C[M x N] = A[M x K] . B[K x N] (K the reduction), `batch`
+-- independent products per call; `flops` = 2*M*N*K*batch FLOP per call;
+-- `bytes` = compulsory DRAM traffic per call, (M*K + K*N)*batch*in_bytes +
+-- M*N*batch*out_bytes. Elementwise ops (norms, softmax, activations,
+-- residuals, rotary, embedding gather) carry only `bytes` (read + write) and
+-- `flops` = 0: they are memory-bound. `count` is how many times the op runs
+-- in one forward pass (usually the layer count); `scope` is "layer" for ops
+-- inside the transformer layers and "model" for those outside (embedding,
+-- final norm, LM head).
+--
+-- Shapes follow the decomposition of Anthony et al. 2024, "The Case for
+-- Co-Designing Model Architectures with Hardware" (arXiv 2401.14489), as run
+-- by its benchmark (EleutherAI/cookbook benchmarks/sizing/transformer_flops.py):
+--   QKV transform           (b*s) x (a+2kv)*hd/t x h         GEMM
+--   attention score         batch b*a/t: s x s_kv x hd      BMM
+--   attention over value    batch b*a/t: s x hd x s_kv      BMM
+--   post-attention proj.    (b*s) x h x a*hd/t              GEMM
+--   MLP up [gate]           (b*s) x I/t x h                 GEMM
+--   MLP down                (b*s) x h x I/t                 GEMM
+--   logits                  (b*s) x v/t x h                 GEMM
+-- with GQA (kv key/value heads, Ainslie et al. 2023) and tensor parallelism
+-- over t ranks (Megatron-LM, Shoeybi et al. 2019 §3: heads, FFN columns and
+-- vocabulary split over t; per-rank counts rounded up, so the slowest rank
+-- sets the pace when t does not divide them). Norms and residuals are
+-- replicated on every rank (no sequence parallelism).
+local M = {}
+
+local ceil = math.ceil
+
+local function idiv_up(x, t) return ceil(x / t) end
+M.idiv_up = idiv_up
+
+--- A GEMM op (batch 1) or, with `batch` > 1, a BMM op.
+-- @param e element sizes `{ in_bytes=, out_bytes= }` (tilewave.dtype)
+function M.gemm(name, m, n, k, count, e, batch)
+  batch = batch or 1
+  return {
+    name = name, kind = batch > 1 and "bmm" or "gemm", scope = "layer", m = m, n = n, k = k, batch = batch, count = count,
+    flops = 2.0 * m * n * k * batch,
+    bytes = ((m * k + k * n) * e.in_bytes + m * n * e.out_bytes) * batch * 1.0,
+  }
+end
+
+--- A BMM op (kind "bmm" even when batch is 1).
+function M.bmm(name, batch, m, n, k, count, e)
+  local op = M.gemm(name, m, n, k, count, e, batch)
+  op.kind = "bmm"
+  return op
+end
+
+--- A memory-bound op moving `bytes` (read + write) per call.
+function M.elementwise(name, bytes, count)
+  return { name = name, kind = "elementwise", scope = "layer", m = 0, n = 0, k = 0, batch = 1, count = count,
+           flops = 0.0, bytes = bytes * 1.0 }
+end
+
+--- Mark an op as outside the layers (scope "model"); returns it.
+function M.outside(op)
+  op.scope = "model"
+  return op
+end
+
+--- Per-rank attention geometry of config `c` under workload `w`.
+-- @return table `{ hd, a_t, kv_t, batch }`: head dim, query and key/value
+--   heads per rank, BMM batch ceil(b*a/t)
+function M.heads(c, w)
+  return {
+    hd = c.head_dim, a_t = idiv_up(c.num_attention_heads, w.t), kv_t = idiv_up(c.num_key_value_heads, w.t),
+    batch = idiv_up(w.b * c.num_attention_heads, w.t),
+  }
+end
+
+--- Append to `ops` the attention block of one layer class.
+-- @tparam table opt `count` (layers of this class), `s_kv` (keys each query
+--   attends to: s, or a sliding window), `suffix` (appended to op names),
+--   `qkv` (false to omit the QKV and projection GEMMs, which a caller adds
+--   itself), `rotary_frac` (fraction of each head rotated; 0 for none)
+function M.attention(ops, c, w, opt)
+  local e, bs, h = w.e, w.b * w.s, c.hidden_size
+  local g = M.heads(c, w)
+  local sfx = opt.suffix or ""
+  local n = opt.count
+  if opt.qkv ~= false then
+    ops[#ops + 1] = M.gemm("qkv_transform", bs, (g.a_t + 2 * g.kv_t) * g.hd, h, n, e)
+  end
+  if (opt.rotary_frac or 0) > 0 then
+    -- RoPE rewrites the rotated part of q and k: read + write
+    ops[#ops + 1] = M.elementwise("rotary" .. sfx,
+      2 * bs * (g.a_t + g.kv_t) * g.hd * opt.rotary_frac * e.in_bytes, n)
+  end
+  local s_kv = opt.s_kv
+  ops[#ops + 1] = M.bmm("attention_score" .. sfx, g.batch, w.s, s_kv, g.hd, n, e)
+  -- scale, mask, softmax on the score matrix: read + write
+  ops[#ops + 1] = M.elementwise("softmax" .. sfx, 2 * g.batch * w.s * s_kv * e.out_bytes, n)
+  ops[#ops + 1] = M.bmm("attention_over_value" .. sfx, g.batch, w.s, g.hd, s_kv, n, e)
+  if opt.qkv ~= false then
+    ops[#ops + 1] = M.gemm("attention_projection", bs, h, g.a_t * g.hd, n, e)
+  end
+end
+
+--- A norm over (b*s) x h activations: read + write.
+function M.norm(name, c, w, count)
+  return M.elementwise(name, 2 * w.b * w.s * c.hidden_size * w.e.in_bytes, count)
+end
+
+--- A residual add of `inputs` (b*s) x h tensors into one: read inputs, write 1.
+function M.residual(name, c, w, count, inputs)
+  return M.elementwise(name, (inputs + 1) * w.b * w.s * c.hidden_size * w.e.in_bytes, count)
+end
+
+--- Token embedding gather: read b*s rows of h, write them.
+function M.embedding(c, w)
+  return M.outside(M.elementwise("embedding", 2 * w.b * w.s * c.hidden_size * w.e.in_bytes, 1))
+end
+
+--- The logit (LM head) GEMM: (b*s) x v/t x h.
+function M.logits(c, w)
+  return M.outside(M.gemm("logits", w.b * w.s, idiv_up(c.vocab_size, w.t), c.hidden_size, 1, w.e))
+end
+
+--- A gated MLP (SwiGLU / GeGLU): up and gate as two GEMMs of width I/t, or
+-- one fused GEMM of width 2I/t (`fused`), the gated activation (read 2, write
+-- 1) and the down projection.
+function M.glu_mlp(ops, c, w, count, fused)
+  local e, bs, h = w.e, w.b * w.s, c.hidden_size
+  local i_t = idiv_up(c.intermediate_size, w.t)
+  if fused then
+    ops[#ops + 1] = M.gemm("mlp_up_gate", bs, 2 * i_t, h, count, e)
+  else
+    ops[#ops + 1] = M.gemm("mlp_gate", bs, i_t, h, count, e)
+    ops[#ops + 1] = M.gemm("mlp_up", bs, i_t, h, count, e)
+  end
+  ops[#ops + 1] = M.elementwise("glu_activation", 3 * bs * i_t * e.in_bytes, count)
+  ops[#ops + 1] = M.gemm("mlp_down", bs, h, i_t, count, e)
+end
+
+--- A plain MLP h -> I -> h with an activation in between (read + write).
+function M.mlp(ops, c, w, count)
+  local e, bs, h = w.e, w.b * w.s, c.hidden_size
+  local i_t = idiv_up(c.intermediate_size, w.t)
+  ops[#ops + 1] = M.gemm("mlp_up", bs, i_t, h, count, e)
+  ops[#ops + 1] = M.elementwise("activation", 2 * bs * i_t * e.in_bytes, count)
+  ops[#ops + 1] = M.gemm("mlp_down", bs, h, i_t, count, e)
+end
+
+--- Weights of a layer's attention: h*(a+2kv)*hd + a*hd*h (no biases).
+function M.attention_weights(c)
+  local hd, a, kv, h = c.head_dim, c.num_attention_heads, c.num_key_value_heads, c.hidden_size
+  return h * (a + 2 * kv) * hd + a * hd * h
+end
+
+return M

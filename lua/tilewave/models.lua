@@ -1,0 +1,211 @@
+--- tilewave.models: model configs - presets, validation, Hugging Face configs.
+--
+-- A config is a plain table using the Hugging Face `config.json` field names:
+--   family                   "gpt_neox" | "llama" | "modernbert" | "gpt3" (or a family a user registered)
+--   hidden_size              h, positive integer
+--   num_attention_heads      a, positive integer; h/a is the head dim unless head_dim is given
+--   num_key_value_heads      kv (GQA), positive integer dividing a; default a
+--   num_hidden_layers        L, positive integer
+--   intermediate_size        FFN width I (for GeGLU/SwiGLU: the width of one of the two up GEMMs)
+--   vocab_size               v, rows actually allocated (padded)
+--   tie_word_embeddings      boolean
+--   max_position_embeddings  positive integer (learned-position rows for gpt3)
+--   head_dim                 optional positive integer; default h/a
+-- plus the family's own fields (e.g. rotary_pct, global_attn_every_n_layers)
+-- and descriptive ones (id, name, source). Sizes are counts of elements.
+--
+-- Errors name the field: `model.num_attention_heads: expected a divisor of
+-- hidden_size 2560, got 33`. Expected failures of lookups (unknown id,
+-- unreadable file) return `nil, msg`.
+local check = require "tilewave.check"
+
+local M = {}
+
+local type, pairs, ipairs, format, sort = type, pairs, ipairs, string.format, table.sort
+
+--- Families by name; each a module of tilewave.families (see
+-- families/llama.lua for the shape). `M.register(family)` adds one.
+M.families = {}
+local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3" }
+for _, name in ipairs(FAMILY_ORDER) do M.families[name] = require("tilewave.families." .. name) end
+
+local function boolean(v, path)
+  if type(v) ~= "boolean" then check.fail(path, "expected boolean", v) end
+  return v
+end
+
+local VALIDATORS = {
+  positive_int = check.positive_int, positive = check.positive, fraction = check.fraction,
+  string = check.string, boolean = boolean, table = check.table,
+}
+
+-- Fields every family has.
+local COMMON = {
+  family = "string", hidden_size = "positive_int", num_attention_heads = "positive_int",
+  num_key_value_heads = "positive_int", num_hidden_layers = "positive_int",
+  intermediate_size = "positive_int", vocab_size = "positive_int", tie_word_embeddings = "boolean",
+  max_position_embeddings = "positive_int", head_dim = "positive_int",
+  id = "string", name = "string", source = "string", notes = "string",
+}
+local REQUIRED = { "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size", "vocab_size" }
+
+-- Sizes above this are rejected as absurd (products of them must stay exact in doubles).
+local MAX_DIM = 2 ^ 24
+
+--- Register a user family (a table like the modules in tilewave.families):
+-- `name`, `fields` (extra field -> validator name), `defaults`, `presets`,
+-- `params(cfg)`, `ops(cfg, workload)`.
+function M.register(family)
+  check.table(family, "family")
+  check.string(family.name, "family.name")
+  for _, k in ipairs { "params", "ops" } do
+    if type(family[k]) ~= "function" then check.fail("family." .. k, "expected function", family[k]) end
+  end
+  family.fields = family.fields or {}
+  family.defaults = family.defaults or {}
+  family.presets = family.presets or {}
+  M.families[family.name] = family
+  return family
+end
+
+local validated = setmetatable({}, { __mode = "k" })
+
+--- Validate a user's config and fill defaults; returns a new table (the
+-- argument is not modified). `path` prefixes messages (default "model").
+-- @raise `<path>.<field>: <expectation>, got <value>`
+function M.define(cfg, path)
+  path = path or "model"
+  check.table(cfg, path)
+  local fam = M.families[cfg.family]
+  if not fam then
+    local names = {}
+    for k in pairs(M.families) do names[k] = true end
+    check.fail(path .. ".family", "expected one of " .. check.keys(names), cfg.family)
+  end
+  local c = {}
+  for k, v in pairs(fam.defaults) do c[k] = v end
+  for k, v in pairs(cfg) do c[k] = v end
+  for k, v in pairs(c) do
+    local kind = COMMON[k] or fam.fields[k]
+    if not kind then
+      local known = {}
+      for f in pairs(COMMON) do known[f] = true end
+      for f in pairs(fam.fields) do known[f] = true end
+      error(format("%s: unknown field '%s' for family %s (known: %s)", path, tostring(k), fam.name,
+        check.keys(known)), 0)
+    end
+    VALIDATORS[kind](v, path .. "." .. k)
+  end
+  for _, k in ipairs(REQUIRED) do
+    if c[k] == nil then check.fail(path .. "." .. k, "expected positive integer", nil) end
+    if c[k] > MAX_DIM then check.fail(path .. "." .. k, format("expected at most %d", MAX_DIM), c[k]) end
+  end
+  local h, a = c.hidden_size, c.num_attention_heads
+  if c.head_dim == nil then
+    if h % a ~= 0 then
+      check.fail(path .. ".num_attention_heads", format("expected a divisor of hidden_size %d", h), a)
+    end
+    c.head_dim = h // a
+  end
+  c.num_key_value_heads = c.num_key_value_heads or a
+  if a % c.num_key_value_heads ~= 0 or c.num_key_value_heads > a then
+    check.fail(path .. ".num_key_value_heads", format("expected a divisor of num_attention_heads %d", a),
+      c.num_key_value_heads)
+  end
+  if c.tie_word_embeddings == nil then c.tie_word_embeddings = false end
+  c.name = c.name or c.id or fam.name
+  validated[c] = true
+  return c
+end
+
+--- A validated config from an id, a config table, or an already validated config.
+-- @raise as define(); `<path>: unknown model '<id>' (known: ...)`
+function M.resolve(v, path)
+  path = path or "model"
+  if type(v) == "string" then
+    local c, err = M.load(v)
+    if not c then error(err, 0) end
+    return c
+  end
+  if validated[v] then return v end
+  return M.define(v, path)
+end
+
+--- Ids of the presets, sorted; of one family if `family` is given.
+function M.list(family)
+  local ids = {}
+  for name, fam in pairs(M.families) do
+    if family == nil or family == name then
+      for id in pairs(fam.presets) do ids[#ids + 1] = id end
+    end
+  end
+  sort(ids)
+  return ids
+end
+
+local cache = {}
+
+--- The config of a preset id (e.g. "pythia-2.8b"): a fresh validated table,
+-- or `nil, msg` for an unknown id.
+function M.load(id)
+  if type(id) ~= "string" then return nil, "model: expected model id, got " .. check.describe(id) end
+  if cache[id] then
+    local c = {}
+    for k, v in pairs(cache[id]) do c[k] = v end
+    validated[c] = true
+    return c
+  end
+  for name, fam in pairs(M.families) do
+    local p = fam.presets[id]
+    if p then
+      local cfg = { family = name, id = id }
+      for k, v in pairs(p) do cfg[k] = v end
+      local c = M.define(cfg, "model " .. id)
+      cache[id] = c
+      return M.load(id)
+    end
+  end
+  return nil, format("model: unknown model '%s' (known: %s)", id, table.concat(M.list(), ", "))
+end
+
+--- Read a Hugging Face config.json (lua-cjson) of a GPT-NeoX, LLaMA or
+-- ModernBERT model. Keeps the fields tilewave knows, ignores the rest.
+-- @return config, or `nil, msg` (unreadable file, bad JSON, unknown model_type)
+-- @raise as define() for present but invalid fields
+function M.from_hf_config(path)
+  local cjson = require "cjson"
+  local f, err = io.open(path, "r")
+  if not f then return nil, err end
+  local text = f:read("a")
+  f:close()
+  local ok, j = pcall(cjson.decode, text)
+  if not ok or type(j) ~= "table" then return nil, format("%s: not a JSON object (%s)", path, tostring(j)) end
+  local family
+  for name, fam in pairs(M.families) do
+    if fam.hf_model_type and fam.hf_model_type == j.model_type then family = name end
+  end
+  if not family then
+    local known = {}
+    for _, fam in pairs(M.families) do if fam.hf_model_type then known[fam.hf_model_type] = true end end
+    return nil, format("%s: model_type: expected one of %s, got %s", path, check.keys(known),
+      check.describe(j.model_type))
+  end
+  local fam = M.families[family]
+  local cfg = { family = family }
+  for k, v in pairs(j) do
+    if (COMMON[k] or fam.fields[k]) and v ~= cjson.null and k ~= "family" then cfg[k] = v end
+  end
+  cfg.id = cfg.id or (path:match("([^/]+)/config%.json$") or path:match("([^/]+)%.json$"))
+  return M.define(cfg, path)
+end
+
+--- Parameter counts of a model (id or config).
+-- @return `{ total, non_embedding, embedding }` (counts of parameters; what
+--   "non-embedding" excludes follows each family's published convention, see
+--   its params()); ModernBERT adds `mlm_head`
+function M.params(model)
+  local c = M.resolve(model, "params.model")
+  return M.families[c.family].params(c)
+end
+
+return M

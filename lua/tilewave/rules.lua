@@ -1,0 +1,223 @@
+--- tilewave.rules: the co-design paper's sizing rules, checked with fixes whose
+-- speedups the model computes.
+--
+-- Rules of Anthony et al. 2024, arXiv 2401.14489 (the first author's summary
+-- in stas00/ml-engineering, "Vector and matrix size divisibility"; Fig. 7
+-- caption "up to h/a = 64"; see ../shared/reference/paper_2401_14489.md §2):
+--   vocab_64        v divisible by 64
+--   tokens_64       b*s divisible by 64 (else by as large a power of two as possible)
+--   head_dim_64     h/a divisible by 64 (else by as large a power of two as possible)
+--   hidden_per_rank h/t divisible by 64
+--   heads_per_rank  (b*a)/t an integer
+--   t_small         t as small as possible (here: the smallest t whose weights fit)
+--   glu_width       SwiGLU/GeGLU width: search near the configured width (8h/3
+--                   for the original rule) for a well-shaped value
+-- Each violation carries a concrete fix and its predicted speedup from
+-- tilewave.transformer.estimate: for fixes that keep the work (padding,
+-- head count), forward time before / after per token; for fixes that change t,
+-- per-GPU throughput (time*t before / after, communication not included); for
+-- the GLU width, the MLP GEMMs' FLOP/s after / before (the paper's measure).
+local check = require "tilewave.check"
+local hw = require "tilewave.hw"
+local dtype = require "tilewave.dtype"
+local models = require "tilewave.models"
+local transformer = require "tilewave.transformer"
+local core = require "tilewave.core"
+
+local M = {}
+
+local format, ipairs, pairs, floor = string.format, ipairs, pairs, math.floor
+
+--- Largest power of two dividing a positive integer n.
+function M.pow2(n)
+  local p = 1
+  while n % (2 * p) == 0 and p < 2 ^ 30 do p = 2 * p end
+  return p
+end
+
+local function copy(c, changes)
+  local n = {}
+  for k, v in pairs(c) do n[k] = v end
+  for k, v in pairs(changes) do n[k] = v end
+  return models.define(n)
+end
+
+local function workload_of(opts)
+  return { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention }
+end
+
+-- Forward time per token of config c under workload w.
+local function per_token(c, spec, w)
+  local r = transformer.estimate(c, spec, w)
+  return r.time_s / (r.b * r.s), r
+end
+
+-- Head counts a' for hidden size h whose head dim has the most factors of two
+-- (64 and up counts as full); nearest to `a` first.
+local function head_candidates(c, t)
+  local h, a, kv = c.hidden_size, c.num_attention_heads, c.num_key_value_heads
+  local best, out = 0, {}
+  for a2 = 1, h do
+    if h % a2 == 0 and a2 >= t and a2 >= a / 2 and a2 <= 2 * a and a2 ~= a then
+      local p = math.min(M.pow2(h // a2), 64)
+      local kv2 = kv == a and a2 or kv
+      if a2 % kv2 == 0 then
+        if p > best then best, out = p, {} end
+        if p == best then out[#out + 1] = { a = a2, kv = kv2 } end
+      end
+    end
+  end
+  return out, best
+end
+
+-- Best GLU width near I: every integer in [0.98 I, 1.02 I] through the GEMM
+-- model, ranked by the FLOP/s of the three (or two fused) MLP GEMMs.
+local function glu_search(c, spec, w)
+  local dev, e = hw.gemm_device(spec, w.dtype or "bf16", "rules.dtype", transformer.LAUNCH_S)
+  local bs, h, t = (w.b or 1) * (w.s or 2048), c.hidden_size, w.t or 1
+  local fused = c.family == "modernbert"
+  local function rate(I)
+    local it = -(-I // t)
+    local up = fused and { 2 * it } or { it, it }
+    local time, flops = 0, 0
+    for _, n in ipairs(up) do
+      local r = core.gemm(dev, { m = bs, n = n, k = h, batch = 1, in_bytes = e.in_bytes, out_bytes = e.out_bytes })
+      time, flops = time + r.time_s, flops + r.flops
+    end
+    local r = core.gemm(dev, { m = bs, n = h, k = it, batch = 1, in_bytes = e.in_bytes, out_bytes = e.out_bytes })
+    return (flops + r.flops) / (time + r.time_s)
+  end
+  local I = c.intermediate_size
+  local base = rate(I)
+  local best_i, best = I, base
+  for i = floor(I * 0.98), math.ceil(I * 1.02) do
+    local r = rate(i)
+    if r > best * (1 + 1e-9) or (r >= best * (1 - 1e-9) and math.abs(i - I) < math.abs(best_i - I)) then
+      best_i, best = i, r
+    end
+  end
+  return best_i, best / base, base
+end
+
+local GLU = { llama = true, modernbert = true }
+
+--- Check `model` against the rules for workload `opts` on device `hw`.
+-- @tparam table opts `b` (default 1), `s` (default 2048), `t` (default 1),
+--   `dtype` (default "bf16"), `attention` ("standard" | "flash")
+-- @return array of violations `{ rule, field, value, expected, fix = {field=value},
+--   fix_text, speedup, metric, severity = "error"|"warning" }`, ordered as the
+--   rules above; empty when the shape is clean
+-- @raise as tilewave.transformer.estimate
+function M.check(model, opts, device)
+  opts = opts or {}
+  check.table(opts, "rules.check")
+  check.options(opts, { b = true, s = true, t = true, dtype = true, attention = true }, "rules.check")
+  local c = models.resolve(model, "rules.check.model")
+  local spec = hw.resolve(device, "rules.check.hw")
+  local w = workload_of(opts)
+  local b, s, t = opts.b or 1, opts.s or 2048, opts.t or 1
+  local h, a, v = c.hidden_size, c.num_attention_heads, c.vocab_size
+  local base = per_token(c, spec, w)
+  local out = {}
+  local function add(x) out[#out + 1] = x end
+
+  if v % 64 ~= 0 then
+    local v2 = 64 * ((v + 63) // 64)
+    add { rule = "vocab_64", field = "vocab_size", value = v, expected = "a multiple of 64",
+          fix = { vocab_size = v2 }, fix_text = format("pad v %d -> %d", v, v2),
+          speedup = base / per_token(copy(c, { vocab_size = v2 }), spec, w), metric = "forward time per token",
+          severity = "warning" }
+  end
+
+  if (b * s) % 64 ~= 0 then
+    local s2 = s
+    repeat s2 = s2 + 1 until (b * s2) % 64 == 0
+    local w2 = workload_of(opts)
+    w2.s = s2
+    add { rule = "tokens_64", field = "b*s", value = b * s,
+          expected = format("a multiple of 64 (now divisible by %d)", M.pow2(b * s)),
+          fix = { s = s2 }, fix_text = format("s %d -> %d (b*s = %d)", s, s2, b * s2),
+          speedup = base / per_token(c, spec, w2), metric = "forward time per token", severity = "warning" }
+  end
+
+  local hd = c.head_dim
+  if hd % 64 ~= 0 then
+    local cands, p2 = head_candidates(c, t)
+    local best, best_sp
+    for _, cand in ipairs(cands) do
+      local c2 = copy(c, { num_attention_heads = cand.a, num_key_value_heads = cand.kv, head_dim = h // cand.a })
+      local sp = base / per_token(c2, spec, w)
+      if not best_sp or sp > best_sp + 1e-12 then best, best_sp = cand, sp end
+    end
+    local x = { rule = "head_dim_64", field = "h/a", value = hd,
+                expected = format("a multiple of 64 (now divisible by %d)", M.pow2(hd)), severity = "warning",
+                metric = "forward time per token" }
+    if best and p2 > M.pow2(hd) then
+      x.fix = { num_attention_heads = best.a, num_key_value_heads = best.kv }
+      x.fix_text = format("a %d -> %d (h/a %d -> %d)", a, best.a, hd, h // best.a)
+      x.speedup = best_sp
+    else
+      x.fix_text = "no head count in [a/2, 2a] divides h with a larger power of two in h/a"
+    end
+    add(x)
+  end
+
+  -- fix t by the first t2 of `order` (a list) that satisfies ok_t
+  local function t_fix(rule, field, value, expected, order, ok_t, severity)
+    local t2
+    for _, cand in ipairs(order) do
+      if ok_t(cand) then t2 = cand break end
+    end
+    local x = { rule = rule, field = field, value = value, expected = expected, severity = severity,
+                metric = "per-GPU throughput (communication not modeled)" }
+    if t2 then
+      local w2 = workload_of(opts)
+      w2.t = t2
+      x.fix = { t = t2 }
+      x.fix_text = format("t %d -> %d", t, t2)
+      x.speedup = (base * t) / (per_token(c, spec, w2) * t2)
+    else
+      x.fix_text = "no smaller t satisfies the rule"
+    end
+    add(x)
+  end
+  local down, up = {}, {}
+  for i = t - 1, 1, -1 do down[#down + 1] = i; up[i] = i end
+
+  if t > 1 and (h / t) % 64 ~= 0 then
+    t_fix("hidden_per_rank", "h/t", h / t, "a multiple of 64", down,
+      function(t2) return (h / t2) % 64 == 0 and (b * a) % t2 == 0 end, "warning")
+  end
+  if (b * a) % t ~= 0 then
+    t_fix("heads_per_rank", "(b*a)/t", b * a / t, "an integer", down,
+      function(t2) return (b * a) % t2 == 0 end, "error")
+  end
+  if t > 1 then
+    local e = dtype.get(opts.dtype or "bf16")
+    local weights = models.params(c).total * e.in_bytes
+    local function ok(t2) return weights / t2 <= 0.5 * spec.memory_bytes and (b * a) % t2 == 0 end
+    local smaller = false
+    for _, t2 in ipairs(up) do smaller = smaller or ok(t2) end
+    if smaller then
+      t_fix("t_small", "t", t,
+        format("the smallest t whose weights (%.3g GB) fit in half of %s's memory", weights / 1e9, spec.id),
+        up, ok, "warning")
+    end
+  end
+
+  if GLU[c.family] then
+    local i2, sp = glu_search(c, spec, w)
+    if i2 ~= c.intermediate_size and sp >= 1.02 then
+      add { rule = "glu_width", field = "intermediate_size", value = c.intermediate_size,
+            expected = "a well-shaped width near the configured one (MLP FLOP/s within 2% of the best in +-2%)",
+            fix = { intermediate_size = i2 },
+            fix_text = format("I %d -> %d", c.intermediate_size, i2), speedup = sp,
+            metric = "MLP GEMM FLOP/s", severity = "warning" }
+    end
+  end
+  return out
+end
+
+M.glu_search = glu_search
+
+return M
