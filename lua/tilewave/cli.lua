@@ -4,6 +4,9 @@
 --   tilewave gemm M N K --hw ID [--dtype DT] [--batch B] [--format text|json]
 --   tilewave roofline --flops F --bytes B --hw ID [--dtype DT] [--achievable]
 --   tilewave hw [ID] [--format text|json]
+--   tilewave report [--hw ID] [--models LIST] [--b B] [--s S] [--t T] [--dtype DT]
+--                   [--attention standard|flash] [--format markdown|csv|json] [--out FILE]
+--   tilewave models [FAMILY]
 --
 -- main(args) returns the exit status: 0 on success, 1 on bad input (one line
 -- `tilewave: <message>` on stderr), 2 on a usage error.
@@ -46,6 +49,23 @@ local function parser()
   r:option("--dtype", "Element type."):default("fp16")
   r:flag("--achievable", "Use the calibrated achievable fractions instead of datasheet peaks.")
   r:option("--format", "Output format."):choices({ "text", "json" }):default("text")
+
+  local rep = p:command("report", "The main report: every preset of the LLaMA, GPT-NeoX/Pythia and ModernBERT "
+    .. "families (or --models) on one device: parameters, forward time, TFLOP/s, MFU, slowest GEMMs and why, "
+    .. "co-design rule violations with fixes, best nearby shape.")
+  rep:option("--hw", "Device id or spec path."):default("h100_sxm5")
+  rep:option("--models", "Comma-separated model ids and/or family names (llama, gpt_neox, modernbert, gpt3).")
+    :default("llama,gpt_neox,modernbert")
+  rep:option("--b", "Micro-batch size b."):default("4"):convert(to_int)
+  rep:option("--s", "Sequence length s."):default("2048"):convert(to_int)
+  rep:option("--t", "Tensor-parallel size t."):default("1"):convert(to_int)
+  rep:option("--dtype", "Element type."):default("bf16")
+  rep:option("--attention", "Attention kernel."):choices({ "standard", "flash" }):default("standard")
+  rep:option("--format", "Output format."):choices({ "markdown", "csv", "json" }):default("markdown")
+  rep:option("--out", "Write the report to FILE instead of stdout.")
+
+  local mo = p:command("models", "List model presets (of one family), with parameter counts.")
+  mo:argument("family", "Family name."):args("?")
 
   local h = p:command("hw", "List devices, or show one.")
   h:argument("id", "Device id or spec path."):args("?")
@@ -120,6 +140,46 @@ local function hw_cmd(args)
   return 0
 end
 
+local function split(list)
+  local out = {}
+  for item in list:gmatch("[^,%s]+") do out[#out + 1] = item end
+  return out
+end
+
+local function report_cmd(args)
+  local res = tw.analysis.models { models = split(args.models), hw = args.hw, b = args.b, s = args.s, t = args.t,
+                                   dtype = args.dtype, attention = args.attention }
+  local text
+  if args.format == "json" then text = tw.report.models_json(res)
+  elseif args.format == "csv" then text = tw.report.models_csv(res)
+  else text = tw.report.models_markdown(res) end
+  if args.out then
+    local f, err = io.open(args.out, "w")
+    if not f then error(err, 0) end
+    f:write(text)
+    f:close()
+  else
+    stdout:write(text)
+  end
+  return 0
+end
+
+local function models_cmd(args)
+  if args.family and not tw.models.families[args.family] then
+    error(format("models: unknown family '%s' (known: llama, gpt_neox, modernbert, gpt3)", args.family), 0)
+  end
+  local rows = {}
+  for _, id in ipairs(tw.analysis.expand(args.family and { args.family } or { "llama", "gpt_neox", "modernbert", "gpt3" })) do
+    local c = tw.models.load(id)
+    local p = tw.params(c)
+    rows[#rows + 1] = { id, c.family, c.name, tw.report.group(p.total), tostring(c.hidden_size),
+      tostring(c.num_attention_heads), tostring(c.num_key_value_heads), tostring(c.num_hidden_layers),
+      tostring(c.intermediate_size), tostring(c.vocab_size) }
+  end
+  stdout:write(tw.report.table({ "id", "family", "name", "params", "h", "a", "kv", "L", "I", "v" }, rows), "\n")
+  return 0
+end
+
 --- Run the CLI on `argv` (array of strings); returns the exit status.
 function M.main(argv)
   local p = parser()
@@ -138,7 +198,8 @@ function M.main(argv)
     stderr:write(format("tilewave: %s (try 'tilewave --help')\n", args))
     return 2
   end
-  local handlers = { run = run_script, gemm = gemm_cmd, roofline = roofline_cmd, hw = hw_cmd }
+  local handlers = { run = run_script, gemm = gemm_cmd, roofline = roofline_cmd, hw = hw_cmd,
+                     report = report_cmd, models = models_cmd }
   local okr, status = pcall(handlers[args.command], args)
   if not okr then
     stderr:write("tilewave: ", (tostring(status):gsub("\n.*", "")), "\n")

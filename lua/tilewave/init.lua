@@ -4,11 +4,16 @@
 --   tw.gemm{ m = 2304, n = 1600, k = 4096, dtype = "fp16", hw = "a100_sxm4_80gb" }
 --   tw.roofline{ flops = 2^40, bytes = 2^30, hw = "h100_sxm5", dtype = "bf16" }
 --   tw.hw.load("h100_sxm5"), tw.hw.list()
+--   tw.models.load("pythia-2.8b"), tw.params("llama-3.2-1b")
+--   tw.transformer.estimate("llama-3.1-8b", "h100_sxm5", { b = 4, s = 2048 })
+--   tw.rules.check("pythia-2.8b", { b = 4, s = 2048 }, "a100_sxm4_80gb")
+--   tw.search.nearby("gpt3-2.7b", "a100_sxm4_80gb", { b = 4, s = 2048 })
 --
 -- Units everywhere: s, byte, FLOP, FLOP/s, byte/s. See each submodule.
 local core = require "tilewave.core"
 local gemm = require "tilewave.gemm"
 local roofline = require "tilewave.roofline"
+local models = require "tilewave.models"
 
 return {
   _VERSION = core._VERSION,
@@ -19,4 +24,11 @@ return {
   gemm = gemm.gemm,
   gemm_many = gemm.gemm_many,
   roofline = roofline.roofline,
+  models = models,
+  params = models.params,
+  layers = require "tilewave.layers",
+  transformer = require "tilewave.transformer",
+  rules = require "tilewave.rules",
+  search = require "tilewave.search",
+  analysis = require "tilewave.analysis",
 }

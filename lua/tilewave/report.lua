@@ -130,4 +130,179 @@ function M.hw_text(spec, g)
   return concat(lines, "\n")
 end
 
+--- A count with thousands separators: group(1235814400) -> "1,235,814,400".
+function M.group(n)
+  local s = format("%d", n)
+  local out = s:reverse():gsub("(%d%d%d)", "%1,"):reverse()
+  return (out:gsub("^,", ""))
+end
+
+--- A parameter count in the field's style: 1.236B, 149.0M, 14.07M.
+function M.count(n)
+  if n >= 1e9 then return format("%.4gB", n / 1e9) end
+  if n >= 1e6 then return format("%.4gM", n / 1e6) end
+  if n >= 1e3 then return format("%.4gk", n / 1e3) end
+  return format("%d", n)
+end
+
+--- A ratio as a signed change or a speedup: "x1.183".
+local function times(x) return format("x%.3f", x) end
+
+local LIMITS = {
+  tile = "tile quantization", wave = "wave quantization", alignment = "alignment",
+  ["memory-bound"] = "memory-bound", ["overhead-bound"] = "launch overhead", none = "near achievable peak",
+}
+
+local function limit_text(p)
+  local why = LIMITS[p.loss] or p.loss
+  if p.loss == "wave" then
+    why = format("%s (%d tiles in %d waves, eff %.2f)", why, p.tiles, p.waves, p.wave_eff)
+  elseif p.loss == "tile" then
+    why = format("%s (tile %dx%d, eff %.2f)", why, p.tile.m, p.tile.n, p.tile_eff)
+  elseif p.loss == "alignment" then
+    why = format("%s (N, K %d-byte aligned, eff %.2f)", why, p.align_bytes, p.align_eff)
+  end
+  return why
+end
+M.limit_text = limit_text
+
+local CHANGE_ORDER = { "hidden_size", "num_attention_heads", "num_key_value_heads", "intermediate_size", "vocab_size" }
+local SYMBOL = { hidden_size = "h", num_attention_heads = "a", num_key_value_heads = "kv",
+                 intermediate_size = "I", vocab_size = "v" }
+
+--- "a 32 -> 20, v 50257 -> 50304" for the changes of a nearby shape.
+function M.changes_text(config, changes)
+  local parts = {}
+  for _, k in ipairs(CHANGE_ORDER) do
+    if changes[k] and not (k == "num_key_value_heads" and changes.num_attention_heads == changes[k]) then
+      parts[#parts + 1] = format("%s %d -> %d", SYMBOL[k], config[k], changes[k])
+    end
+  end
+  return concat(parts, ", ")
+end
+
+local function shape_text(p)
+  if p.batch > 1 then return format("%dx%dx%d, batch %d", p.m, p.n, p.k, p.batch) end
+  return format("%dx%dx%d", p.m, p.n, p.k)
+end
+
+local function nearby_text(r)
+  if not r.nearby then return "none >= 1% faster" end
+  return format("%s: %s", M.changes_text(r.config, r.nearby.changes), times(r.nearby.size_speedup))
+end
+
+local function header(res)
+  local w, spec = res.workload, res.hw
+  return format("Forward pass on %s (%s), %s, b = %d, s = %d (%d tokens), t = %d, %s attention; "
+    .. "dense %s peak %.1f TFLOP/s. tilewave %s.", spec.name, spec.id, w.dtype, w.b, w.s, w.b * w.s, w.t,
+    w.attention, w.dtype, spec.peak_flops[w.dtype] / 1e12, res.version)
+end
+
+--- Markdown text of a tilewave.analysis.models result.
+function M.models_markdown(res)
+  local L = { "# tilewave report", "", header(res), "",
+    "Each GEMM is predicted by the tile/wave/alignment model (README: calibration error), elementwise ops "
+    .. "by bytes over achievable bandwidth; MFU = GEMM FLOP / time / dense peak. Speedups are the model's "
+    .. "predictions for the stated fix; tensor-parallel communication is not included.", "",
+    "## Summary", "",
+    "| model | params | forward | tokens/s | TFLOP/s | MFU | GEMM time | rule violations | best nearby shape (speedup at equal size) |",
+    "|---|---:|---:|---:|---:|---:|---:|---|---|" }
+  for _, r in ipairs(res.models) do
+    local e = r.estimate
+    local rules = {}
+    for _, v in ipairs(r.violations) do rules[#rules + 1] = v.rule end
+    L[#L + 1] = format("| %s | %s | %s | %s | %.1f | %.1f%% | %.0f%% | %s | %s |", r.id, M.count(r.params.total),
+      M.si(e.time_s, "s"), M.si(e.tokens_per_s, ""), e.tflops, 100 * e.mfu, 100 * e.gemm_share,
+      #rules == 0 and "none" or concat(rules, ", "), nearby_text(r))
+  end
+  for _, r in ipairs(res.models) do
+    local c, e = r.config, r.estimate
+    L[#L + 1] = ""
+    L[#L + 1] = format("## %s: %s (%s)", r.id, r.name, r.family)
+    L[#L + 1] = ""
+    L[#L + 1] = format("h %d, a %d%s, h/a %d, L %d, I %d, v %d, %s embeddings; %s parameters (%s non-embedding).",
+      c.hidden_size, c.num_attention_heads,
+      c.num_key_value_heads < c.num_attention_heads and format(" (kv %d)", c.num_key_value_heads) or "",
+      c.head_dim, c.num_hidden_layers, c.intermediate_size, c.vocab_size,
+      c.tie_word_embeddings and "tied" or "untied", M.group(r.params.total), M.group(r.params.non_embedding))
+    L[#L + 1] = ""
+    L[#L + 1] = format("Forward %s (%s per layer), %.1f TFLOP/s, MFU %.1f%%, %.0f%% of the time in GEMMs.",
+      M.si(e.time_s, "s"), M.si(e.layer_s, "s"), e.tflops, 100 * e.mfu, 100 * e.gemm_share)
+    L[#L + 1] = ""
+    L[#L + 1] = "| slowest GEMMs | M x N x K | calls | time | share | TFLOP/s | limited by |"
+    L[#L + 1] = "|---|---|---:|---:|---:|---:|---|"
+    for _, p in ipairs(r.slowest) do
+      L[#L + 1] = format("| %s | %s | %d | %s | %.1f%% | %.1f | %s |", p.name, shape_text(p), p.count,
+        M.si(p.total_s, "s"), 100 * p.share, p.tflops, limit_text(p))
+    end
+    L[#L + 1] = ""
+    if #r.violations == 0 then
+      L[#L + 1] = "Co-design rules: all met."
+    else
+      L[#L + 1] = "Co-design rule violations:"
+      L[#L + 1] = ""
+      for _, v in ipairs(r.violations) do
+        local val = math.type(v.value) == "integer" and format("%d", v.value) or format("%.4g", v.value)
+        L[#L + 1] = format("- **%s**: %s = %s, expected %s. Fix: %s%s", v.rule, v.field, val, v.expected,
+          v.fix_text, v.speedup and format(", predicted %s (%s).", times(v.speedup), v.metric) or ".")
+      end
+    end
+    L[#L + 1] = ""
+    if r.nearby then
+      local n = r.nearby
+      L[#L + 1] = format("Best nearby shape: %s: %s tokens/s, parameters %s, %.1f TFLOP/s (%s at equal size).",
+        M.changes_text(c, n.changes), times(n.speedup), times(n.params_ratio), n.tflops, times(n.size_speedup))
+    else
+      L[#L + 1] = "Best nearby shape: this one (no nearby shape is predicted at least 1% faster at equal size)."
+    end
+  end
+  return concat(L, "\n") .. "\n"
+end
+
+local CSV_HEADER = { "model", "family", "hw", "dtype", "b", "s", "t", "attention", "params", "non_embedding",
+  "forward_s", "layer_s", "tokens_per_s", "tflops", "mfu", "gemm_share", "violations", "slowest_gemm",
+  "slowest_limit", "best_nearby", "best_nearby_speedup" }
+
+local function csv_field(v)
+  if type(v) == "number" then
+    if math_type(v) == "integer" then return format("%d", v) end
+    return format("%.6g", v)
+  end
+  v = tostring(v)
+  if v:find('[,"\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
+  return v
+end
+
+--- CSV text (one row per model) of a tilewave.analysis.models result.
+function M.models_csv(res)
+  local lines = { concat(CSV_HEADER, ",") }
+  local w = res.workload
+  for _, r in ipairs(res.models) do
+    local e = r.estimate
+    local rules = {}
+    for _, v in ipairs(r.violations) do rules[#rules + 1] = v.rule end
+    local s1 = r.slowest[1]
+    local row = { r.id, r.family, res.hw.id, w.dtype, w.b, w.s, w.t, w.attention, r.params.total,
+      r.params.non_embedding, e.time_s, e.layer_s, e.tokens_per_s, e.tflops, e.mfu, e.gemm_share,
+      concat(rules, ";"), s1 and s1.name or "", s1 and s1.loss or "",
+      r.nearby and M.changes_text(r.config, r.nearby.changes) or "",
+      r.nearby and r.nearby.size_speedup or 1.0 }
+    for i, v in ipairs(row) do row[i] = csv_field(v) end
+    lines[#lines + 1] = concat(row, ",")
+  end
+  return concat(lines, "\n") .. "\n"
+end
+
+--- JSON text (sorted keys) of a tilewave.analysis.models result.
+function M.models_json(res)
+  local out = { version = res.version, hw = res.hw.id, workload = res.workload, models = {} }
+  for i, r in ipairs(res.models) do
+    out.models[i] = { id = r.id, name = r.name, family = r.family, params = r.params, config = r.config,
+      estimate = r.estimate, slowest = r.slowest, violations = r.violations, nearby = r.nearby and {
+        changes = r.nearby.changes, speedup = r.nearby.speedup, size_speedup = r.nearby.size_speedup,
+        params_ratio = r.nearby.params_ratio, tflops = r.nearby.tflops } or cjson.null }
+  end
+  return M.json(out) .. "\n"
+end
+
 return M

@@ -99,8 +99,6 @@ local function glu_search(c, spec, w)
   return best_i, best / base, base
 end
 
-local GLU = { llama = true, modernbert = true }
-
 --- Check `model` against the rules for workload `opts` on device `hw`.
 -- @tparam table opts `b` (default 1), `s` (default 2048), `t` (default 1),
 --   `dtype` (default "bf16"), `attention` ("standard" | "flash")
@@ -205,7 +203,7 @@ function M.check(model, opts, device)
     end
   end
 
-  if GLU[c.family] then
+  if models.families[c.family].glu then
     local i2, sp = glu_search(c, spec, w)
     if i2 ~= c.intermediate_size and sp >= 1.02 then
       add { rule = "glu_width", field = "intermediate_size", value = c.intermediate_size,

@@ -8,8 +8,8 @@
 --                        [min(64, hd), max(128, hd)] (hd the config's; the range of
 --                        head dims in common use; `head_dim = {lo, hi}` overrides)
 --                        (kv heads kept for GQA, = a' for MHA)
---   intermediate_size    the config's I/h ratio at h' (families with I = 4h keep 4h');
---                        gated MLPs also try +-64 and +-128 around it
+--   intermediate_size    the config's I/h ratio at h' (rounded to 64); gated MLPs
+--                        (families with `glu`) also try +-64 and +-128 around it
 --   vocab_size           v, and v padded up to multiples of 64 and 128 (never smaller)
 -- and are kept when their total parameter count is within `tolerance`
 -- (relative) of the config's. Ranking is by predicted tokens/s times
@@ -29,9 +29,9 @@ local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, 
 
 local function round64(x) return 64 * math.max(1, math.floor(x / 64 + 0.5)) end
 
-local function intermediates(c, h2)
+local function intermediates(c, h2, glu)
   local I, h = c.intermediate_size, c.hidden_size
-  if I == 4 * h then return { 4 * h2 } end
+  if not glu then return { h2 == h and I or round64(I * h2 / h) } end
   local set, out = {}, {}
   local centre = h2 == h and I or round64(I * h2 / h)
   for _, d in ipairs { 0, -64, 64, -128, 128 } do
@@ -93,7 +93,7 @@ function M.nearby(model, device, opts)
         local kv2 = gqa and kv or a2
         if h2 == h and a2 == a then head_ok, kv2 = true, kv end
         if head_ok and a2 % kv2 == 0 then
-          for _, I2 in ipairs(intermediates(c, h2)) do
+          for _, I2 in ipairs(intermediates(c, h2, family.glu)) do
             for _, v2 in ipairs(vocabs(c.vocab_size)) do
               local changes = { hidden_size = h2, num_attention_heads = a2, num_key_value_heads = kv2,
                                 intermediate_size = I2, vocab_size = v2, head_dim = hd2 }

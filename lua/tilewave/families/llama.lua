@@ -13,6 +13,7 @@ local F = {
   name = "llama",
   description = "LLaMA: RMSNorm, SwiGLU (gate/up/down), GQA, rotary",
   hf_model_type = "llama",
+  glu = true, -- gated MLP: intermediate_size is a free width (rules.glu_width, search)
   fields = { hidden_act = "string", rope_theta = "positive" },
   defaults = { tie_word_embeddings = false, hidden_act = "silu" },
 }

@@ -1,0 +1,118 @@
+--- tilewave.analysis: the main report's data - for each model, its parameter
+-- count, forward-pass prediction, slowest GEMMs and why, rule violations with
+-- fixes, and the best nearby shape. Computes; tilewave.report formats.
+--
+--   tw.analysis.models{ models = { "llama", "pythia-2.8b" }, hw = "h100_sxm5", b = 4, s = 2048 }
+local check = require "tilewave.check"
+local hw = require "tilewave.hw"
+local models = require "tilewave.models"
+local transformer = require "tilewave.transformer"
+local rules = require "tilewave.rules"
+local search = require "tilewave.search"
+
+local M = {}
+
+local ipairs, pairs, sort = ipairs, pairs, table.sort
+
+--- A nearby shape is reported when it is at least this much faster at equal
+-- size (smaller differences are within the model's error).
+M.NEARBY_MIN = 1.01
+
+--- The families the report covers by default, in report order.
+M.DEFAULT_FAMILIES = { "llama", "gpt_neox", "modernbert" }
+
+--- Expand a list of ids and family names into model ids: a family gives its
+-- presets ordered by parameter count (then id).
+-- @raise `report.models: unknown model or family 'x' (...)`
+function M.expand(list)
+  local out, seen = {}, {}
+  for _, item in ipairs(list) do
+    local ids
+    if models.families[item] then
+      ids = models.list(item)
+      local size = {}
+      for _, id in ipairs(ids) do size[id] = models.params(id).total end
+      sort(ids, function(x, y) if size[x] ~= size[y] then return size[x] < size[y] end return x < y end)
+    elseif models.load(item) then
+      ids = { item }
+    else
+      local fams = {}
+      for k in pairs(models.families) do fams[k] = true end
+      error(("report.models: unknown model or family '%s' (families: %s; models: tilewave models)"):format(
+        tostring(item), check.keys(fams)), 0)
+    end
+    for _, id in ipairs(ids) do
+      if not seen[id] then seen[id] = true; out[#out + 1] = id end
+    end
+  end
+  return out
+end
+
+--- Analyse one model.
+-- @tparam table opts `hw`, workload `b`, `s`, `t`, `dtype`, `attention`;
+--   `top` (slowest GEMMs listed, default 3), `tolerance` (nearby search)
+-- @return `{ id, name, family, params, estimate (tilewave.transformer result),
+--   slowest = { op rows }, violations (tilewave.rules), nearby (best row of
+--   tilewave.search, or nil unless at least NEARBY_MIN faster at equal size) }`
+function M.model(model, opts)
+  local spec = hw.resolve(opts.hw, "report.hw")
+  local w = { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention }
+  local c = models.resolve(model, "report.model")
+  local est = transformer.estimate(c, spec, w)
+  local gemms = {}
+  for _, p in ipairs(est.ops) do
+    if p.kind ~= "elementwise" then gemms[#gemms + 1] = p end
+  end
+  sort(gemms, function(x, y)
+    if x.total_s ~= y.total_s then return x.total_s > y.total_s end
+    return x.name < y.name
+  end)
+  local slowest = {}
+  for i = 1, math.min(opts.top or 3, #gemms) do
+    local p = gemms[i]
+    p.share = p.total_s / est.time_s
+    slowest[i] = p
+  end
+  local near = search.nearby(c, spec, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
+                                        tolerance = opts.tolerance, limit = 1 })
+  local best = near[1]
+  if best and (best.is_base or best.size_speedup < M.NEARBY_MIN) then best = nil end
+  return {
+    id = c.id or c.name, name = c.name, family = c.family, params = models.params(c), estimate = est,
+    slowest = slowest, violations = rules.check(c, w, spec), nearby = best,
+    config = c,
+  }
+end
+
+--- Analyse a list of models (ids, family names or configs).
+-- @tparam table opts `models` (default M.DEFAULT_FAMILIES), `hw` (default
+--   "h100_sxm5"), `b` (default 4), `s` (default 2048), `t` (1), `dtype`
+--   ("bf16"), `attention` ("standard"), `top`, `tolerance`
+-- @return `{ hw = spec, workload = {b, s, t, dtype, attention}, version, models = { per-model results } }`
+function M.models(opts)
+  opts = opts or {}
+  check.table(opts, "report")
+  check.options(opts, { models = true, hw = true, b = true, s = true, t = true, dtype = true,
+                        attention = true, top = true, tolerance = true }, "report")
+  local o = {}
+  for k, v in pairs(opts) do o[k] = v end
+  o.hw = o.hw or "h100_sxm5"
+  o.b, o.s, o.t = o.b or 4, o.s or 2048, o.t or 1
+  o.dtype, o.attention = o.dtype or "bf16", o.attention or "standard"
+  local spec = hw.resolve(o.hw, "report.hw")
+  local list = {}
+  for _, m in ipairs(o.models or M.DEFAULT_FAMILIES) do
+    if type(m) == "table" then list[#list + 1] = m
+    else
+      for _, id in ipairs(M.expand { m }) do list[#list + 1] = id end
+    end
+  end
+  local results = {}
+  for i, m in ipairs(list) do results[i] = M.model(m, o) end
+  return {
+    hw = spec, version = require("tilewave.core")._VERSION, models = results,
+    workload = { b = o.b, s = o.s, t = o.t, dtype = o.dtype, attention = o.attention },
+  }
+end
+
+return M

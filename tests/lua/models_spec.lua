@@ -1,0 +1,222 @@
+-- busted specs for tilewave.models and the family presets: parameter counts
+-- against the published values, validation errors, Hugging Face configs.
+local tw = require "tilewave"
+
+-- Published counts (../shared/reference/model_configs.md): Pythia HF model
+-- cards "Naming convention and parameter count" (total = embed_in + embed_out
+-- + layers; non-embedding excludes both), GPT-NeoX-20B HF card n_parameters,
+-- Llama-3.2 1B/3B third-party numel listings (cards: 1.23B / 3.21B),
+-- ModernBERT backbone (paper: 149M / 395M; exact = ModernBertModel numel).
+local PUBLISHED = {
+  { "pythia-14m", 14067712, 1189888 },
+  { "pythia-31m", 30494720, 4739072 },
+  { "pythia-70m", 70426624, 18915328 },
+  { "pythia-160m", 162322944, 85056000 },
+  { "pythia-410m", 405334016, 302311424 },
+  { "pythia-1b", 1011781632, 805736448 },
+  { "pythia-1.4b", 1414647808, 1208602624 },
+  { "pythia-2.8b", 2775208960, 2517652480 },
+  { "pythia-6.9b", 6857302016, 6444163072 },
+  { "pythia-12b", 11846072320, 11327027200 },
+  { "gpt-neox-20b", 20554567680 },
+  { "llama-3.2-1b", 1235814400 },
+  { "llama-3.2-3b", 3212749824 },
+  { "modernbert-base", 149014272 },
+  { "modernbert-large", 394781696 },
+}
+
+-- Rounded published sizes: LLaMA paper Table 2 (6.7B, 13.0B, 32.5B; 65.2B is
+-- truncated from 65.29B), Llama-2/3 model cards, GPT-3 Table 2.1.
+local ROUNDED = {
+  { "llama-7b", 6.7e9, 0.05e9 }, { "llama-13b", 13.0e9, 0.05e9 }, { "llama-33b", 32.5e9, 0.05e9 },
+  { "llama-65b", 65.25e9, 0.1e9 }, { "llama-2-70b", 69e9, 0.5e9 }, { "llama-3.1-8b", 8.0e9, 0.05e9 },
+  { "llama-3.1-70b", 70.6e9, 0.1e9 }, { "llama-3.1-405b", 405.9e9, 0.1e9 },
+  { "gpt3-125m", 125e6, 0.5e6 }, { "gpt3-2.7b", 2.65e9, 0.01e9 }, { "gpt3-175b", 174.6e9, 0.1e9 },
+}
+
+describe("tilewave.models", function()
+  describe("params()", function()
+    for _, case in ipairs(PUBLISHED) do
+      it("matches the published count of " .. case[1] .. " exactly", function()
+        local p = tw.params(case[1])
+        assert.equal(case[2], p.total)
+        if case[3] then assert.equal(case[3], p.non_embedding) end
+      end)
+    end
+    for _, case in ipairs(ROUNDED) do
+      it("rounds to the published size of " .. case[1], function()
+        assert.near(case[2], tw.params(case[1]).total, case[3])
+      end)
+    end
+
+    it("counts the ModernBERT MLM head separately (149,655,232 with head)", function()
+      local p = tw.params("modernbert-base")
+      assert.equal(149655232, p.total + p.mlm_head)
+    end)
+
+    it("counts the GENIAC config by hand: 275,261,440 per layer, 12,035,445,760 untied", function()
+      -- attention 5120*5120*2 + 2*5120*1024 = 62,914,560; MLP 3*5120*13824 = 212,336,640; norms 10,240
+      local p = tw.params("geniac-12b")
+      assert.equal(40 * 275261440 + 5120, p.non_embedding)
+      assert.equal(12035445760, p.total)
+    end)
+  end)
+
+  describe("presets", function()
+    it("reproduce the official LLaMA FFN widths from the FeedForward rule", function()
+      local ffn = tw.models.families.llama.ffn_width
+      assert.equal(11008, ffn(4096, 256))
+      assert.equal(13824, ffn(5120, 256))
+      assert.equal(28672, ffn(8192, 4096, 1.3))
+      assert.equal(14336, ffn(4096, 1024, 1.3))
+      assert.equal(53248, ffn(16384, 4096, 1.2))
+      assert.equal(8192, ffn(2048, 256, 1.5))
+    end)
+
+    it("allocate the padded Pythia vocabularies, not the tokenizer's 50277", function()
+      assert.equal(50304, tw.models.load("pythia-2.8b").vocab_size)
+      assert.equal(50432, tw.models.load("pythia-6.9b").vocab_size)
+      assert.equal(50688, tw.models.load("pythia-12b").vocab_size)
+      assert.equal(50432, tw.models.load("gpt-neox-20b").vocab_size)
+    end)
+
+    it("carry GQA, tying and the GPT-3 2.7B shape", function()
+      local l = tw.models.load("llama-2-70b")
+      assert.equal(8, l.num_key_value_heads)
+      assert.equal(32, tw.models.load("llama-2-7b").num_key_value_heads)
+      assert.is_true(tw.models.load("llama-3.2-1b").tie_word_embeddings)
+      assert.is_false(tw.models.load("llama-3.1-8b").tie_word_embeddings)
+      local g = tw.models.load("gpt3-2.7b")
+      assert.same({ 2560, 32, 80 }, { g.hidden_size, g.num_attention_heads, g.head_dim })
+    end)
+
+    it("lists every family's presets, lower-case ids", function()
+      local all = tw.models.list()
+      assert.equal(36, #all)
+      for _, id in ipairs(all) do assert.equal(id:lower(), id) end
+      assert.same({ "modernbert-base", "modernbert-large" }, tw.models.list("modernbert"))
+      assert.equal(8, #tw.models.list("gpt3"))
+    end)
+
+    it("load returns a fresh copy each time", function()
+      local a = tw.models.load("pythia-70m")
+      a.vocab_size = 1
+      assert.equal(50304, tw.models.load("pythia-70m").vocab_size)
+    end)
+
+    it("returns nil and a message for an unknown id", function()
+      local c, err = tw.models.load("pythia-3b")
+      assert.is_nil(c)
+      assert.truthy(err:find("model: unknown model 'pythia-3b' (known: ", 1, true))
+    end)
+  end)
+
+  describe("define()", function()
+    local function base()
+      return { family = "llama", hidden_size = 2560, num_attention_heads = 32, num_key_value_heads = 8,
+               num_hidden_layers = 4, intermediate_size = 6912, vocab_size = 32000 }
+    end
+    local function err_of(changes)
+      local c = base()
+      for k, v in pairs(changes) do c[k] = v end
+      local ok, err = pcall(tw.models.define, c)
+      assert.is_false(ok)
+      return err
+    end
+
+    it("fills defaults: head_dim h/a, kv = a when absent", function()
+      local c = base()
+      c.num_key_value_heads = nil
+      local d = tw.models.define(c)
+      assert.equal(80, d.head_dim)
+      assert.equal(32, d.num_key_value_heads)
+      assert.is_nil(c.head_dim) -- argument untouched
+    end)
+
+    it("rejects zero heads", function()
+      assert.equal("model.num_attention_heads: expected positive integer, got 0", err_of { num_attention_heads = 0 })
+    end)
+    it("rejects h not divisible by a", function()
+      assert.equal("model.num_attention_heads: expected a divisor of hidden_size 2560, got 33",
+        err_of { num_attention_heads = 33 })
+    end)
+    it("rejects kv heads not dividing the heads", function()
+      assert.equal("model.num_key_value_heads: expected a divisor of num_attention_heads 32, got 5",
+        err_of { num_key_value_heads = 5 })
+    end)
+    it("rejects NaN, strings and absurd sizes", function()
+      assert.equal("model.hidden_size: expected positive integer, got nan",
+        (err_of { hidden_size = 0 / 0 }):gsub("%-nan", "nan"))
+      assert.equal("model.vocab_size: expected positive integer, got string '32000'", err_of { vocab_size = "32000" })
+      assert.equal("model.vocab_size: expected at most 16777216, got 1e+15", err_of { vocab_size = 1e15 })
+    end)
+    it("rejects a missing field, an unknown field and an unknown family", function()
+      local c = base()
+      c.num_hidden_layers = nil
+      local _, missing = pcall(tw.models.define, c)
+      assert.equal("model.num_hidden_layers: expected positive integer, got nil", missing)
+      assert.truthy(err_of { hidden_sise = 1 }:find("model: unknown field 'hidden_sise' for family llama", 1, true))
+      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of gpt3, gpt_neox, llama, modernbert, got string 'mamba'", 1, true))
+    end)
+    it("rejects a non-boolean tie_word_embeddings", function()
+      assert.equal("model.tie_word_embeddings: expected boolean, got 1", err_of { tie_word_embeddings = 1 })
+    end)
+  end)
+
+  describe("from_hf_config()", function()
+    local function write(text)
+      local path = os.tmpname()
+      local f = io.open(path, "w")
+      f:write(text)
+      f:close()
+      return path
+    end
+
+    it("maps a Llama config.json straight in, ignoring fields it does not use", function()
+      -- meta-llama/Llama-3.2-1B config.json (fields as published)
+      local path = write([[{"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":2048,
+        "intermediate_size":8192,"num_attention_heads":32,"num_hidden_layers":16,"num_key_value_heads":8,
+        "vocab_size":128256,"tie_word_embeddings":true,"rope_theta":500000.0,"rms_norm_eps":1e-05,
+        "rope_scaling":{"factor":32.0,"rope_type":"llama3"},"torch_dtype":"bfloat16","head_dim":64,
+        "max_position_embeddings":131072}]])
+      local c = assert(tw.models.from_hf_config(path))
+      os.remove(path)
+      assert.equal("llama", c.family)
+      assert.equal(1235814400, tw.params(c).total)
+    end)
+
+    it("reads GPT-NeoX and ModernBERT configs", function()
+      local p1 = write([[{"model_type":"gpt_neox","hidden_size":2560,"intermediate_size":10240,
+        "num_attention_heads":32,"num_hidden_layers":32,"vocab_size":50304,"rotary_pct":0.25,
+        "use_parallel_residual":true,"tie_word_embeddings":false,"bos_token_id":0}]])
+      assert.equal(2775208960, tw.params(assert(tw.models.from_hf_config(p1))).total)
+      local p2 = write([[{"model_type":"modernbert","hidden_size":768,"intermediate_size":1152,
+        "num_attention_heads":12,"num_hidden_layers":22,"vocab_size":50368,"global_attn_every_n_layers":3,
+        "local_attention":128,"pad_token_id":50283}]])
+      assert.equal(149014272, tw.params(assert(tw.models.from_hf_config(p2))).total)
+      os.remove(p1); os.remove(p2)
+    end)
+
+    it("returns nil and a message for an unknown model_type or bad JSON", function()
+      local p = write([[{"model_type":"mamba","hidden_size":768}]])
+      local c, err = tw.models.from_hf_config(p)
+      assert.is_nil(c)
+      assert.truthy(err:find("model_type: expected one of gpt_neox, llama, modernbert, got string 'mamba'", 1, true))
+      local f = io.open(p, "w"); f:write("{not json"); f:close()
+      c, err = tw.models.from_hf_config(p)
+      assert.is_nil(c)
+      assert.truthy(err:find("not a JSON object", 1, true))
+      os.remove(p)
+      assert.is_nil((tw.models.from_hf_config("/nonexistent/config.json")))
+    end)
+
+    it("names the file and field of an invalid value", function()
+      local p = write([[{"model_type":"llama","hidden_size":2048,"intermediate_size":8192,
+        "num_attention_heads":0,"num_hidden_layers":16,"vocab_size":128256}]])
+      local ok, err = pcall(tw.models.from_hf_config, p)
+      os.remove(p)
+      assert.is_false(ok)
+      assert.truthy(err:find(p .. ".num_attention_heads: expected positive integer, got 0", 1, true))
+    end)
+  end)
+end)

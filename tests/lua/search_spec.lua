@@ -1,0 +1,39 @@
+-- busted specs for tilewave.search.nearby.
+local tw = require "tilewave"
+
+describe("tilewave.search", function()
+  it("finds a faster head count for Pythia-2.8B at the same parameter count", function()
+    local rows, base = tw.search.nearby("pythia-2.8b", "a100_sxm4_80gb", { b = 4, s = 2048 })
+    assert.is_true(base.is_base)
+    local best = rows[1]
+    assert.is_false(best.is_base)
+    assert.is_true(best.size_speedup > 1.05)
+    assert.is_not_nil(best.changes.num_attention_heads)
+    assert.equal(0, (2560 // best.changes.num_attention_heads) % 64)
+    -- head count does not change the parameter count of an MHA model
+    assert.equal(1, best.params_ratio)
+  end)
+
+  it("keeps every candidate within the parameter tolerance and ranks them", function()
+    local rows = tw.search.nearby("llama-3.2-1b", "h100_sxm5", { b = 4, s = 2048, tolerance = 0.05, limit = 50 })
+    assert.is_true(#rows > 5)
+    for i, r in ipairs(rows) do
+      assert.is_true(math.abs(r.params_ratio - 1) <= 0.05)
+      assert.equal(8, r.config.num_key_value_heads) -- GQA kept
+      if i > 1 then assert.is_true(rows[i - 1].size_speedup >= r.size_speedup) end
+      assert.near(r.speedup * r.params_ratio, r.size_speedup, 1e-12)
+    end
+  end)
+
+  it("never shrinks the vocabulary", function()
+    for _, r in ipairs(tw.search.nearby("gpt3-125m", "a100_sxm4_80gb", { b = 4, s = 2048, limit = 100 })) do
+      assert.is_true(r.config.vocab_size >= 50257)
+    end
+  end)
+
+  it("rejects bad options naming them", function()
+    local ok, err = pcall(tw.search.nearby, "pythia-70m", "h100_sxm5", { tolerance = -1 })
+    assert.is_false(ok)
+    assert.equal("search.nearby.tolerance: expected positive number, got -1", err)
+  end)
+end)

@@ -1,0 +1,177 @@
+-- busted specs for tilewave.transformer (and the decomposition of
+-- tilewave.layers): shapes and FLOPs of a small config worked out by hand.
+local tw = require "tilewave"
+
+-- A small LLaMA-style config: h 256, a 4 (head dim 64), kv 2, L 2, I 512, v 1000.
+local SMALL = { family = "llama", hidden_size = 256, num_attention_heads = 4, num_key_value_heads = 2,
+                num_hidden_layers = 2, intermediate_size = 512, vocab_size = 1000, name = "small" }
+
+local function by_name(ops)
+  local t = {}
+  for _, op in ipairs(ops) do t[op.name] = op end
+  return t
+end
+
+local function shape(op) return { op.m, op.n, op.k, op.batch } end
+
+describe("tilewave.transformer", function()
+  describe("ops()", function()
+    it("decomposes a small GQA config at b=2, s=64 as worked out by hand", function()
+      local ops = tw.transformer.ops(SMALL, { b = 2, s = 64 })
+      local o = by_name(ops)
+      -- QKV: (b*s) x (a + 2kv)*hd x h = 128 x (4 + 4)*64 x 256
+      assert.same({ 128, 512, 256, 1 }, shape(o.qkv_transform))
+      assert.equal(2 * 128 * 512 * 256, o.qkv_transform.flops)
+      -- score: batch b*a = 8 of s x s x hd; over value: s x hd x s
+      assert.same({ 64, 64, 64, 8 }, shape(o.attention_score))
+      assert.same({ 64, 64, 64, 8 }, shape(o.attention_over_value))
+      assert.equal("bmm", o.attention_score.kind)
+      assert.same({ 128, 256, 256, 1 }, shape(o.attention_projection))
+      assert.same({ 128, 512, 256, 1 }, shape(o.mlp_gate))
+      assert.same({ 128, 512, 256, 1 }, shape(o.mlp_up))
+      assert.same({ 128, 256, 512, 1 }, shape(o.mlp_down))
+      assert.same({ 128, 1000, 256, 1 }, shape(o.logits))
+      assert.equal(2, o.mlp_down.count)
+      assert.equal(1, o.logits.count)
+      -- softmax reads and writes the bf16 scores: 2 * 8 * 64 * 64 * 2 bytes
+      assert.equal(131072, o.softmax.bytes)
+      assert.equal("elementwise", o.softmax.kind)
+      assert.equal(0, o.softmax.flops)
+      -- an RMSNorm reads and writes (b*s) x h bf16: 2 * 128 * 256 * 2
+      assert.equal(131072, o.input_rmsnorm.bytes)
+      -- QKV compulsory bytes: (128*256 + 256*512 + 128*512) * 2
+      assert.equal((128 * 256 + 256 * 512 + 128 * 512) * 2, o.qkv_transform.bytes)
+    end)
+
+    it("keeps the paper's order: QKV, score, over value, projection, MLP, logits", function()
+      local names = {}
+      for _, op in ipairs(tw.transformer.ops(SMALL, { b = 2, s = 64 })) do
+        if op.kind ~= "elementwise" then names[#names + 1] = op.name end
+      end
+      assert.same({ "qkv_transform", "attention_score", "attention_over_value", "attention_projection",
+                    "mlp_gate", "mlp_up", "mlp_down", "logits" }, names)
+    end)
+
+    it("shards heads, FFN columns and vocabulary over t = 2", function()
+      local o = by_name(tw.transformer.ops(SMALL, { b = 2, s = 64, t = 2 }))
+      assert.same({ 128, (2 + 2 * 1) * 64, 256, 1 }, shape(o.qkv_transform))
+      assert.same({ 64, 64, 64, 4 }, shape(o.attention_score)) -- b*a/t = 4
+      assert.same({ 128, 256, 128, 1 }, shape(o.attention_projection))
+      assert.same({ 128, 256, 256, 1 }, shape(o.mlp_gate))
+      assert.same({ 128, 256, 256, 1 }, shape(o.mlp_down))
+      assert.same({ 128, 500, 256, 1 }, shape(o.logits))
+    end)
+
+    it("gives the paper's per-layer FLOPs for an MHA GPT layer: 24bsh^2 + 4bs^2h", function()
+      local b, s, h = 4, 2048, 2560
+      local flops = 0
+      for _, op in ipairs(tw.transformer.ops("gpt3-2.7b", { b = b, s = s })) do
+        if op.scope == "layer" then flops = flops + op.flops end
+      end
+      assert.equal(24 * b * s * h * h + 4 * b * s * s * h, flops)
+    end)
+
+    it("uses GeGLU's fused 2I up-projection and the 128-token window in ModernBERT", function()
+      local o = by_name(tw.transformer.ops("modernbert-base", { b = 1, s = 1024 }))
+      assert.same({ 1024, 2304, 768, 1 }, shape(o.mlp_up_gate))
+      assert.same({ 1024, 768, 1152, 1 }, shape(o.mlp_down))
+      assert.equal(8, o.attention_score.count)        -- layers 0, 3, ..., 21
+      assert.equal(14, o.attention_score_local.count)
+      assert.same({ 1024, 128, 64, 12 }, shape(o.attention_score_local))
+      assert.same({ 1024, 1024, 64, 12 }, shape(o.attention_score))
+    end)
+
+    it("uses one parallel-residual add in GPT-NeoX and rotary on 25% of each head", function()
+      local o = by_name(tw.transformer.ops("pythia-70m", { b = 1, s = 128 }))
+      assert.is_nil(o.attention_residual)
+      assert.equal(4 * 128 * 512 * 2, o.parallel_residual.bytes) -- read 3, write 1
+      -- rotary rewrites 1/4 of q and k: 2 * 128 * (8 + 8) * 64 * 0.25 * 2 bytes
+      assert.equal(2 * 128 * 16 * 64 * 0.25 * 2, o.rotary.bytes)
+    end)
+
+    it("rejects a bad workload naming the field", function()
+      local ok, err = pcall(tw.transformer.ops, SMALL, { b = 0 })
+      assert.is_false(ok)
+      assert.equal("transformer.ops.b: expected positive integer, got 0", err)
+      ok, err = pcall(tw.transformer.ops, SMALL, { s = 64, t = 8 })
+      assert.equal("transformer.ops.t: expected at most num_attention_heads 4, got 8", err)
+      ok, err = pcall(tw.transformer.ops, SMALL, { dtype = "fp4" })
+      assert.truthy(err:find("transformer.ops.dtype: expected one of", 1, true))
+      ok, err = pcall(tw.transformer.ops, SMALL, { batch = 2 })
+      assert.truthy(err:find("transformer.ops: unknown option 'batch'", 1, true))
+    end)
+  end)
+
+  describe("estimate()", function()
+    local H100 = "h100_sxm5"
+
+    it("sums its ops: time, FLOPs, MFU against the dense peak", function()
+      local r = tw.transformer.estimate(SMALL, H100, { b = 2, s = 64 })
+      local t, f = 0, 0
+      for _, p in ipairs(r.ops) do
+        assert.near(p.time_s * p.count, p.total_s, 1e-15)
+        t, f = t + p.total_s, f + p.flops * p.count
+      end
+      assert.near(t, r.time_s, 1e-12)
+      -- GEMM FLOPs by hand: per layer 2*(QKV 128*512*256 + 2 BMM 8*64^3 + proj 128*256*256
+      -- + 3 MLP 128*512*256), two layers, plus logits 2*128*1000*256
+      local layer = 2 * (128 * 512 * 256 + 2 * 8 * 64 ^ 3 + 128 * 256 * 256 + 3 * 128 * 512 * 256)
+      assert.equal(2 * layer + 2 * 128 * 1000 * 256, f)
+      assert.equal(f, r.flops)
+      assert.near(989.4e12, r.peak_flops, 1e11)
+      assert.near(f / r.time_s / 989.4e12, r.mfu, 1e-3)
+      assert.near(128 / r.time_s, r.tokens_per_s, 1e-6)
+    end)
+
+    it("prices an elementwise op as launch gap + bytes over achievable bandwidth", function()
+      local r = tw.transformer.estimate(SMALL, H100, { b = 2, s = 64 })
+      local spec = tw.hw.load(H100)
+      local bw = spec.mem_bw * tw.hw.gemm_params(spec).mem_frac
+      for _, p in ipairs(r.ops) do
+        if p.name == "softmax" then
+          assert.near(tw.transformer.LAUNCH_S + 131072 / bw, p.time_s, 1e-15)
+        end
+      end
+    end)
+
+    it("runs the GEMMs through the core's tile/wave model", function()
+      local r = tw.transformer.estimate("llama-3.1-8b", H100, { b = 4, s = 2048, launch_s = 0 })
+      local g = tw.gemm { m = 8192, n = 14336, k = 4096, dtype = "bf16", hw = H100 }
+      for _, p in ipairs(r.ops) do
+        if p.name == "mlp_gate" then
+          -- same GEMM, minus the isolated-call overhead that tw.gemm includes
+          assert.near(g.time_s - g.overhead_s, p.time_s, 1e-9)
+          assert.equal(g.waves, p.waves)
+        end
+      end
+    end)
+
+    it("makes FlashAttention faster than materialized scores for long sequences", function()
+      local std = tw.transformer.estimate("llama-3.1-8b", H100, { b = 1, s = 8192 })
+      local fa = tw.transformer.estimate("llama-3.1-8b", H100, { b = 1, s = 8192, attention = "flash" })
+      assert.is_true(fa.time_s < std.time_s)
+      assert.equal(std.flops, fa.flops)
+      local names = {}
+      for _, p in ipairs(fa.ops) do names[p.name] = true end
+      assert.is_true(names.flash_attention)
+      assert.is_nil(names.softmax)
+    end)
+
+    it("predicts h/a = 128 faster than h/a = 80 at the GPT-3 2.7B size (co-design paper)", function()
+      local c80 = tw.models.load("gpt3-2.7b")
+      local c128 = tw.models.define { family = "gpt3", hidden_size = 2560, num_attention_heads = 20,
+                                      num_hidden_layers = 32, intermediate_size = 10240, vocab_size = 50257 }
+      local a = tw.transformer.estimate(c80, "a100_sxm4_40gb", { b = 4, s = 2048, dtype = "fp16" })
+      local b = tw.transformer.estimate(c128, "a100_sxm4_40gb", { b = 4, s = 2048, dtype = "fp16" })
+      assert.is_true(b.tflops > a.tflops * 1.05)
+    end)
+
+    it("rejects a dtype the device lacks and an unknown attention", function()
+      local ok, err = pcall(tw.transformer.estimate, SMALL, "v100_sxm2", { dtype = "bf16" })
+      assert.is_false(ok)
+      assert.truthy(err:find("transformer.estimate.dtype: 'bf16' not supported by v100_sxm2", 1, true))
+      ok, err = pcall(tw.transformer.estimate, SMALL, H100, { attention = "sparse" })
+      assert.equal("transformer.estimate.attention: expected one of flash, standard, got string 'sparse'", err)
+    end)
+  end)
+end)
