@@ -8,6 +8,10 @@
  *   core.gemm(dev, shape)       -> result table (see tilewave.h tw_gemm_result)
  *   core.gemm_many(dev, flat, opts) -> times (s), rates (FLOP/s): arrays
  *   core.roofline(tbl)          -> result table
+ *   core.decode(tbl)            -> decode step (tilewave.h tw_decode_result)
+ *   core.memory_fit(tbl)        -> memory budget (tw_memory_result)
+ *   core.attention_io(tbl)      -> standard vs FlashAttention traffic (tw_attention_result)
+ *   core.collective(tbl)        -> alpha-beta collective time (tw_collective_result)
  * Errors are raised as "<prefix>.<field>: <expectation>, got <value>".
  */
 #include <math.h>
@@ -103,7 +107,7 @@ static int core_error(lua_State *L, int t, const char *prefix, const char *field
                               (double)get_int(L, t, "batch", prefix, 1));
         return field_error(L, prefix, field, expect, -1);
     }
-    if (strchr(key, '.') != NULL || strchr(key, '[') != NULL) {
+    if (strchr(key, '.') != NULL || strchr(key, '[') != NULL || strchr(key, '*') != NULL) {
         lua_pushnil(L);
         return raise(L, "%s.%s: %s", prefix, key, expect);
     }
@@ -329,7 +333,152 @@ static int l_roofline(lua_State *L)
     return 1;
 }
 
+/* ---- decode, memory, attention IO, collectives ---- */
+
+static int l_decode(lua_State *L)
+{
+    tw_decode_input in;
+    tw_decode_result r;
+    const char *bad = NULL;
+    const char *P = "decode";
+    int status;
+
+    luaL_checktype(L, 1, LUA_TTABLE);
+    in.weight_bytes = get_num(L, 1, "weight_bytes", P, NAN);
+    in.matmul_params = get_num(L, 1, "matmul_params", P, NAN);
+    in.dequant_ops = get_num(L, 1, "dequant_ops", P, 0.0);
+    in.layers = get_num(L, 1, "layers", P, NAN);
+    in.kv_heads = get_num(L, 1, "kv_heads", P, NAN);
+    in.q_heads = get_num(L, 1, "q_heads", P, NAN);
+    in.head_dim = get_num(L, 1, "head_dim", P, NAN);
+    in.kv_elem_bytes = get_num(L, 1, "kv_elem_bytes", P, 2.0);
+    in.context = get_num(L, 1, "context", P, NAN);
+    in.batch = get_num(L, 1, "batch", P, 1.0);
+    in.act_bytes = get_num(L, 1, "act_bytes", P, 0.0);
+    in.peak_flops = get_num(L, 1, "peak_flops", P, NAN);
+    in.compute_frac = get_num(L, 1, "compute_frac", P, 1.0);
+    in.vector_flops = get_num(L, 1, "vector_flops", P, NAN);
+    in.mem_bw = get_num(L, 1, "mem_bw", P, NAN);
+    in.mem_frac = get_num(L, 1, "mem_frac", P, 1.0);
+    in.kernels = get_num(L, 1, "kernels", P, 0.0);
+    in.launch_s = get_num(L, 1, "launch_s", P, 0.0);
+    status = tw_decode_step(&in, &r, &bad);
+    if (status != TW_OK) return core_error(L, 1, P, bad, status);
+
+    lua_createtable(L, 0, 16);
+    set_num(L, "tpot_s", r.tpot_s);
+    set_num(L, "tokens_per_s", r.tokens_per_s);
+    set_num(L, "aggregate_tokens_per_s", r.aggregate_tokens_per_s);
+    set_num(L, "bytes", r.bytes);
+    set_num(L, "weight_bytes", r.weight_bytes);
+    set_num(L, "kv_bytes", r.kv_bytes);
+    set_num(L, "flops", r.flops);
+    set_num(L, "compute_s", r.compute_s);
+    set_num(L, "memory_s", r.memory_s);
+    set_num(L, "dequant_s", r.dequant_s);
+    set_num(L, "overhead_s", r.overhead_s);
+    set_num(L, "achieved_bw", r.achieved_bw);
+    set_num(L, "intensity", r.intensity);
+    lua_pushstring(L, tw_bound_name(r.bound));
+    lua_setfield(L, -2, "bound");
+    return 1;
+}
+
+static int l_memory_fit(lua_State *L)
+{
+    tw_memory_input in;
+    tw_memory_result r;
+    const char *bad = NULL;
+    const char *P = "memory";
+    int status;
+
+    luaL_checktype(L, 1, LUA_TTABLE);
+    in.weight_bytes = get_num(L, 1, "weight_bytes", P, NAN);
+    in.kv_bytes_per_token = get_num(L, 1, "kv_bytes_per_token", P, NAN);
+    in.context = get_num(L, 1, "context", P, NAN);
+    in.batch = get_num(L, 1, "batch", P, 1.0);
+    in.workspace_bytes = get_num(L, 1, "workspace_bytes", P, 0.0);
+    in.memory_bytes = get_num(L, 1, "memory_bytes", P, NAN);
+    status = tw_memory_fit(&in, &r, &bad);
+    if (status != TW_OK) return core_error(L, 1, P, bad, status);
+
+    lua_createtable(L, 0, 6);
+    set_num(L, "kv_bytes", r.kv_bytes);
+    set_num(L, "total_bytes", r.total_bytes);
+    set_num(L, "free_bytes", r.free_bytes);
+    lua_pushboolean(L, r.fits);
+    lua_setfield(L, -2, "fits");
+    set_int(L, "max_batch", (int64_t)r.max_batch);
+    set_int(L, "max_context", (int64_t)r.max_context);
+    return 1;
+}
+
+static int l_attention_io(lua_State *L)
+{
+    tw_attention_input in;
+    tw_attention_result r;
+    const char *bad = NULL;
+    const char *P = "attention";
+    int status;
+
+    luaL_checktype(L, 1, LUA_TTABLE);
+    in.seq_len = get_num(L, 1, "seq_len", P, NAN);
+    in.head_dim = get_num(L, 1, "head_dim", P, NAN);
+    in.heads = get_num(L, 1, "heads", P, 1.0);
+    in.elem_bytes = get_num(L, 1, "elem_bytes", P, 2.0);
+    in.sram_bytes = get_num(L, 1, "sram_bytes", P, NAN);
+    status = tw_attention_io(&in, &r, &bad);
+    if (status != TW_OK) return core_error(L, 1, P, bad, status);
+
+    lua_createtable(L, 0, 7);
+    set_num(L, "standard_bytes", r.standard_bytes);
+    set_num(L, "flash_bytes", r.flash_bytes);
+    set_num(L, "standard_mem_bytes", r.standard_mem_bytes);
+    set_num(L, "flash_mem_bytes", r.flash_mem_bytes);
+    set_int(L, "block_cols", (int64_t)r.block_cols);
+    set_int(L, "block_rows", (int64_t)r.block_rows);
+    set_int(L, "passes", (int64_t)r.passes);
+    return 1;
+}
+
+static int l_collective(lua_State *L)
+{
+    static const char *const kinds[] = { "allreduce_ring", "allreduce_tree", "allgather_ring",
+                                         "reducescatter_ring", "p2p", NULL };
+    tw_collective_input in;
+    tw_collective_result r;
+    const char *bad = NULL;
+    const char *P = "collective";
+    int status, i;
+
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "kind");
+    in.kind = -1;
+    if (lua_type(L, -1) == LUA_TSTRING)
+        for (i = 0; kinds[i] != NULL; i++)
+            if (strcmp(lua_tostring(L, -1), kinds[i]) == 0) in.kind = i;
+    if (in.kind < 0) return field_error(L, P, "kind", tw_field_expectation("kind"), -1);
+    lua_pop(L, 1);
+    in.bytes = get_num(L, 1, "bytes", P, NAN);
+    in.group = get_num(L, 1, "group", P, NAN);
+    in.link_bw = get_num(L, 1, "link_bw", P, NAN);
+    in.latency_s = get_num(L, 1, "latency_s", P, 0.0);
+    status = tw_collective(&in, &r, &bad);
+    if (status != TW_OK) return core_error(L, 1, P, bad, status);
+
+    lua_createtable(L, 0, 4);
+    set_num(L, "time_s", r.time_s);
+    set_num(L, "steps", r.steps);
+    set_num(L, "wire_bytes", r.wire_bytes);
+    set_num(L, "bus_bw", r.bus_bw);
+    return 1;
+}
+
 static const luaL_Reg funcs[] = {
+    {"decode", l_decode},
+    {"memory_fit", l_memory_fit},
+    {"attention_io", l_attention_io},
+    {"collective", l_collective},
     {"device", l_device},
     {"gemm", l_gemm},
     {"gemm_many", l_gemm_many},

@@ -211,6 +211,168 @@ int tw_gemm_estimate_many(const tw_device *dev, const tw_gemm_shape *shapes, siz
                           double *time_s, double *flop_rate, size_t *bad_index,
                           const char **bad_field);
 
+/* ------------------------------------------------------------------------ */
+/* Decode step (LLM generation), KV cache and the memory budget              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * One decode step: every sequence of the batch generates one token. It reads
+ * every weight once (shared by the batch) and each sequence's whole KV cache.
+ * Sources: the memory-bound decode analysis of Pope et al. 2022, "Efficiently
+ * Scaling Transformer Inference" §2 (arXiv 2211.05102), and the gpt-fast
+ * README (model bytes x tokens/s = achieved bandwidth); KV cache size
+ * 2 * L * kv_heads * head_dim * context * batch * bytes (K and V per layer).
+ *
+ *   weight_s  = weight_bytes / (mem_bw * mem_frac)
+ *   kv_s      = kv_bytes / (mem_bw * mem_frac),  act likewise
+ *   memory_s  = weight_s + kv_s + act_s
+ *   dequant_s = matmul_params * dequant_ops / vector_flops  (unpacking and
+ *               scaling quantized weights on the ALUs, once per weight per step)
+ *   compute_s = flops / (peak_flops * compute_frac), flops = 2 * matmul_params
+ *               * batch + 4 * layers * q_heads * head_dim * context * batch
+ *   overhead_s = kernels * launch_s
+ *   tpot_s    = overhead_s + max(compute_s, memory_s + dequant_s)
+ * All model figures are per tensor-parallel rank.
+ */
+typedef struct {
+    double weight_bytes;   /* weight bytes read per step incl. quantization scales, byte; > 0 */
+    double matmul_params;  /* weights multiplied per token (2 FLOP each), count; > 0 */
+    double dequant_ops;    /* ALU operations per weight to dequantize; >= 0 (0 for native dtypes) */
+    double layers;         /* L; integer >= 1 */
+    double kv_heads;       /* key/value heads per rank; integer >= 1 */
+    double q_heads;        /* query heads per rank; integer >= 1 */
+    double head_dim;       /* elements per head; integer >= 1 */
+    double kv_elem_bytes;  /* bytes per KV cache element (2 bf16/fp16, 1 fp8/int8); > 0 */
+    double context;        /* tokens in each sequence's KV cache; integer >= 1 */
+    double batch;          /* sequences decoded together; integer >= 1 */
+    double act_bytes;      /* other DRAM traffic per step (activations, logits), byte; >= 0 */
+    double peak_flops;     /* dense peak of the compute dtype, FLOP/s; > 0 */
+    double compute_frac;   /* achievable fraction of peak_flops; (0, 1] */
+    double vector_flops;   /* ALU (non-tensor-core) rate for dequantization, op/s; > 0 */
+    double mem_bw;         /* DRAM bandwidth, byte/s; > 0 */
+    double mem_frac;       /* achievable fraction of mem_bw; (0, 1] */
+    double kernels;        /* kernel launches per step; >= 0 */
+    double launch_s;       /* time per launch not hidden by the queue, s; >= 0 */
+} tw_decode_input;
+
+typedef struct {
+    double tpot_s;                 /* time per output token (one step), s */
+    double tokens_per_s;           /* per sequence: 1 / tpot_s, token/s */
+    double aggregate_tokens_per_s; /* batch / tpot_s, token/s */
+    double bytes;                  /* weight + KV + activation bytes per step, byte */
+    double weight_bytes;           /* byte */
+    double kv_bytes;               /* 2 * layers * kv_heads * head_dim * context * batch * kv_elem_bytes, byte */
+    double flops;                  /* FLOP per step */
+    double compute_s, memory_s, dequant_s, overhead_s; /* s */
+    double achieved_bw;            /* bytes / tpot_s, byte/s */
+    double intensity;              /* flops / bytes, FLOP/byte */
+    int bound;                     /* largest of compute_s, memory_s + dequant_s, overhead_s */
+} tw_decode_result;
+
+/* TW_OK; TW_EINVAL naming the first bad field; TW_ERANGE when counts exceed 2^53. */
+int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char **bad_field);
+
+/*
+ * Memory budget of inference: resident weights + KV cache + workspace against
+ * device memory. The KV cache holds kv_bytes_per_token * context * batch.
+ */
+typedef struct {
+    double weight_bytes;       /* resident weight bytes (incl. embeddings, scales), byte; > 0 */
+    double kv_bytes_per_token; /* per token of one sequence: 2 * L * kv_heads * head_dim * elem bytes; > 0 */
+    double context;            /* tokens per sequence; integer >= 1 */
+    double batch;              /* sequences; integer >= 1 */
+    double workspace_bytes;    /* activations, allocator slack, runtime, byte; >= 0 */
+    double memory_bytes;       /* device memory, byte; > 0 */
+} tw_memory_input;
+
+typedef struct {
+    double kv_bytes;    /* kv_bytes_per_token * context * batch, byte */
+    double total_bytes; /* weights + KV + workspace, byte */
+    double free_bytes;  /* memory - total (negative when it does not fit), byte */
+    int fits;           /* total_bytes <= memory_bytes */
+    double max_batch;   /* largest batch at this context that fits; 0 if none */
+    double max_context; /* largest context at this batch that fits; 0 if none */
+} tw_memory_result;
+
+int tw_memory_fit(const tw_memory_input *in, tw_memory_result *out, const char **bad_field);
+
+/* ------------------------------------------------------------------------ */
+/* Attention IO: standard against FlashAttention                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * HBM traffic and memory of exact attention over `heads` independent (batch x
+ * head) problems of N tokens and head dim d. Source: Dao et al. 2022,
+ * "FlashAttention" (arXiv 2205.14135): Algorithm 0 (standard) reads Q, K,
+ * writes S, reads S, writes P, reads P and V, writes O: 4Nd + 4N^2 elements,
+ * Theta(Nd + N^2) per head (§3.2, Theorem 2); Algorithm 1 (tiled) with SRAM
+ * of M elements uses blocks Bc = ceil(M / 4d), Br = min(Bc, d), reads K and V
+ * once and Q, O, l, m once per column block (Tc = ceil(N / Bc) passes):
+ * 2Nd + Tc * (3Nd elements + 4N fp32 statistics), Theta(N^2 d^2 / M).
+ * Memory: standard holds Q, K, V, O and the N x N matrices S and P; FlashAttention
+ * holds Q, K, V, O and l, m.
+ */
+typedef struct {
+    double seq_len;     /* N, tokens; integer >= 1 */
+    double head_dim;    /* d; integer >= 1 */
+    double heads;       /* batch * heads (independent problems); integer >= 1 */
+    double elem_bytes;  /* bytes per element of Q, K, V, S, P, O; > 0 */
+    double sram_bytes;  /* on-chip SRAM per SM available to the kernel (M), byte; > 0 */
+} tw_attention_input;
+
+typedef struct {
+    double standard_bytes;     /* HBM traffic of Algorithm 0, byte */
+    double flash_bytes;        /* HBM traffic of Algorithm 1, byte */
+    double standard_mem_bytes; /* memory held, byte */
+    double flash_mem_bytes;    /* memory held, byte */
+    double block_cols;         /* Bc */
+    double block_rows;         /* Br */
+    double passes;             /* Tc = ceil(N / Bc) */
+} tw_attention_result;
+
+int tw_attention_io(const tw_attention_input *in, tw_attention_result *out, const char **bad_field);
+
+/* ------------------------------------------------------------------------ */
+/* Collectives (alpha-beta model)                                            */
+/* ------------------------------------------------------------------------ */
+
+enum {
+    TW_ALLREDUCE_RING = 0,
+    TW_ALLREDUCE_TREE = 1,
+    TW_ALLGATHER_RING = 2,
+    TW_REDUCESCATTER_RING = 3,
+    TW_P2P = 4
+};
+
+/*
+ * Time of a collective over `group` ranks for a message of `bytes` (the full
+ * buffer each rank holds at the end of all-reduce / all-gather, or starts
+ * with in reduce-scatter), with per-step latency alpha and per-rank link
+ * bandwidth beta (one direction). Source: Thakur, Rabenseifner & Gropp 2005,
+ * "Optimization of Collective Communication Operations in MPICH" (IJHPCA 19:1):
+ *   ring all-reduce      2(p-1) alpha + 2 (p-1)/p n / beta
+ *   ring all-gather, reduce-scatter  (p-1) alpha + (p-1)/p n / beta
+ *   tree all-reduce      2 ceil(log2 p) alpha + 2 n / beta (pipelined reduce + broadcast)
+ *   point-to-point       alpha + n / beta
+ * p = 1 costs 0.
+ */
+typedef struct {
+    int kind;          /* TW_ALLREDUCE_RING ... TW_P2P */
+    double bytes;      /* message size n, byte; > 0 */
+    double group;      /* ranks p; integer >= 1 */
+    double link_bw;    /* beta, byte/s per rank per direction; > 0 */
+    double latency_s;  /* alpha, s per step; >= 0 */
+} tw_collective_input;
+
+typedef struct {
+    double time_s;    /* s */
+    double steps;     /* latency terms paid */
+    double wire_bytes;/* bytes each rank sends, byte */
+    double bus_bw;    /* wire_bytes / time_s, byte/s (NCCL tests' "bus bandwidth") */
+} tw_collective_result;
+
+int tw_collective(const tw_collective_input *in, tw_collective_result *out, const char **bad_field);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,164 @@
+/* test_decode.c - tw_decode_step() and tw_memory_fit() on hand-worked examples. */
+#include <string.h>
+
+#include "tilewave.h"
+#include "tw_test.h"
+
+static tw_decode_input example(void)
+{
+    /* 1 GB of weights, 5e8 weights multiplied per token, 2 ALU ops each to
+       dequantize; L = 2, 2 KV heads, 4 query heads of 64; context 1000, batch 4. */
+    tw_decode_input in;
+    memset(&in, 0, sizeof in);
+    in.weight_bytes = 1e9;
+    in.matmul_params = 5e8;
+    in.dequant_ops = 2;
+    in.layers = 2;
+    in.kv_heads = 2;
+    in.q_heads = 4;
+    in.head_dim = 64;
+    in.kv_elem_bytes = 2;
+    in.context = 1000;
+    in.batch = 4;
+    in.act_bytes = 0;
+    in.peak_flops = 1e14;
+    in.compute_frac = 0.5;
+    in.vector_flops = 1e13;
+    in.mem_bw = 1e12;
+    in.mem_frac = 0.5;
+    in.kernels = 100;
+    in.launch_s = 3e-6;
+    return in;
+}
+
+static void test_decode_step_hand_example(void **state)
+{
+    /* KV = 2*2*2*64*1000*4*2 = 4,096,000 B; bytes = 1,004,096,000; memory_s = bytes / 5e11
+       = 2.008192 ms; FLOP = 2*5e8*4 + 4*2*4*64*1000*4 = 4,008,192,000; compute_s = 80.16 us;
+       dequant_s = 5e8*2/1e13 = 100 us; overhead = 100*3 us = 300 us;
+       TPOT = 0.3 + max(0.0802, 2.008192 + 0.1) ms = 2.408192 ms. */
+    tw_decode_input in = example();
+    tw_decode_result r;
+    assert_int_equal(tw_decode_step(&in, &r, NULL), TW_OK);
+    assert_close(r.kv_bytes, 4096000.0, 1e-12);
+    assert_close(r.bytes, 1004096000.0, 1e-12);
+    assert_close(r.flops, 4008192000.0, 1e-12);
+    assert_close(r.memory_s, 2.008192e-3, 1e-12);
+    assert_close(r.compute_s, 8.016384e-5, 1e-12);
+    assert_close(r.dequant_s, 1e-4, 1e-12);
+    assert_close(r.overhead_s, 3e-4, 1e-12);
+    assert_close(r.tpot_s, 2.408192e-3, 1e-12);
+    assert_close(r.tokens_per_s, 1.0 / 2.408192e-3, 1e-12);
+    assert_close(r.aggregate_tokens_per_s, 4.0 / 2.408192e-3, 1e-12);
+    assert_close(r.achieved_bw, 1004096000.0 / 2.408192e-3, 1e-12);
+    assert_int_equal(r.bound, TW_BOUND_MEMORY);
+}
+
+static void test_decode_step_turns_compute_bound_at_large_batch(void **state)
+{
+    /* batch 1024: FLOP = 1.024e12 + 4*2*4*64*1000*1024 = 1.026097e12 -> 20.5 ms of compute
+       against (1e9 + 1.048576e9) / 5e11 = 4.1 ms of memory */
+    tw_decode_input in = example();
+    tw_decode_result r;
+    in.batch = 1024;
+    assert_int_equal(tw_decode_step(&in, &r, NULL), TW_OK);
+    assert_int_equal(r.bound, TW_BOUND_COMPUTE);
+    assert_close(r.compute_s, (1.024e12 + 4.0 * 2 * 4 * 64 * 1000 * 1024) / 5e13, 1e-12);
+}
+
+static void test_decode_step_launch_bound(void **state)
+{
+    tw_decode_input in = example();
+    tw_decode_result r;
+    in.kernels = 10000;
+    in.launch_s = 1e-5;
+    assert_int_equal(tw_decode_step(&in, &r, NULL), TW_OK);
+    assert_int_equal(r.bound, TW_BOUND_OVERHEAD);
+}
+
+static void test_decode_step_rejects_bad_fields(void **state)
+{
+    tw_decode_input in;
+    tw_decode_result r;
+    const char *bad = NULL;
+    in = example(); in.context = 0;
+    assert_int_equal(tw_decode_step(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "context");
+    in = example(); in.batch = 2.5;
+    assert_int_equal(tw_decode_step(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "batch");
+    in = example(); in.weight_bytes = NAN;
+    assert_int_equal(tw_decode_step(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "weight_bytes");
+    in = example(); in.mem_frac = 1.5;
+    assert_int_equal(tw_decode_step(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "mem_frac");
+    in = example(); in.launch_s = -1;
+    assert_int_equal(tw_decode_step(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "launch_s");
+    in = example(); in.context = 1e12; in.batch = 1e6; /* 2.6e20 KV elements */
+    assert_int_equal(tw_decode_step(&in, &r, &bad), TW_ERANGE);
+    assert_string_equal(bad, "context*batch");
+}
+
+static tw_memory_input mem(double memory)
+{
+    /* 10 B of weights, 1 B of KV per token, context 5, batch 2: total 20 B */
+    tw_memory_input in = {10.0, 1.0, 5.0, 2.0, 0.0, memory};
+    return in;
+}
+
+static void test_memory_fit_exactly_and_one_byte_over(void **state)
+{
+    tw_memory_input in = mem(20.0);
+    tw_memory_result r;
+    assert_int_equal(tw_memory_fit(&in, &r, NULL), TW_OK);
+    assert_true(r.fits);
+    assert_close(r.total_bytes, 20.0, 0);
+    assert_close(r.free_bytes + 1.0, 1.0, 0);
+    assert_close(r.max_batch, 2.0, 0);   /* floor(10 / 5) */
+    assert_close(r.max_context, 5.0, 0); /* floor(10 / 2) */
+    in = mem(19.0);
+    assert_int_equal(tw_memory_fit(&in, &r, NULL), TW_OK);
+    assert_false(r.fits);
+    assert_close(r.free_bytes, -1.0, 0);
+    assert_close(r.max_batch, 1.0, 0);
+}
+
+static void test_memory_fit_weights_alone_too_big(void **state)
+{
+    tw_memory_input in = mem(9.0);
+    tw_memory_result r;
+    assert_int_equal(tw_memory_fit(&in, &r, NULL), TW_OK);
+    assert_false(r.fits);
+    assert_close(r.max_batch + 1.0, 1.0, 0);
+    assert_close(r.max_context + 1.0, 1.0, 0);
+}
+
+static void test_memory_fit_rejects_bad_fields(void **state)
+{
+    tw_memory_input in = mem(20.0);
+    tw_memory_result r;
+    const char *bad = NULL;
+    in.memory_bytes = 0;
+    assert_int_equal(tw_memory_fit(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "memory_bytes");
+    in = mem(20.0);
+    in.context = -1;
+    assert_int_equal(tw_memory_fit(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "context");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decode_step_hand_example),
+        cmocka_unit_test(test_decode_step_turns_compute_bound_at_large_batch),
+        cmocka_unit_test(test_decode_step_launch_bound),
+        cmocka_unit_test(test_decode_step_rejects_bad_fields),
+        cmocka_unit_test(test_memory_fit_exactly_and_one_byte_over),
+        cmocka_unit_test(test_memory_fit_weights_alone_too_big),
+        cmocka_unit_test(test_memory_fit_rejects_bad_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
