@@ -36,7 +36,7 @@ function M.default_path()
 end
 
 -- One CSV line -> fields (RFC 4180 quoting, no embedded newlines).
-local function split_csv(line)
+function M.split_csv(line)
   local out, i, n = {}, 1, #line
   while i <= n + 1 do
     if line:sub(i, i) == '"' then
@@ -65,7 +65,7 @@ function M.load(path)
   local header, rows = nil, {}
   for line in f:lines() do
     if line ~= "" then
-      local cells = split_csv(line)
+      local cells = M.split_csv(line)
       if not header then header = cells
       else
         local r = {}

@@ -117,6 +117,10 @@ local SPEC_FIELDS = {
 }
 local REQUIRED = { "name", "vendor", "arch", "sm_count", "boost_clock_hz", "memory_bytes",
                    "mem_bw", "l2_bytes", "peak_flops", "sources" }
+-- Apple publishes GPU cores and memory bandwidth but not clocks, cache sizes
+-- or one memory size per chip (../shared/reference/hardware_specs.md): those
+-- fields are optional for vendor "apple".
+local REQUIRED_APPLE = { "name", "vendor", "arch", "sm_count", "mem_bw", "peak_flops", "sources" }
 
 local arch_cache = {}
 
@@ -143,7 +147,7 @@ function M.validate(spec, label)
   local ok, err = pcall(function()
     check.table(spec, "hw")
     fields(spec, SPEC_FIELDS, "hw")
-    for _, k in ipairs(REQUIRED) do
+    for _, k in ipairs(spec.vendor == "apple" and REQUIRED_APPLE or REQUIRED) do
       if spec[k] == nil then check.fail("hw." .. k, "expected a value", nil) end
     end
     for k, f in pairs(SPEC_FIELDS) do
@@ -257,7 +261,7 @@ function M.gemm_device(spec, dt, path, call_overhead_s)
   local g = M.gemm_params(spec)
   local dev = core.device {
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = g.compute_frac,
-    mem_bw = spec.mem_bw, mem_frac = g.mem_frac, l2_bytes = spec.l2_bytes,
+    mem_bw = spec.mem_bw, mem_frac = g.mem_frac, l2_bytes = spec.l2_bytes or 0,
     call_overhead_s = call_overhead_s or g.call_overhead_s, tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
     max_split_k = g.max_split_k, tiles = g.tiles, align_eff = g.align_eff,

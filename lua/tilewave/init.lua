@@ -31,4 +31,7 @@ return {
   rules = require "tilewave.rules",
   search = require "tilewave.search",
   analysis = require "tilewave.analysis",
+  quant = require "tilewave.quant",
+  engines = require "tilewave.engines",
+  inference = require "tilewave.inference",
 }

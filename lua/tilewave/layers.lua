@@ -85,7 +85,9 @@ function M.attention(ops, c, w, opt)
   local sfx = opt.suffix or ""
   local n = opt.count
   if opt.qkv ~= false then
-    ops[#ops + 1] = M.gemm("qkv_transform", bs, (g.a_t + 2 * g.kv_t) * g.hd, h, n, e)
+    local qkv = M.gemm("qkv_transform", bs, (g.a_t + 2 * g.kv_t) * g.hd, h, n, e)
+    qkv.v_cols = g.kv_t * g.hd -- the V projection's columns (its own quantization in GGUF Q4_K_M)
+    ops[#ops + 1] = qkv
   end
   if (opt.rotary_frac or 0) > 0 then
     -- RoPE rewrites the rotated part of q and k: read + write

@@ -103,10 +103,10 @@ function M.hw_text(spec, g)
     lines[#lines + 1] = format("  %-18s %-22s %s", label, value, spec.sources[key] or "")
   end
   row("SMs", tostring(spec.sm_count), "sm_count")
-  row("boost clock", M.si(spec.boost_clock_hz, "Hz"), "boost_clock_hz")
-  row("memory", M.si(spec.memory_bytes, "B"), "memory_bytes")
+  if spec.boost_clock_hz then row("boost clock", M.si(spec.boost_clock_hz, "Hz"), "boost_clock_hz") end
+  if spec.memory_bytes then row("memory", M.si(spec.memory_bytes, "B"), "memory_bytes") end
   row("bandwidth", M.si(spec.mem_bw, "B/s"), "mem_bw")
-  row("L2", M.si(spec.l2_bytes, "B"), "l2_bytes")
+  if spec.l2_bytes then row("L2", M.si(spec.l2_bytes, "B"), "l2_bytes") end
   if spec.smem_per_sm_bytes then row("smem per SM", M.si(spec.smem_per_sm_bytes, "B"), "smem_per_sm_bytes") end
   local dts = {}
   for k in pairs(spec.peak_flops) do dts[#dts + 1] = k end

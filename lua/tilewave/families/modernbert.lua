@@ -13,7 +13,8 @@ local F = {
   name = "modernbert",
   description = "ModernBERT encoder: GeGLU (up-projection 2I), alternating global / 128-token sliding-window attention",
   hf_model_type = "modernbert",
-  glu = true, -- gated MLP: intermediate_size is a free width (rules.glu_width, search)
+  glu = true,
+  encoder = true, -- bidirectional encoder: no autoregressive decode -- gated MLP: intermediate_size is a free width (rules.glu_width, search)
   fields = { global_attn_every_n_layers = "positive_int", local_attention = "positive_int", hidden_act = "string" },
   defaults = { tie_word_embeddings = true, global_attn_every_n_layers = 3, local_attention = 128,
                max_position_embeddings = 8192, hidden_act = "gelu" },

@@ -1,0 +1,242 @@
+--- tilewave.inference: LLM serving - decode (TPOT), prefill (TTFT), the memory
+-- budget and batch sweeps.
+--
+--   tw.inference.decode{ model = "llama-2-7b", hw = "a100_sxm4_80gb", context = 512, weight_dtype = "int4", group = 32 }
+--   tw.inference.prefill{ model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048 }
+--   tw.inference.memory{ model = "llama-2-70b", hw = "h100_sxm5", batch = 8, context = 4096, t = 2 }
+--   tw.inference.sweep{ model = "llama-3.1-8b", hw = "h100_sxm5", context = 1024, batch = { 1, 8, 64, 512 } }
+--
+-- A decode step reads every weight once and each sequence's KV cache
+-- (src/tilewave.h, tw_decode_step); the weight list is the model's GEMMs at
+-- one token per sequence (tilewave.transformer.ops with s = 1), at the bytes
+-- of the weight format (tilewave.quant). What the numbers assume about the
+-- software is the engine (tilewave.engines): kernel launches per layer, the
+-- launch cost not hidden by the queue, the achievable bandwidth fraction.
+-- With t > 1 each rank holds 1/t of the heads, FFN columns and vocabulary
+-- (Megatron-LM) and every layer adds two all-reduces of batch x h activations
+-- (ring, alpha-beta, NVLink bandwidth from the spec, one direction).
+-- Units: s, byte, FLOP, token/s.
+local check = require "tilewave.check"
+local dtype = require "tilewave.dtype"
+local hw = require "tilewave.hw"
+local models = require "tilewave.models"
+local transformer = require "tilewave.transformer"
+local quant = require "tilewave.quant"
+local engines = require "tilewave.engines"
+local core = require "tilewave.core"
+
+local M = {}
+
+local format, ipairs, pairs = string.format, ipairs, pairs
+
+--- Default workspace held besides weights and KV cache, byte: CUDA context,
+-- library workspaces and one step's activations (an allowance, not a measurement).
+M.WORKSPACE_BYTES = 1 * 1024 ^ 3
+
+local KV_DTYPES = { bf16 = 2, fp16 = 2, fp32 = 4, fp8 = 1, int8 = 1 }
+
+local function kv_elem_bytes(name, path)
+  local b = KV_DTYPES[name or "bf16"]
+  if not b then check.fail(path, "expected one of " .. check.keys(KV_DTYPES), name) end
+  return b
+end
+
+-- The dtype the GEMMs compute in: the weight dtype when the device has a
+-- peak for it and it is a float format, else bf16, fp16, fp32.
+local function compute_dtype(spec, wdt)
+  if (wdt == "bf16" or wdt == "fp16" or wdt == "fp32") and spec.peak_flops[wdt] then return wdt end
+  for _, d in ipairs { "bf16", "fp16", "fp32" } do
+    if spec.peak_flops[d] then return d end
+  end
+  error(format("inference.hw: %s has no bf16, fp16 or fp32 peak", spec.id), 0)
+end
+
+local function decoder(model, path)
+  local c = models.resolve(model, path .. ".model")
+  if models.families[c.family].encoder then
+    error(format("%s.model: %s is an encoder (%s): it has no autoregressive decode", path, c.id or c.name,
+      c.family), 0)
+  end
+  return c
+end
+
+-- Weight bytes read per decode step (per rank) and their parameter count.
+local function weights(c, t, fmt)
+  local ops = transformer.ops(c, { b = 1, s = 1, t = t })
+  local bytes, params = quant.weight_bytes(ops, fmt, c.num_hidden_layers)
+  -- norms and biases: the non-embedding parameters outside the layer GEMMs, kept in 16 bits
+  local layer_gemm = 0
+  for _, op in ipairs(transformer.ops(c, { b = 1, s = 1, t = 1 })) do
+    if op.kind == "gemm" and op.scope == "layer" then layer_gemm = layer_gemm + op.n * op.k * op.count end
+  end
+  local other = math.max(0, models.params(c).non_embedding - layer_gemm)
+  return bytes + 2 * other, params, ops
+end
+
+local DECODE = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
+                 kv_dtype = true, t = true, engine = true }
+
+--- Time per output token of one decode step.
+-- @tparam table o `model` (id or config), `hw` (id, path or spec), `batch`
+--   (sequences, default 1), `context` (tokens in each KV cache, required),
+--   `weight_dtype` (fp32, bf16, fp16, fp8, int8, int4, q8_0, q4_0, q4_k_m;
+--   default "bf16"), `group` (int4 group size, default 128), `kv_dtype`
+--   (bf16, fp16, fp32, fp8, int8; default "bf16"), `t` (tensor-parallel size,
+--   default 1), `engine` ("compiled" default, "ideal", "eager", "llama.cpp",
+--   or a table, see tilewave.engines)
+-- @return `{ tpot_s, tokens_per_s, aggregate_tokens_per_s, bytes, flops,
+--   weight_bytes, kv_bytes, achieved_bw, bound, compute_s, memory_s,
+--   dequant_s, overhead_s, comm_s, bits_per_weight, engine, ... }` (s, byte,
+--   FLOP, token/s, byte/s)
+-- @raise `decode.<field>: ...`
+function M.decode(o)
+  check.table(o, "decode")
+  check.options(o, DECODE, "decode")
+  local c = decoder(o.model, "decode")
+  local spec = hw.resolve(o.hw, "decode.hw")
+  local t = check.positive_int(o.t or 1, "decode.t")
+  if t > c.num_attention_heads then
+    check.fail("decode.t", format("expected at most num_attention_heads %d", c.num_attention_heads), t)
+  end
+  local batch = check.positive_int(o.batch or 1, "decode.batch")
+  if o.context == nil then check.fail("decode.context", "expected positive integer", nil) end
+  local context = check.positive_int(o.context, "decode.context")
+  local fmt = quant.format(o.weight_dtype or "bf16", o.group, "decode.weight_dtype")
+  local kvb = kv_elem_bytes(o.kv_dtype, "decode.kv_dtype")
+  local eng = engines.resolve(o.engine, "decode.engine")
+  local g = hw.gemm_params(spec)
+  local cdt = compute_dtype(spec, fmt.name)
+  local wbytes, params = weights(c, t, fmt)
+  local L, h = c.num_hidden_layers, c.hidden_size
+  local e = dtype.get(cdt).in_bytes
+  local a_t = -(-c.num_attention_heads // t)
+  -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
+  -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
+  local act = L * (10 * batch * h * e + 2 * batch * a_t * context * e) + batch * (-(-c.vocab_size // t)) * 4
+  local r = core.decode {
+    weight_bytes = wbytes, matmul_params = params,
+    dequant_ops = eng.dequant == false and 0 or fmt.dequant_ops,
+    layers = L, kv_heads = -(-c.num_key_value_heads // t), q_heads = a_t, head_dim = c.head_dim,
+    kv_elem_bytes = kvb, context = context, batch = batch, act_bytes = act,
+    peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or g.compute_frac,
+    vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
+    mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
+    kernels = eng.kernels_per_layer * L + eng.kernels_fixed,
+    launch_s = engines.launch_s(eng, spec.vendor, "decode.engine"),
+  }
+  local comm = 0
+  if t > 1 then
+    local link = (spec.interconnect and (spec.interconnect.nvlink_bw or spec.interconnect.fabric_bw
+                  or spec.interconnect.pcie_bw))
+    if not link then error(format("decode.t: %s has no interconnect bandwidth for t = %d", spec.id, t), 0) end
+    local ar = core.collective { kind = "allreduce_ring", bytes = batch * h * e, group = t, link_bw = link / 2,
+                                 latency_s = eng.comm_latency_s or 0 }
+    comm = 2 * L * ar.time_s
+  end
+  r.comm_s = comm
+  r.tpot_s = r.tpot_s + comm
+  r.tokens_per_s = 1 / r.tpot_s
+  r.aggregate_tokens_per_s = batch / r.tpot_s
+  r.achieved_bw = r.bytes / r.tpot_s
+  if comm > math.max(r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "communication" end
+  r.model, r.hw, r.batch, r.context, r.t = c.id or c.name, spec.id, batch, context, t
+  r.weight_dtype, r.kv_dtype, r.engine, r.compute_dtype = fmt.name, o.kv_dtype or "bf16", eng.name, cdt
+  r.group = fmt.group
+  r.bits_per_weight = 8 * wbytes / params
+  r.matmul_params = params
+  return r
+end
+
+local MEMORY = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
+                 kv_dtype = true, t = true, workspace_bytes = true, memory_bytes = true }
+
+--- The inference memory budget per GPU.
+-- @tparam table o `model`, `hw`, `batch` (default 1), `context` (required),
+--   `weight_dtype`, `group`, `kv_dtype`, `t` as decode(); `workspace_bytes`
+--   (default M.WORKSPACE_BYTES); `memory_bytes` (default: the device's)
+-- @return `{ weight_bytes, kv_bytes, kv_bytes_per_token, workspace_bytes,
+--   total_bytes, free_bytes, memory_bytes, fits, max_batch, max_context }`
+-- @raise `memory.<field>: ...`
+function M.memory(o)
+  check.table(o, "memory")
+  check.options(o, MEMORY, "memory")
+  local c = models.resolve(o.model, "memory.model")
+  local spec = hw.resolve(o.hw, "memory.hw")
+  local t = check.positive_int(o.t or 1, "memory.t")
+  local batch = check.positive_int(o.batch or 1, "memory.batch")
+  if o.context == nil then check.fail("memory.context", "expected positive integer", nil) end
+  local context = check.positive_int(o.context, "memory.context")
+  local fmt = quant.format(o.weight_dtype or "bf16", o.group, "memory.weight_dtype")
+  local kvb = kv_elem_bytes(o.kv_dtype, "memory.kv_dtype")
+  local mem = o.memory_bytes or spec.memory_bytes
+  if mem == nil then
+    error(format("memory.memory_bytes: %s has no memory size in its spec; pass memory_bytes", spec.id), 0)
+  end
+  check.positive(mem, "memory.memory_bytes")
+  local workspace = check.nonneg(o.workspace_bytes or M.WORKSPACE_BYTES, "memory.workspace_bytes")
+  local wbytes = weights(c, t, fmt)
+  -- the input embedding is resident too (untied models): in 16 bits, or the GGUF format's bits
+  local p = models.params(c)
+  local lm_head = c.vocab_size * c.hidden_size
+  local resident_embedding = p.embedding - lm_head -- the LM head is among the GEMM weights already
+  local emb_bits = fmt.name:match("^q") and fmt.bits or 16
+  wbytes = wbytes + resident_embedding * emb_bits / 8 / t
+  local per_token = 2 * c.num_hidden_layers * (-(-c.num_key_value_heads // t)) * c.head_dim * kvb
+  local r = core.memory_fit { weight_bytes = wbytes, kv_bytes_per_token = per_token, context = context,
+                              batch = batch, workspace_bytes = workspace, memory_bytes = mem }
+  r.weight_bytes, r.kv_bytes_per_token, r.workspace_bytes, r.memory_bytes = wbytes, per_token, workspace, mem
+  r.model, r.hw, r.batch, r.context, r.t = c.id or c.name, spec.id, batch, context, t
+  return r
+end
+
+local PREFILL = { model = true, hw = true, batch = true, prompt = true, dtype = true, attention = true, t = true }
+
+--- Time to first token: the forward pass over the prompt (the GEMM model of
+-- tilewave.transformer), whose last logits give the first token.
+-- @tparam table o `model`, `hw`, `batch` (default 1), `prompt` (tokens,
+--   required), `dtype` (default "bf16"), `attention` ("flash" default or
+--   "standard"), `t` (default 1)
+-- @return `{ ttft_s, tflops, mfu, flops, ops (per-op breakdown as
+--   tilewave.transformer.estimate), estimate }`
+function M.prefill(o)
+  check.table(o, "prefill")
+  check.options(o, PREFILL, "prefill")
+  if o.prompt == nil then check.fail("prefill.prompt", "expected positive integer", nil) end
+  check.positive_int(o.prompt, "prefill.prompt")
+  local est = transformer.estimate(o.model, o.hw, { b = o.batch or 1, s = o.prompt, t = o.t or 1,
+    dtype = o.dtype or "bf16", attention = o.attention or "flash" })
+  return { ttft_s = est.time_s, tflops = est.tflops, mfu = est.mfu, flops = est.flops, ops = est.ops,
+           estimate = est, model = est.model, hw = est.hw, batch = est.b, prompt = est.s }
+end
+
+--- Decode against batch size: where decode turns compute-bound.
+-- @tparam table o decode()'s options with `batch` a list (default 1, 2, 4 ... 1024)
+-- @return `{ rows = { decode() results }, compute_bound_batch (first batch
+--   whose step is compute-bound, or nil), ridge_batch (the batch at which
+--   the step's intensity reaches the device's ridge point, FLOP/byte) }`
+function M.sweep(o)
+  check.table(o, "sweep")
+  local batches = o.batch or { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024 }
+  check.table(batches, "sweep.batch")
+  local rows, first = {}, nil
+  for i, b in ipairs(batches) do
+    local q = {}
+    for k, v in pairs(o) do q[k] = v end
+    q.batch = check.positive_int(b, format("sweep.batch[%d]", i))
+    local r = M.decode(q)
+    rows[i] = r
+    if not first and r.bound == "compute" then first = r.batch end
+  end
+  -- ridge: intensity grows ~linearly with batch at fixed context; find where it meets the ridge
+  local spec = hw.resolve(o.hw, "sweep.hw")
+  local g = hw.gemm_params(spec)
+  local r1 = rows[1]
+  local ridge = spec.peak_flops[r1.compute_dtype] * g.compute_frac / (spec.mem_bw * g.mem_frac)
+  local ridge_batch
+  for _, r in ipairs(rows) do
+    if not ridge_batch and r.intensity >= ridge then ridge_batch = r.batch end
+  end
+  return { rows = rows, compute_bound_batch = first, ridge_batch = ridge_batch, ridge = ridge }
+end
+
+return M

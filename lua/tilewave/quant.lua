@@ -1,0 +1,90 @@
+--- tilewave.quant: weight formats for inference - bytes per weight and the
+-- ALU work to dequantize them.
+--
+-- Each format: `bits` per weight of a quantized matrix, including its block
+-- scales (and zero points), as stored; `dequant_ops` ALU operations per weight
+-- to turn it back into the compute dtype (unpack, convert, scale, offset);
+-- `lm_head` the format llama.cpp gives the output matrix when it differs.
+-- Sources:
+--   int8 weight-only, per-output-channel bf16 scale: gpt-fast quantize.py
+--     (WeightOnlyInt8QuantHandler): 8 bits + 16 bits per output row.
+--   int4 with group g: gpt-fast quantize.py (WeightOnlyInt4QuantHandler,
+--     group_quantize_tensor): 4 bits + bf16 scale and bf16 zero per group of g
+--     weights = 4 + 32/g bits.
+--   GGUF (llama.cpp ggml-common.h block layouts): q8_0 34 B per 32 weights
+--     (fp16 scale + 32 int8) = 8.5 bits; q4_0 18 B per 32 = 4.5 bits; Q4_K
+--     144 B per 256 = 4.5 bits; Q6_K 210 B per 256 = 6.5625 bits. q4_k_m
+--     (llama.cpp llama_tensor_get_type): Q4_K, with Q6_K for attn_v and
+--     ffn_down in the layers use_more_bits() picks and for the output matrix;
+--     q4_0 and q4_k_m files keep the output matrix in Q6_K.
+-- dequant_ops are operation counts of the mechanism (convert = 1, scale = 1,
+-- zero point = 1, 4-bit unpack shift + mask = 2), not fitted values.
+local check = require "tilewave.check"
+
+local M = {}
+
+local Q6_K = 210 * 8 / 256
+
+M.formats = {
+  fp32 = { bits = 32, dequant_ops = 0 },
+  bf16 = { bits = 16, dequant_ops = 0 },
+  fp16 = { bits = 16, dequant_ops = 0 },
+  fp8 = { bits = 8, dequant_ops = 1 },
+  int8 = { bits = 8, dequant_ops = 2, channel_scale_bits = 16 },
+  int4 = { bits = 4, dequant_ops = 4, group_bits = 32 },
+  q8_0 = { bits = 34 * 8 / 32, dequant_ops = 2 },
+  q4_0 = { bits = 18 * 8 / 32, dequant_ops = 4, lm_head_bits = Q6_K },
+  q4_k_m = { bits = 144 * 8 / 256, dequant_ops = 5, lm_head_bits = Q6_K, more_bits = Q6_K },
+}
+
+--- llama.cpp's use_more_bits(i, n): layers whose attn_v and ffn_down get Q6_K in Q4_K_M.
+function M.use_more_bits(i, n)
+  return i < n // 8 or i >= 7 * n // 8 or (i - n // 8) % 3 == 2
+end
+
+--- The format table of a weight dtype name, with `group` applied (int4).
+-- @raise `<path>: expected one of ...` / `<path>.group: ...`
+function M.format(name, group, path)
+  path = path or "weight_dtype"
+  local f = M.formats[name]
+  if not f then check.fail(path, "expected one of " .. check.keys(M.formats), name) end
+  local out = { name = name }
+  for k, v in pairs(f) do out[k] = v end
+  if f.group_bits then
+    out.group = check.positive_int(group or 128, "group")
+    out.bits = f.bits + f.group_bits / out.group
+  elseif group ~= nil then
+    error(string.format("group: only int4 takes a quantization group size, not %s", name), 0)
+  end
+  return out
+end
+
+--- Bytes of the weight matrices of a decode op list (`ops` from
+-- tilewave.transformer.ops at b = 1, s = 1): GEMM ops only, each k x n x count.
+-- @return bytes, matmul_params
+function M.weight_bytes(ops, fmt, layers)
+  local bytes, params = 0, 0
+  local more = 0
+  if fmt.more_bits then
+    for i = 0, layers - 1 do if M.use_more_bits(i, layers) then more = more + 1 end end
+  end
+  for _, op in ipairs(ops) do
+    if op.kind == "gemm" then
+      local n_w = op.n * op.k * op.count
+      params = params + n_w
+      local bits = fmt.bits
+      if op.name == "logits" and fmt.lm_head_bits then bits = fmt.lm_head_bits end
+      local b = n_w * bits / 8
+      if fmt.channel_scale_bits then b = b + op.n * op.count * fmt.channel_scale_bits / 8 end
+      if fmt.more_bits and op.name == "mlp_down" then
+        b = b + (fmt.more_bits - fmt.bits) / 8 * op.n * op.k * more
+      elseif fmt.more_bits and op.name == "qkv_transform" and op.v_cols then
+        b = b + (fmt.more_bits - fmt.bits) / 8 * op.v_cols * op.k * more
+      end
+      bytes = bytes + b
+    end
+  end
+  return bytes, params
+end
+
+return M
