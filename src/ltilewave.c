@@ -101,7 +101,9 @@ static int core_error(lua_State *L, int t, const char *prefix, const char *field
     const char *dot = strchr(field, '.');
     const char *key = dot != NULL ? dot + 1 : field;
     const char *expect = tw_field_expectation(field);
-    if (status == TW_ERANGE && strcmp(field, "m*n*batch") != 0) expect = "out of range (max 2147483647)";
+    if (status == TW_ERANGE && strcmp(field, "m*n*batch") != 0)
+        expect = strcmp(prefix, "gemm") == 0 ? "out of range (max 2147483647)"
+                                              : "out of range (element counts must stay below 2^53)";
     if (strcmp(field, "m*n*batch") == 0) {
         lua_pushnumber(L, (double)get_int(L, t, "m", prefix, 1) * (double)get_int(L, t, "n", prefix, 1) *
                               (double)get_int(L, t, "batch", prefix, 1));

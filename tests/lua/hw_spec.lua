@@ -2,17 +2,37 @@
 local tw = require "tilewave"
 
 local FIX = "tests/lua/fixtures/"
-local ALL = { "a10", "a100_pcie_80gb", "a100_sxm4_40gb", "a100_sxm4_80gb", "b200", "h100_pcie", "h100_sxm5",
-              "h200_sxm", "l4", "l40s", "mi250x_gcd", "mi300x", "p100_pcie", "rtx3090ti", "rtx4090", "t4", "v100_sxm2" }
+local ALL = { "a10", "a100_pcie_80gb", "a100_sxm4_40gb", "a100_sxm4_80gb", "apple_m1", "apple_m1_max", "apple_m1_pro",
+              "apple_m1_ultra", "apple_m2_max", "apple_m2_ultra", "apple_m3_max", "apple_m4_max", "b200", "h100_pcie",
+              "h100_sxm5", "h200_sxm", "l4", "l40s", "mi250x_gcd", "mi300x", "p100_pcie", "rtx3090ti", "rtx4090", "t4",
+              "v100_sxm2" }
 
 describe("tilewave.hw", function()
   describe("list()", function()
-    it("lists the 17 devices of the library, sorted", function()
+    it("lists the 25 devices of the library, sorted", function()
       assert.same(ALL, tw.hw.list())
     end)
   end)
 
   describe("load()", function()
+    it("loads an Apple chip without clock, cache or memory size, and derives its peak from the M1's", function()
+      local s = assert(tw.hw.load("apple_m2_ultra"))
+      assert.equal(76, s.sm_count)
+      assert.equal(800e9, s.mem_bw)
+      assert.is_nil(s.memory_bytes)
+      -- 76 cores x 2.6 TFLOPS / 8 cores (M1, Apple) = 24.7 TFLOP/s
+      assert.near(24.7e12, s.peak_flops.fp16, 1e9)
+    end)
+
+    it("still requires clock, memory and L2 from NVIDIA and AMD specs", function()
+      local spec = {}
+      for k, v in pairs(assert(tw.hw.load("a10"))) do spec[k] = v end
+      spec.memory_bytes = nil
+      local ok, err = tw.hw.validate(spec, "x.lua")
+      assert.is_nil(ok)
+      assert.equal("x.lua: hw.memory_bytes: expected a value, got nil", err)
+    end)
+
     it("loads a device by id with SI units (A100 datasheet: 108 SMs, 2039 GB/s, 312 TFLOP/s fp16)", function()
       local s = assert(tw.hw.load("a100_sxm4_80gb"))
       assert.equal("a100_sxm4_80gb", s.id)
@@ -41,7 +61,7 @@ describe("tilewave.hw", function()
         local s, err = tw.hw.load(id)
         assert.is_nil(err)
         for _, k in ipairs { "sm_count", "mem_bw", "l2_bytes", "peak_flops", "memory_bytes", "boost_clock_hz" } do
-          assert.is_string(s.sources[k])
+          if s[k] ~= nil or s.vendor ~= "apple" then assert.is_string(s.sources[k], k) end
         end
       end)
     end

@@ -1,0 +1,157 @@
+-- busted specs for tilewave.inference (decode, memory, prefill, sweep), tilewave.quant
+-- and tilewave.engines: hand-worked bytes and the errors.
+local tw = require "tilewave"
+
+-- h 256, a 4 (head dim 64), kv 2, L 2, I 512, v 1000
+local SMALL = { family = "llama", hidden_size = 256, num_attention_heads = 4, num_key_value_heads = 2,
+                num_hidden_layers = 2, intermediate_size = 512, vocab_size = 1000, name = "small" }
+
+local function err_of(f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok)
+  return err
+end
+
+describe("tilewave.inference", function()
+  describe("decode()", function()
+    it("reads Llama-2-70B's KV cache at 4096 tokens: 2*80*8*128*4096*2 = 1,342,177,280 B", function()
+      local r = tw.inference.decode { model = "llama-2-70b", hw = "h100_sxm5", context = 4096, t = 2 }
+      -- per rank with t = 2: 4 KV heads each
+      assert.equal(1342177280 / 2, r.kv_bytes)
+      local m = tw.inference.memory { model = "llama-2-70b", hw = "h100_sxm5", context = 4096, batch = 1 }
+      assert.equal(1342177280, m.kv_bytes)
+      assert.equal(327680, m.kv_bytes_per_token) -- model_configs.md §7
+    end)
+
+    it("counts int4 group-32 weights with their scales and zeros: 5 bits per weight", function()
+      -- GEMM weights: per layer QKV 256x512 + O 256x256 + gate, up 2x256x512 + down 512x256 = 589,824;
+      -- 2 layers + LM head 256x1000 = 1,435,648 weights x 5/8 B = 897,280 B;
+      -- plus the RMSNorm weights (2*2*256 + 256 = 1280) in 16 bits = 2,560 B
+      local r = tw.inference.decode { model = SMALL, hw = "a100_sxm4_80gb", context = 1, weight_dtype = "int4", group = 32 }
+      assert.equal(1435648, r.matmul_params)
+      assert.equal(897280 + 2560, r.weight_bytes)
+      local r128 = tw.inference.decode { model = SMALL, hw = "a100_sxm4_80gb", context = 1, weight_dtype = "int4" }
+      assert.equal(128, r128.group) -- default group: 4 + 32/128 = 4.25 bits
+      assert.equal(1435648 * 4.25 / 8 + 2560, r128.weight_bytes)
+    end)
+
+    it("counts Llama-2-7B's bf16 weights by hand and prices the ideal step at datasheet bandwidth", function()
+      -- per layer QKV 4096x12288 + O 4096^2 + 3 x 4096x11008 = 202,375,168; x32 + LM head 4096x32000
+      -- = 6,607,077,376 weights; norms 2*4096*32 + 4096 = 266,240
+      local r = tw.inference.decode { model = "llama-2-7b", hw = "a100_sxm4_80gb", context = 1, engine = "ideal" }
+      assert.equal(6607077376, r.matmul_params)
+      assert.equal(2 * (6607077376 + 266240), r.weight_bytes)
+      assert.equal(2 * 32 * 32 * 128 * 2, r.kv_bytes)
+      assert.near(r.bytes / 2039e9, r.tpot_s, 1e-12)
+      assert.equal("memory", r.bound)
+      assert.near(1 / r.tpot_s, r.tokens_per_s, 1e-9)
+    end)
+
+    it("orders engines and formats as the mechanism says", function()
+      local function tps(engine, wd)
+        return tw.inference.decode { model = "llama-3.1-8b", hw = "h100_sxm5", context = 1024, engine = engine,
+                                     weight_dtype = wd }.tokens_per_s
+      end
+      assert.is_true(tps("ideal", "bf16") > tps("compiled", "bf16"))
+      assert.is_true(tps("compiled", "bf16") > tps("eager", "bf16"))
+      assert.is_true(tps("compiled", "int4") > tps("compiled", "int8"))
+      assert.is_true(tps("compiled", "int8") > tps("compiled", "bf16"))
+    end)
+
+    it("uses the GGUF formats' true bits: Q4_0 Llama-2-7B resident size is the file's 3.56 GiB", function()
+      -- llama.cpp discussion #4167: llama-2-7b.Q4_0.gguf = 3.56 GiB (4.5 bits, Q6_K output matrix)
+      local m = tw.inference.memory { model = "llama-2-7b", hw = "rtx4090", context = 1, weight_dtype = "q4_0" }
+      assert.near(3.56, m.weight_bytes / 2 ^ 30, 0.01)
+      local q8 = tw.inference.memory { model = "llama-2-7b", hw = "rtx4090", context = 1, weight_dtype = "q8_0" }
+      assert.near(6.67, q8.weight_bytes / 2 ^ 30, 0.01)
+    end)
+
+    it("adds two all-reduces per layer under tensor parallelism", function()
+      local r1 = tw.inference.decode { model = "llama-2-70b", hw = "h100_sxm5", context = 1024 }
+      local r2 = tw.inference.decode { model = "llama-2-70b", hw = "h100_sxm5", context = 1024, t = 2 }
+      assert.is_true(r2.comm_s > 0)
+      assert.equal(0, r1.comm_s)
+      assert.is_true(r2.tpot_s < r1.tpot_s)
+    end)
+
+    it("accepts an engine override table", function()
+      local r = tw.inference.decode { model = SMALL, hw = "h100_sxm5", context = 8,
+                                      engine = { base = "compiled", launch_s = 0, kernels_per_layer = 0 } }
+      assert.equal(0, r.overhead_s)
+    end)
+
+    it("rejects unknown dtypes, zero context, an overflowing batch and encoders", function()
+      assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, weight_dtype = "int3" })
+        :find("decode.weight_dtype: expected one of bf16, fp16, fp32, fp8, int4, int8, q4_0, q4_k_m, q8_0, got string 'int3'", 1, true))
+      assert.equal("decode.context: expected positive integer, got 0",
+        err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 0 }))
+      assert.equal("decode.context: expected positive integer, got nil",
+        err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5" }))
+      assert.equal("decode.context*batch: out of range (element counts must stay below 2^53)",
+        err_of(tw.inference.decode, { model = "llama-2-7b", hw = "h100_sxm5", context = 8, batch = 2 ^ 40 }))
+      assert.equal("decode.model: modernbert-base is an encoder (modernbert): it has no autoregressive decode",
+        err_of(tw.inference.decode, { model = "modernbert-base", hw = "h100_sxm5", context = 8 }))
+      assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, kv_dtype = "int2" })
+        :find("decode.kv_dtype: expected one of", 1, true))
+      assert.equal("group: only int4 takes a quantization group size, not int8",
+        err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, weight_dtype = "int8", group = 64 }))
+      assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, engine = "vllm" })
+        :find("decode.engine: expected one of compiled, eager, ideal, llama.cpp, got string 'vllm'", 1, true))
+    end)
+  end)
+
+  describe("memory()", function()
+    it("fits exactly at the device's memory and not one byte over", function()
+      local m = tw.inference.memory { model = SMALL, hw = "h100_sxm5", context = 100, batch = 3, workspace_bytes = 0 }
+      local exact = tw.inference.memory { model = SMALL, hw = "h100_sxm5", context = 100, batch = 3,
+                                          workspace_bytes = 0, memory_bytes = m.total_bytes }
+      assert.is_true(exact.fits)
+      assert.equal(3, exact.max_batch)
+      assert.equal(100, exact.max_context)
+      local over = tw.inference.memory { model = SMALL, hw = "h100_sxm5", context = 100, batch = 3,
+                                         workspace_bytes = 0, memory_bytes = m.total_bytes - 1 }
+      assert.is_false(over.fits)
+      assert.equal(2, over.max_batch)
+      -- KV per token: 2 * 2 layers * 2 heads * 64 * 2 B = 1024 B
+      assert.equal(1024, m.kv_bytes_per_token)
+      assert.equal(1024 * 100 * 3, m.kv_bytes)
+    end)
+
+    it("says Llama-2-70B in bf16 does not fit one 80 GB H100 but fits two", function()
+      assert.is_false(tw.inference.memory { model = "llama-2-70b", hw = "h100_sxm5", context = 4096 }.fits)
+      assert.is_true(tw.inference.memory { model = "llama-2-70b", hw = "h100_sxm5", context = 4096, t = 2 }.fits)
+    end)
+
+    it("asks for memory_bytes on a device whose spec has none", function()
+      assert.equal("memory.memory_bytes: apple_m2_ultra has no memory size in its spec; pass memory_bytes",
+        err_of(tw.inference.memory, { model = "llama-2-7b", hw = "apple_m2_ultra", context = 512 }))
+      assert.is_true(tw.inference.memory { model = "llama-2-7b", hw = "apple_m2_ultra", context = 512,
+                                           memory_bytes = 192e9 }.fits)
+    end)
+  end)
+
+  describe("prefill()", function()
+    it("is the FlashAttention forward pass of the prompt", function()
+      local p = tw.inference.prefill { model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048 }
+      local e = tw.transformer.estimate("llama-3.1-8b", "h100_sxm5", { b = 1, s = 2048, attention = "flash" })
+      assert.equal(e.time_s, p.ttft_s)
+      assert.is_true(p.mfu > 0.3 and p.mfu < 1)
+    end)
+  end)
+
+  describe("sweep()", function()
+    it("raises aggregate throughput with batch and finds where decode turns compute-bound", function()
+      -- short context, so that the KV cache (512 KiB per token for this MHA model) stays small
+      local s = tw.inference.sweep { model = "llama-2-7b", hw = "h100_sxm5", context = 16,
+                                     batch = { 1, 16, 64, 256, 512, 1024 } }
+      for i = 2, #s.rows do
+        assert.is_true(s.rows[i].aggregate_tokens_per_s > s.rows[i - 1].aggregate_tokens_per_s)
+      end
+      assert.equal("memory", s.rows[1].bound)
+      assert.is_not_nil(s.compute_bound_batch)
+      assert.is_true(s.compute_bound_batch >= 256)
+      -- intensity ~ batch FLOP/B while weights dominate the bytes: the ridge (~326 FLOP/B) near b = 512
+      assert.equal(512, s.ridge_batch)
+    end)
+  end)
+end)
