@@ -9,6 +9,8 @@ local models = require "tilewave.models"
 local transformer = require "tilewave.transformer"
 local rules = require "tilewave.rules"
 local search = require "tilewave.search"
+local inference = require "tilewave.inference"
+local quant = require "tilewave.quant"
 
 local M = {}
 
@@ -80,8 +82,37 @@ function M.model(model, opts)
   return {
     id = c.id or c.name, name = c.name, family = c.family, params = models.params(c), estimate = est,
     slowest = slowest, violations = rules.check(c, w, spec), nearby = best,
-    config = c,
+    config = c, inference = M.inference(c, spec, w),
   }
+end
+
+--- Batches tried for the decode ridge: 1, 2, 4 ... 4096.
+M.DECODE_BATCHES = {}
+for i = 0, 12 do M.DECODE_BATCHES[#M.DECODE_BATCHES + 1] = 2 ^ i // 1 end
+
+--- The report's inference view of a decoder: decode at batch 1 with s tokens
+-- of context (compiled engine, weights in the workload dtype when it is a
+-- weight format, else bf16), and the first batch of DECODE_BATCHES at which
+-- the step turns compute-bound (nil: memory-bound at every one), whether or
+-- not that batch fits in memory (max_batch says what fits); intensity_limit
+-- is the step's FLOP/byte as batch grows without bound (FLOP per KV-cache
+-- byte), against the device's achievable ridge. nil for encoders.
+function M.inference(c, spec, w)
+  if models.families[c.family].encoder then return nil end
+  local wd = quant.formats[w.dtype or "bf16"] and (w.dtype or "bf16") or "bf16"
+  local sw = inference.sweep { model = c, hw = spec, context = w.s or 2048, t = w.t, weight_dtype = wd,
+                               batch = M.DECODE_BATCHES }
+  local one = sw.rows[1]
+  local fit
+  if spec.memory_bytes then
+    fit = inference.memory { model = c, hw = spec, context = w.s or 2048, t = w.t, weight_dtype = wd }
+  end
+  -- as batch grows the weights are amortized and the step's intensity tends to FLOP per KV-cache byte
+  local limit = one.flops / one.kv_bytes
+  return { tokens_per_s = one.tokens_per_s, tpot_s = one.tpot_s, bound = one.bound, weight_dtype = wd,
+           intensity_limit = limit, ridge = sw.ridge,
+           context = one.context, engine = one.engine, compute_bound_batch = sw.compute_bound_batch,
+           max_batch = fit and fit.max_batch or nil, kv_bytes_per_token = fit and fit.kv_bytes_per_token or nil }
 end
 
 --- Analyse a list of models (ids, family names or configs).

@@ -215,6 +215,31 @@ function M.models_markdown(res)
       M.si(e.time_s, "s"), M.si(e.tokens_per_s, ""), e.tflops, 100 * e.mfu, 100 * e.gemm_share,
       #rules == 0 and "none" or concat(rules, ", "), nearby_text(r))
   end
+  local any = false
+  for _, r in ipairs(res.models) do any = any or r.inference ~= nil end
+  if any then
+    L[#L + 1] = ""
+    L[#L + 1] = "## Inference: decode"
+    L[#L + 1] = ""
+    L[#L + 1] = format("One decode step per generated token with s = %d tokens of context per sequence, %s engine "
+      .. "(fused kernels, CUDA graphs; calibration in README); 'compute-bound from' is the first batch of 1, 2, 4 "
+      .. "... 4096 at which the step stops being memory-bound (fitting in memory or not: see max batch); with GQA's small KV "
+      .. "cache the weights amortize sooner; with a long context the KV cache read per token keeps the step memory-bound.",
+      res.workload.s, "compiled")
+    L[#L + 1] = ""
+    L[#L + 1] = "| model | weights | decode tok/s (b = 1) | TPOT | bound | KV cache per token | max batch (fits) | compute-bound from batch |"
+    L[#L + 1] = "|---|---|---:|---:|---|---:|---:|---:|"
+    for _, r in ipairs(res.models) do
+      local i = r.inference
+      if i then
+        L[#L + 1] = format("| %s | %s | %.1f | %s | %s | %s | %s | %s |", r.id, i.weight_dtype, i.tokens_per_s,
+          M.si(i.tpot_s, "s"), i.bound, i.kv_bytes_per_token and M.si(i.kv_bytes_per_token, "B") or "-",
+          i.max_batch and format("%d", i.max_batch) or "-",
+          i.compute_bound_batch and format("%d", i.compute_bound_batch)
+            or format("none: tends to %.0f FLOP/B < ridge %.0f", i.intensity_limit, i.ridge))
+      end
+    end
+  end
   for _, r in ipairs(res.models) do
     local c, e = r.config, r.estimate
     L[#L + 1] = ""
@@ -261,7 +286,8 @@ end
 
 local CSV_HEADER = { "model", "family", "hw", "dtype", "b", "s", "t", "attention", "params", "non_embedding",
   "forward_s", "layer_s", "tokens_per_s", "tflops", "mfu", "gemm_share", "violations", "slowest_gemm",
-  "slowest_limit", "best_nearby", "best_nearby_speedup" }
+  "slowest_limit", "best_nearby", "best_nearby_speedup", "decode_tokens_per_s", "decode_tpot_s",
+  "decode_compute_bound_batch" }
 
 local function csv_field(v)
   if type(v) == "number" then
@@ -286,7 +312,9 @@ function M.models_csv(res)
       r.params.non_embedding, e.time_s, e.layer_s, e.tokens_per_s, e.tflops, e.mfu, e.gemm_share,
       concat(rules, ";"), s1 and s1.name or "", s1 and s1.loss or "",
       r.nearby and M.changes_text(r.config, r.nearby.changes) or "",
-      r.nearby and r.nearby.size_speedup or 1.0 }
+      r.nearby and r.nearby.size_speedup or 1.0,
+      r.inference and r.inference.tokens_per_s or "", r.inference and r.inference.tpot_s or "",
+      r.inference and r.inference.compute_bound_batch or "" }
     for i, v in ipairs(row) do row[i] = csv_field(v) end
     lines[#lines + 1] = concat(row, ",")
   end
@@ -300,7 +328,8 @@ function M.models_json(res)
     out.models[i] = { id = r.id, name = r.name, family = r.family, params = r.params, config = r.config,
       estimate = r.estimate, slowest = r.slowest, violations = r.violations, nearby = r.nearby and {
         changes = r.nearby.changes, speedup = r.nearby.speedup, size_speedup = r.nearby.size_speedup,
-        params_ratio = r.nearby.params_ratio, tflops = r.nearby.tflops } or cjson.null }
+        params_ratio = r.nearby.params_ratio, tflops = r.nearby.tflops } or cjson.null,
+      inference = r.inference or cjson.null }
   end
   return M.json(out) .. "\n"
 end

@@ -113,6 +113,10 @@ describe("tilewave CLI", function()
       end
       -- Pythia-2.8B's h/a = 80 is reported with its fix
       assert.truthy(out1:find("**head_dim_64**: h/a = 80", 1, true))
+      -- the inference section: decoders only
+      assert.truthy(out1:find("## Inference: decode", 1, true))
+      assert.truthy(out1:find("\n| llama-3.1-8b | bf16 | ", 1, true))
+      assert.falsy(out1:find("\n| modernbert-base | bf16 | ", 1, true))
     end)
 
     it("writes CSV and JSON for chosen models and families", function()

@@ -1,0 +1,45 @@
+-- Seed article 002's table: data-center GPUs with peak half-precision tensor FLOP/s, memory
+-- bandwidth and the ops:byte ratio (peak FLOP/s / bandwidth; A10: 125 TFLOP/s / 600 GB/s = 208),
+-- for every device in hw/, plus the ratio at the achievable fractions (the ridge point the
+-- GEMM model uses) and at 8-bit where the device has it.
+-- An algorithm whose arithmetic intensity is below the ratio is memory-bound on that device;
+-- LLM decode (~1 FLOP/B per weight byte at batch 1 in 16 bits) is far below every entry.
+-- Usage: build/tilewave run scripts/ops_byte_table.lua [--sort ratio|id] [--format text|csv]
+local argparse = require "argparse"
+local tw = require "tilewave"
+
+local p = argparse("ops_byte_table.lua", "Peak FLOP/s, bandwidth and ops:byte of every device.")
+p:option("--sort", "Row order."):choices({ "id", "ratio" }):default("id")
+p:option("--format", "Output format."):choices({ "text", "csv" }):default("text")
+local args = p:parse(arg)
+
+local rows = {}
+for _, id in ipairs(tw.hw.list()) do
+  local s = assert(tw.hw.load(id))
+  local dt = s.peak_flops.bf16 and "bf16" or s.peak_flops.fp16 and "fp16" or "fp32"
+  local peak = s.peak_flops[dt]
+  local g = tw.hw.gemm_params(s)
+  local eight = s.peak_flops.fp8 or s.peak_flops.int8
+  rows[#rows + 1] = { id = id, name = s.name, dt = dt, peak = peak, bw = s.mem_bw, ratio = peak / s.mem_bw,
+                      ridge = peak * g.compute_frac / (s.mem_bw * g.mem_frac), eight = eight and eight / s.mem_bw }
+end
+if args.sort == "ratio" then
+  table.sort(rows, function(a, b) if a.ratio ~= b.ratio then return a.ratio > b.ratio end return a.id < b.id end)
+end
+
+local out = {}
+for _, r in ipairs(rows) do
+  out[#out + 1] = { r.id, r.name, r.dt, string.format("%.1f", r.peak / 1e12), string.format("%.0f", r.bw / 1e9),
+                    string.format("%.1f", r.ratio), string.format("%.1f", r.ridge),
+                    r.eight and string.format("%.1f", r.eight) or "-" }
+end
+local header = { "id", "device", "dtype", "peak TFLOP/s", "GB/s", "ops:byte", "achievable ridge", "ops:byte 8-bit" }
+if args.format == "csv" then
+  print(table.concat(header, ","))
+  for _, r in ipairs(out) do print(table.concat(r, ",")) end
+else
+  print("Peak dense tensor FLOP/s over memory bandwidth (seed article 002, Table 1; sources in hw/*.lua)")
+  print(tw.report.table(header, out))
+  print("\nops:byte = FLOP the device can do in the time it moves one byte; below it a kernel is memory-bound.")
+  print("'achievable ridge' uses the calibrated compute and bandwidth fractions of the GEMM model.")
+end
