@@ -14,7 +14,8 @@
 -- launch cost not hidden by the queue, the achievable bandwidth fraction.
 -- With t > 1 each rank holds 1/t of the heads, FFN columns and vocabulary
 -- (Megatron-LM) and every layer adds two all-reduces of batch x h activations
--- (ring, alpha-beta, NVLink bandwidth from the spec, one direction).
+-- (the faster of ring and tree, alpha-beta, NVLink bandwidth from the spec, one
+-- direction; the per-step latency is the engine's comm_latency_s, not calibrated).
 -- Units: s, byte, FLOP, token/s.
 local check = require "tilewave.check"
 local dtype = require "tilewave.dtype"
@@ -129,9 +130,14 @@ function M.decode(o)
     local link = (spec.interconnect and (spec.interconnect.nvlink_bw or spec.interconnect.fabric_bw
                   or spec.interconnect.pcie_bw))
     if not link then error(format("decode.t: %s has no interconnect bandwidth for t = %d", spec.id, t), 0) end
-    local ar = core.collective { kind = "allreduce_ring", bytes = batch * h * e, group = t, link_bw = link / 2,
-                                 latency_s = eng.comm_latency_s or 0 }
-    comm = 2 * L * ar.time_s
+    -- NCCL picks the faster algorithm per message size: ring for large, tree for small messages
+    local best = math.huge
+    for _, kind in ipairs { "allreduce_ring", "allreduce_tree" } do
+      local ar = core.collective { kind = kind, bytes = batch * h * e, group = t, link_bw = link / 2,
+                                   latency_s = eng.comm_latency_s or 0 }
+      if ar.time_s < best then best = ar.time_s end
+    end
+    comm = 2 * L * best
   end
   r.comm_s = comm
   r.tpot_s = r.tpot_s + comm
