@@ -10,6 +10,8 @@ local transformer = require "tilewave.transformer"
 local rules = require "tilewave.rules"
 local search = require "tilewave.search"
 local inference = require "tilewave.inference"
+local training = require "tilewave.training"
+local cluster = require "tilewave.cluster"
 local quant = require "tilewave.quant"
 
 local M = {}
@@ -83,7 +85,37 @@ function M.model(model, opts)
     id = c.id or c.name, name = c.name, family = c.family, params = models.params(c), estimate = est,
     slowest = slowest, violations = rules.check(c, w, spec), nearby = best,
     config = c, inference = M.inference(c, spec, w),
+    training = opts.cluster and M.training(c, opts.cluster, w) or nil,
   }
+end
+
+--- Node counts the report's training search tries, smallest first.
+M.TRAINING_NODES = { 1, 2, 4, 8, 16, 32, 64 }
+--- Tokens per optimizer step of the report's training search (2^21, about 2M).
+M.TRAINING_TOKENS = 2 ^ 21 // 1
+
+--- The report's training view: on the smallest node count of TRAINING_NODES
+-- where some configuration fits, the fastest (t, p, d, micro-batch,
+-- checkpointing, ZeRO) of tilewave.training.search, FlashAttention, bf16,
+-- TRAINING_TOKENS per step at sequence length s. nil if none fits.
+function M.training(c, cl, w)
+  local s = w.s or 2048
+  local gb = math.max(1, M.TRAINING_TOKENS // s)
+  for _, nodes in ipairs(M.TRAINING_NODES) do
+    local gpus = nodes * cl.gpus_per_node
+    if gb % gpus == 0 or gpus <= gb then
+      local res = training.search { model = c, cluster = cl, nodes = nodes, global_batch = gb, s = s,
+                                    dtype = w.dtype == "fp16" and "fp16" or "bf16", micro_batch = { 1, 2, 4 } }
+      local best = res.ranked[1]
+      if best then
+        return { nodes = nodes, gpus = gpus, cluster = cl.id or cl.name, config = best.config,
+                 tokens_per_s = best.tokens_per_s, model_tflops_per_gpu = best.model_tflops_per_gpu,
+                 mfu = best.mfu, memory = best.memory.total, step_s = best.step_s, valid = #res.ranked,
+                 rejected = #res.rejected }
+      end
+    end
+  end
+  return nil
 end
 
 --- Batches tried for the decode ridge: 1, 2, 4 ... 4096.
@@ -124,13 +156,22 @@ function M.models(opts)
   opts = opts or {}
   check.table(opts, "report")
   check.options(opts, { models = true, hw = true, b = true, s = true, t = true, dtype = true,
-                        attention = true, top = true, tolerance = true }, "report")
+                        attention = true, top = true, tolerance = true, cluster = true }, "report")
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
   o.hw = o.hw or "h100_sxm5"
   o.b, o.s, o.t = o.b or 4, o.s or 2048, o.t or 1
   o.dtype, o.attention = o.dtype or "bf16", o.attention or "standard"
   local spec = hw.resolve(o.hw, "report.hw")
+  -- training: the given cluster, else the cluster built of this device, if any
+  if o.cluster == nil then
+    for _, id in ipairs(cluster.list()) do
+      local cl = cluster.resolve(id, "report.cluster")
+      if cl.spec.id == spec.id and o.cluster == nil then o.cluster = cl end
+    end
+  elseif o.cluster then
+    o.cluster = cluster.resolve(o.cluster, "report.cluster")
+  end
   local list = {}
   for _, m in ipairs(o.models or M.DEFAULT_FAMILIES) do
     if type(m) == "table" then list[#list + 1] = m
@@ -141,7 +182,7 @@ function M.models(opts)
   local results = {}
   for i, m in ipairs(list) do results[i] = M.model(m, o) end
   return {
-    hw = spec, version = require("tilewave.core")._VERSION, models = results,
+    hw = spec, version = require("tilewave.core")._VERSION, models = results, cluster = o.cluster or nil,
     workload = { b = o.b, s = o.s, t = o.t, dtype = o.dtype, attention = o.attention },
   }
 end

@@ -61,6 +61,7 @@ local function parser()
   rep:option("--t", "Tensor-parallel size t."):default("1"):convert(to_int)
   rep:option("--dtype", "Element type."):default("bf16")
   rep:option("--attention", "Attention kernel."):choices({ "standard", "flash" }):default("standard")
+  rep:option("--cluster", "Cluster for the training section (hw/clusters; default: the one built of --hw).")
   rep:option("--format", "Output format."):choices({ "markdown", "csv", "json" }):default("markdown")
   rep:option("--out", "Write the report to FILE instead of stdout.")
 
@@ -148,7 +149,7 @@ end
 
 local function report_cmd(args)
   local res = tw.analysis.models { models = split(args.models), hw = args.hw, b = args.b, s = args.s, t = args.t,
-                                   dtype = args.dtype, attention = args.attention }
+                                   dtype = args.dtype, attention = args.attention, cluster = args.cluster }
   local text
   if args.format == "json" then text = tw.report.models_json(res)
   elseif args.format == "csv" then text = tw.report.models_csv(res)

@@ -42,7 +42,9 @@ local FIGURES = {
   compute_capability = true,
 }
 
-local function load_data(path)
+--- Load a pure-data Lua file into the unit-constant sandbox; returns its
+-- table or `nil, msg`. (Shared with tilewave.cluster.)
+function M.load_data(path)
   local env = {}
   for k, v in pairs(units) do env[k] = v end
   local chunk, err = loadfile(path, "t", env)
@@ -127,7 +129,7 @@ local arch_cache = {}
 local function load_arch(name)
   if arch_cache[name] then return arch_cache[name] end
   local path = format("%s/arch/%s.lua", M.dir, name)
-  local data, err = load_data(path)
+  local data, err = M.load_data(path)
   if not data then return nil, err end
   local ok, verr = pcall(function()
     fields(data, { name = true, gemm = true, notes = true }, "arch")
@@ -203,7 +205,7 @@ function M.load(id_or_path)
     end
     f:close()
   end
-  local data, err = load_data(path)
+  local data, err = M.load_data(path)
   if not data then return nil, err end
   if data.id ~= nil and data.id ~= id then
     return nil, format("%s: hw.id: expected '%s' (the file name), got %s", path, id, check.describe(data.id))

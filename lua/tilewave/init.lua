@@ -34,4 +34,6 @@ return {
   quant = require "tilewave.quant",
   engines = require "tilewave.engines",
   inference = require "tilewave.inference",
+  cluster = require "tilewave.cluster",
+  training = require "tilewave.training",
 }

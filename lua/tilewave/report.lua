@@ -240,6 +240,30 @@ function M.models_markdown(res)
       end
     end
   end
+  if res.cluster then
+    local cl = res.cluster
+    L[#L + 1] = ""
+    L[#L + 1] = "## Training: best configuration"
+    L[#L + 1] = ""
+    L[#L + 1] = format("On %s (%s), the fewest nodes of 1, 2, 4 ... 64 where a configuration fits, ~2M tokens per step "
+      .. "at s = %d, FlashAttention, %s; the fastest (t, p, d, micro-batch, checkpointing, ZeRO) of tw.training.search "
+      .. "(communication not overlapped).", cl.name, cl.id or "cluster", res.workload.s,
+      res.workload.dtype == "fp16" and "fp16" or "bf16")
+    L[#L + 1] = ""
+    L[#L + 1] = "| model | nodes (GPUs) | t | p | d | micro-batch | checkpointing | ZeRO | tokens/s | model TFLOP/s/GPU | MFU | memory/GPU |"
+    L[#L + 1] = "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"
+    for _, r in ipairs(res.models) do
+      local tr = r.training
+      if tr then
+        local k = tr.config
+        L[#L + 1] = format("| %s | %d (%d) | %d | %d | %d | %d | %s | %d | %s | %.1f | %.1f%% | %s |", r.id, tr.nodes, tr.gpus,
+          k.t, k.p, k.d, k.micro_batch, k.checkpointing, k.zero, M.si(tr.tokens_per_s, ""), tr.model_tflops_per_gpu,
+          100 * tr.mfu, M.si(tr.memory, "B"))
+      else
+        L[#L + 1] = format("| %s | no configuration fits on up to 64 nodes | | | | | | | | | | |", r.id)
+      end
+    end
+  end
   for _, r in ipairs(res.models) do
     local c, e = r.config, r.estimate
     L[#L + 1] = ""
@@ -287,7 +311,8 @@ end
 local CSV_HEADER = { "model", "family", "hw", "dtype", "b", "s", "t", "attention", "params", "non_embedding",
   "forward_s", "layer_s", "tokens_per_s", "tflops", "mfu", "gemm_share", "violations", "slowest_gemm",
   "slowest_limit", "best_nearby", "best_nearby_speedup", "decode_tokens_per_s", "decode_tpot_s",
-  "decode_compute_bound_batch" }
+  "decode_compute_bound_batch", "train_nodes", "train_t", "train_p", "train_d", "train_micro_batch",
+  "train_checkpointing", "train_zero", "train_tokens_per_s", "train_mfu" }
 
 local function csv_field(v)
   if type(v) == "number" then
@@ -315,6 +340,12 @@ function M.models_csv(res)
       r.nearby and r.nearby.size_speedup or 1.0,
       r.inference and r.inference.tokens_per_s or "", r.inference and r.inference.tpot_s or "",
       r.inference and r.inference.compute_bound_batch or "" }
+    local tr = r.training
+    local k = tr and tr.config or {}
+    for _, v in ipairs { tr and tr.nodes or "", k.t or "", k.p or "", k.d or "", k.micro_batch or "",
+                         k.checkpointing or "", k.zero or "", tr and tr.tokens_per_s or "", tr and tr.mfu or "" } do
+      row[#row + 1] = v
+    end
     for i, v in ipairs(row) do row[i] = csv_field(v) end
     lines[#lines + 1] = concat(row, ",")
   end
@@ -329,7 +360,7 @@ function M.models_json(res)
       estimate = r.estimate, slowest = r.slowest, violations = r.violations, nearby = r.nearby and {
         changes = r.nearby.changes, speedup = r.nearby.speedup, size_speedup = r.nearby.size_speedup,
         params_ratio = r.nearby.params_ratio, tflops = r.nearby.tflops } or cjson.null,
-      inference = r.inference or cjson.null }
+      inference = r.inference or cjson.null, training = r.training or cjson.null }
   end
   return M.json(out) .. "\n"
 end

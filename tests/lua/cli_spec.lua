@@ -117,6 +117,9 @@ describe("tilewave CLI", function()
       assert.truthy(out1:find("## Inference: decode", 1, true))
       assert.truthy(out1:find("\n| llama-3.1-8b | bf16 | ", 1, true))
       assert.falsy(out1:find("\n| modernbert-base | bf16 | ", 1, true))
+      -- the training section on the DGX H100 cluster
+      assert.truthy(out1:find("## Training: best configuration", 1, true))
+      assert.truthy(out1:find("(dgx_h100)", 1, true))
     end)
 
     it("writes CSV and JSON for chosen models and families", function()

@@ -47,7 +47,7 @@ describe("tilewave.report", function()
     for l in csv:gmatch("[^\n]+") do lines[#lines + 1] = l end
     assert.equal(2, #lines)
     assert.equal("m-1,fam,gpu_x,bf16,4,2048,1,standard,2775208960,2517652480,0.1,0.003,81920,500,0.5,0.75,"
-      .. "head_dim_64,mlp_up,wave,a 32 -> 20,1.2,,,", lines[2])
+      .. "head_dim_64,mlp_up,wave,a 32 -> 20,1.2,,,,,,,,,,,,", lines[2])
   end)
 
   it("writes JSON with sorted keys", function()

@@ -1,0 +1,112 @@
+--- tilewave.cluster: multi-GPU cluster descriptions - a node type and its links.
+--
+-- A cluster file `hw/clusters/<id>.lua` is pure data loaded like a hardware
+-- spec (sandbox with unit constants, schema, a source per figure):
+--   name            string
+--   gpu             device id of hw/ (or a spec table)
+--   gpus_per_node   positive integer
+--   intra           { bw = byte/s per GPU one direction, latency_s = s }: NVLink / NVSwitch / PCIe
+--   inter           { bw = byte/s per GPU one direction, latency_s = s }: the network between nodes
+--   sources         { gpu=, gpus_per_node=, intra=, inter= }
+-- A group of ranks uses `intra` when it fits inside one node, else `inter`.
+local check = require "tilewave.check"
+local hw = require "tilewave.hw"
+
+local M = {}
+
+local format = string.format
+
+--- Directory of the cluster files (hw/clusters).
+function M.dir() return hw.dir .. "/clusters" end
+
+local validated = setmetatable({}, { __mode = "k" })
+
+local FIELDS = { name = true, gpu = true, gpus_per_node = true, intra = true, inter = true, sources = true,
+                 id = true, notes = true }
+
+local function link(v, path)
+  check.table(v, path)
+  for k in pairs(v) do
+    if k ~= "bw" and k ~= "latency_s" then error(format("%s: unknown field '%s'", path, tostring(k)), 0) end
+  end
+  check.positive(v.bw, path .. ".bw")
+  check.nonneg(v.latency_s, path .. ".latency_s")
+end
+
+--- Check a cluster table; returns it with `spec` (the GPU's hardware spec) set,
+-- or raises `<label>: cluster.<field>: ...`.
+function M.validate(c, label)
+  label = label or "cluster"
+  local ok, err = pcall(function()
+    check.table(c, "cluster")
+    for k in pairs(c) do
+      if not FIELDS[k] then error(format("cluster: unknown field '%s'", tostring(k)), 0) end
+    end
+    check.string(c.name, "cluster.name")
+    check.positive_int(c.gpus_per_node, "cluster.gpus_per_node")
+    link(c.intra, "cluster.intra")
+    link(c.inter, "cluster.inter")
+    check.table(c.sources, "cluster.sources")
+    for _, k in ipairs { "gpu", "gpus_per_node", "intra", "inter" } do
+      if type(c.sources[k]) ~= "string" then check.fail("cluster.sources." .. k, "expected the source of cluster." .. k, c.sources[k]) end
+    end
+  end)
+  if not ok then error(format("%s: %s", label, err), 0) end
+  local out = {}
+  for k, v in pairs(c) do out[k] = v end
+  out.spec = hw.resolve(c.gpu, label .. ": cluster.gpu")
+  validated[out] = true
+  return out
+end
+
+--- Ids of the cluster files, sorted.
+function M.list()
+  local lfs = require "lfs"
+  local ids = {}
+  local ok, iter, state = pcall(lfs.dir, M.dir())
+  if not ok then return ids end
+  for f in iter, state do
+    local id = f:match("^([%w_%-]+)%.lua$")
+    if id then ids[#ids + 1] = id end
+  end
+  table.sort(ids)
+  return ids
+end
+
+local cache = {}
+
+--- A cluster by id (hw/clusters/<id>.lua), path, or table.
+-- @raise `cluster: unknown cluster 'x' (known: ...)`; schema errors naming the file and field
+function M.resolve(v, path)
+  path = path or "cluster"
+  if type(v) == "table" then
+    if validated[v] then return v end
+    return M.validate(v, path)
+  end
+  if type(v) ~= "string" then check.fail(path, "expected cluster id or table", v) end
+  if cache[v] then return cache[v] end
+  local file = v
+  if not (v:find("/", 1, true) or v:match("%.lua$")) then
+    file = format("%s/%s.lua", M.dir(), v)
+    local f = io.open(file, "r")
+    if not f then
+      error(format("%s: unknown cluster '%s' (known: %s)", path, v, table.concat(M.list(), ", ")), 0)
+    end
+    f:close()
+  end
+  local data, err = hw.load_data(file)
+  if not data then error(err, 0) end
+  data.id = v:match("([^/]+)%.lua$") or v
+  local c = M.validate(data, file)
+  cache[v] = c
+  return c
+end
+
+--- The link a group of `n` ranks, spaced `stride` ranks apart, uses: intra
+-- when the whole group sits inside one node (n * stride <= gpus_per_node).
+function M.link(c, n, stride)
+  if n * (stride or 1) <= c.gpus_per_node then return c.intra, "intra" end
+  return c.inter, "inter"
+end
+
+return M

@@ -1,0 +1,396 @@
+--- tilewave.training: training step time, memory and 3D parallelism.
+--
+--   tw.training.step{ model = "geniac-12b", cluster = "dgx_h100", nodes = 4, global_batch = 512,
+--                     micro_batch = 1, s = 4096, t = 1, p = 4, zero = 1, checkpointing = "none" }
+--   tw.training.search{ model = "geniac-12b", cluster = "dgx_h100", nodes = 4, global_batch = 512, s = 4096 }
+--
+-- Compute: every GEMM of the forward pass through the GEMM model (per
+-- tensor-parallel rank), and for the backward pass its two GEMMs - the data
+-- gradient (M x K x N) and the weight gradient (K x N x M) - also through the
+-- GEMM model, so backward is ~2x forward FLOPs with its own tile/wave losses;
+-- memory-bound ops at twice their forward bytes backward; recomputation adds
+-- the forward again (full: the layer; selective: the attention core,
+-- Korthikanti et al. 2022 §4). Communication (alpha-beta, src/tilewave.h
+-- tw_collective; a group inside one node uses NVLink, else the network):
+-- tensor parallel 2 all-reduces per layer forward and 2 backward of
+-- b*s*h activations (with sequence parallelism: reduce-scatter + all-gather,
+-- the same volume; Korthikanti et al. 2022 §4.2.2); pipeline point-to-point
+-- sends of b*s*h per micro-batch each way; data-parallel gradient all-reduce
+-- (ZeRO-1/2: reduce-scatter + all-gather, the same volume; ZeRO-3 adds a
+-- parameter all-gather forward and backward; Rajbhandari et al. 2020). How
+-- much of each a framework hides behind compute is `overlap` (default none).
+-- Pipeline bubble (p - 1) / (m * interleave) of the ideal time with m
+-- micro-batches (Narayanan et al. 2021 §2.2). Memory per GPU: 16 bytes per
+-- parameter for mixed-precision Adam (2 weight + 2 gradient + 12 fp32 master,
+-- m, v), sharded over d by ZeRO stage (1: optimizer, 2: + gradients, 3: +
+-- weights); activations per layer from Korthikanti et al. 2022 Table 2, times
+-- the layers of the largest stage and the micro-batches in flight in 1F1B
+-- (p, times 1 + (p-1)/(p*v) interleaved); a stated workspace allowance.
+-- FLOPs: model FLOPs = 3 x forward GEMM FLOPs (6*N*D with N the matmul
+-- parameters, plus attention); hardware FLOPs add recomputation (Megatron-LM's
+-- reported TFLOP/s). Units: s, byte, FLOP, token/s.
+local check = require "tilewave.check"
+local hw = require "tilewave.hw"
+local models = require "tilewave.models"
+local transformer = require "tilewave.transformer"
+local cluster = require "tilewave.cluster"
+local core = require "tilewave.core"
+
+local M = {}
+
+local format, ipairs, pairs, ceil, max, min = string.format, ipairs, pairs, math.ceil, math.max, math.min
+
+--- Memory each GPU keeps besides weights, gradients, optimizer states and
+-- activations (CUDA context, NCCL and cuBLAS workspaces, allocator
+-- fragmentation), byte. An allowance, not a measurement.
+M.WORKSPACE_BYTES = 4 * 1024 ^ 3
+--- Bytes per parameter of mixed-precision Adam before sharding: bf16 weight 2,
+-- bf16 gradient 2, fp32 master weight, momentum and variance 12 (ZeRO §3).
+M.BYTES_WEIGHT, M.BYTES_GRAD, M.BYTES_OPTIMIZER = 2, 2, 12
+--- Bytes an Adam update moves per parameter: fp32 master, m and v read and
+-- written (24), the gradient read (2), the bf16 weight written (2).
+M.ADAM_BYTES = 28
+
+local CHECKPOINTING = { none = true, selective = true, full = true }
+
+-- Backward of one op: data and weight gradients of a GEMM/BMM through the
+-- core; memory-bound ops move twice their bytes; FlashAttention's backward
+-- recomputes the scores: taken as 2.5x its forward (Dao 2023, FlashAttention-2
+-- §3.1: five matmuls backward against two forward).
+local function backward_s(dev, e, p, bw, launch_s)
+  if p.kind == "elementwise" then return launch_s + 2 * p.bytes / bw end
+  if p.kind == "attention" then return 2.5 * p.time_s end
+  local function g(m, n, k)
+    return core.gemm(dev, { m = m, n = n, k = k, batch = p.batch, in_bytes = e.in_bytes, out_bytes = e.out_bytes }).time_s
+  end
+  return g(p.m, p.k, p.n) + g(p.k, p.n, p.m)
+end
+
+local ATTENTION_CORE = { attention_score = true, softmax = true, attention_over_value = true, flash_attention = true }
+
+-- Per-micro-batch costs of the model at (b, s, t): forward, backward and
+-- recompute time of one average layer and of the ops outside the layers.
+local function costs(c, spec, w, cache)
+  local key = format("%d/%d/%d/%s/%s/%s/%s", w.b, w.s, w.t, w.dtype, w.attention, tostring(w.sp), tostring(w.dropout))
+  if cache and cache[key] then return cache[key] end
+  local est = transformer.estimate(c, spec, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention })
+  local launch_s = transformer.LAUNCH_S
+  local dev, e = hw.gemm_device(spec, w.dtype, "training.dtype", launch_s)
+  local bw = spec.mem_bw * hw.gemm_params(spec).mem_frac
+  local L = c.num_hidden_layers
+  local r = { f = 0, b = 0, sel = 0, out_f = 0, out_b = 0, flops = 0, out_flops = 0 }
+  for _, p in ipairs(est.ops) do
+    local f = p.time_s
+    if w.sp and p.kind == "elementwise" and (p.name:find("norm") or p.name:find("residual")) then
+      f = launch_s + (f - launch_s) / w.t -- sequence parallel: norms and residuals on s/t tokens
+    end
+    local b = backward_s(dev, e, p, bw, launch_s)
+    if p.scope == "layer" then
+      r.f, r.b = r.f + f * p.count / L, r.b + b * p.count / L
+      r.flops = r.flops + p.flops * p.count / L
+      local base = p.name:gsub("_local$", "")
+      if ATTENTION_CORE[base] then r.sel = r.sel + f * p.count / L end
+    else
+      r.out_f, r.out_b = r.out_f + f * p.count, r.out_b + b * p.count
+      r.out_flops = r.out_flops + p.flops * p.count
+    end
+  end
+  if w.dropout and w.dropout > 0 then
+    -- dropout (Megatron GPT: on the attention probabilities and after the projection and the MLP):
+    -- read + write bf16 and a 1-byte mask; backward reads the gradient and the mask, writes one
+    local hidden = 2 * w.b * w.s * c.hidden_size * 5
+    local probs = 0
+    if w.attention == "standard" then
+      probs = -(-w.b * c.num_attention_heads // w.t) * w.s * w.s * 5
+    end
+    local f = (hidden + probs) / bw + 3 * launch_s
+    r.f, r.b = r.f + f, r.b + f
+    r.sel = r.sel + probs / bw
+  end
+  if cache then cache[key] = r end
+  return r
+end
+
+local function collective(kind, bytes, n, stride, cl)
+  if n <= 1 or bytes <= 0 then return 0 end
+  local l = cluster.link(cl, n, stride)
+  local best = math.huge
+  local kinds = kind == "allreduce" and { "allreduce_ring", "allreduce_tree" } or { kind }
+  for _, k in ipairs(kinds) do
+    local r = core.collective { kind = k, bytes = bytes, group = n, link_bw = l.bw, latency_s = l.latency_s }
+    if r.time_s < best then best = r.time_s end
+  end
+  return best
+end
+
+--- Activation bytes of one layer for one micro-batch (Korthikanti et al.
+-- 2022, Table 2; 16-bit activations with dropout masks): s*b*h times
+--   34 + 5as/h                 no parallelism
+--   10 + 24/t + 5as/(ht)       tensor parallel
+--   34/t + 5as/(ht)            tensor + sequence parallel
+-- the 5as/h term dropped by selective recomputation (and by FlashAttention,
+-- which never stores the scores); full recomputation keeps the layer input,
+-- 2sbh (/t with sequence parallelism).
+function M.activation_bytes(s, b, h, a, t, sp, checkpointing, flash)
+  local sbh = s * b * h
+  if checkpointing == "full" then return 2 * sbh / (sp and t or 1) end
+  local scores = (checkpointing == "selective" or flash) and 0 or 5 * a * s / (h * t)
+  if sp then return sbh * (34 / t + scores) end
+  if t == 1 then return sbh * (34 + scores) end
+  return sbh * (10 + 24 / t + scores)
+end
+
+local STEP = { model = true, cluster = true, nodes = true, global_batch = true, micro_batch = true, s = true,
+               t = true, p = true, d = true, zero = true, checkpointing = true, dtype = true, dropout = true,
+               sequence_parallel = true, interleave = true, attention = true, overlap = true,
+               workspace_bytes = true }
+
+-- Validate and complete a step's options; raises naming the field.
+local function config(o, path)
+  check.table(o, path)
+  check.options(o, STEP, path)
+  local c = models.resolve(o.model, path .. ".model")
+  local cl = cluster.resolve(o.cluster or "dgx_h100", path .. ".cluster")
+  local x = { c = c, cl = cl, spec = cl.spec }
+  x.nodes = check.positive_int(o.nodes or 1, path .. ".nodes")
+  x.gpus = x.nodes * cl.gpus_per_node
+  x.s = check.positive_int(o.s or c.max_position_embeddings or 2048, path .. ".s")
+  x.t = check.positive_int(o.t or 1, path .. ".t")
+  x.p = check.positive_int(o.p or 1, path .. ".p")
+  x.mb = check.positive_int(o.micro_batch or 1, path .. ".micro_batch")
+  x.zero = o.zero or 0
+  if x.zero ~= 0 and x.zero ~= 1 and x.zero ~= 2 and x.zero ~= 3 then
+    check.fail(path .. ".zero", "expected 0, 1, 2 or 3", x.zero)
+  end
+  x.ckpt = check.one_of(o.checkpointing or "none", CHECKPOINTING, path .. ".checkpointing")
+  x.dtype = o.dtype or "bf16"
+  x.attention = check.one_of(o.attention or "flash", { flash = true, standard = true }, path .. ".attention")
+  x.sp = o.sequence_parallel and true or false
+  x.v = check.positive_int(o.interleave or 1, path .. ".interleave")
+  x.overlap = o.overlap or {}
+  check.table(x.overlap, path .. ".overlap")
+  check.options(x.overlap, { tp = true, pp = true, dp = true }, path .. ".overlap")
+  for _, k in ipairs { "tp", "pp", "dp" } do
+    x.overlap[k] = x.overlap[k] or 0
+    if type(x.overlap[k]) ~= "number" or x.overlap[k] < 0 or x.overlap[k] > 1 then
+      check.fail(path .. ".overlap." .. k, "expected number in [0, 1]", x.overlap[k])
+    end
+  end
+  x.workspace = check.nonneg(o.workspace_bytes or M.WORKSPACE_BYTES, path .. ".workspace_bytes")
+  x.dropout = o.dropout or 0
+  if type(x.dropout) ~= "number" or x.dropout < 0 or x.dropout >= 1 then
+    check.fail(path .. ".dropout", "expected number in [0, 1)", x.dropout)
+  end
+  local a, L = c.num_attention_heads, c.num_hidden_layers
+  if a % x.t ~= 0 then check.fail(path .. ".t", format("expected a divisor of num_attention_heads %d", a), x.t) end
+  if c.num_key_value_heads % x.t ~= 0 and x.t % c.num_key_value_heads ~= 0 then
+    check.fail(path .. ".t", format("expected a divisor or multiple of num_key_value_heads %d", c.num_key_value_heads), x.t)
+  end
+  if x.p > L then check.fail(path .. ".p", format("expected at most num_hidden_layers %d", L), x.p) end
+  if x.gpus % (x.t * x.p) ~= 0 then
+    check.fail(path .. ".p", format("expected t*p to divide the %d GPUs", x.gpus), x.p)
+  end
+  x.d = o.d or x.gpus // (x.t * x.p)
+  if x.t * x.p * x.d ~= x.gpus then
+    check.fail(path .. ".d", format("expected nodes*gpus_per_node/(t*p) = %d", x.gpus // (x.t * x.p)), x.d)
+  end
+  if o.global_batch == nil then check.fail(path .. ".global_batch", "expected positive integer", nil) end
+  x.gb = check.positive_int(o.global_batch, path .. ".global_batch")
+  if x.gb % (x.d * x.mb) ~= 0 then
+    check.fail(path .. ".global_batch", format("expected a multiple of d*micro_batch = %d", x.d * x.mb), x.gb)
+  end
+  x.m = x.gb // (x.d * x.mb)
+  if x.v > 1 and (L % (x.p * x.v) ~= 0 or x.m % x.p ~= 0) then
+    check.fail(path .. ".interleave", format("expected p*interleave to divide the %d layers and p to divide the %d micro-batches", L, x.m), x.v)
+  end
+  if not x.spec.peak_flops[x.dtype] then
+    error(format("%s.dtype: '%s' not supported by %s", path, x.dtype, x.spec.id), 0)
+  end
+  return x
+end
+
+-- Memory per GPU of configuration x (stage with the most layers; the first
+-- stage holds the embedding, the last the LM head; with p = 1 one GPU has both).
+local function memory(x)
+  local c = x.c
+  local L, h, v = c.num_hidden_layers, c.hidden_size, c.vocab_size
+  local P = models.params(c)
+  local per_layer = (P.non_embedding - h) / L
+  local layers = ceil(L / x.p)
+  local emb = v * h * (c.tie_word_embeddings and 1 or 2)
+  local stage_params = (layers * per_layer + (x.p == 1 and emb or v * h)) / x.t
+  local d = x.d
+  local mem = {
+    weights = M.BYTES_WEIGHT * stage_params / (x.zero >= 3 and d or 1),
+    grads = M.BYTES_GRAD * stage_params / (x.zero >= 2 and d or 1),
+    optimizer = M.BYTES_OPTIMIZER * stage_params / (x.zero >= 1 and d or 1),
+  }
+  local in_flight = min(x.p, x.m)
+  if x.v > 1 then in_flight = in_flight * (1 + (x.p - 1) / (x.p * x.v)) end
+  local per = M.activation_bytes(x.s, x.mb, h, c.num_attention_heads, x.t, x.sp, x.ckpt, x.attention == "flash")
+  -- logits of the last stage in fp32 for the loss
+  mem.activations = per * layers * in_flight + 4 * x.s * x.mb * v / x.t
+  mem.workspace = x.workspace
+  mem.total = mem.weights + mem.grads + mem.optimizer + mem.activations + mem.workspace
+  return mem, stage_params
+end
+
+--- Predict one training step.
+-- @tparam table o `model`, `cluster` (id or table, default "dgx_h100"),
+--   `nodes` (default 1), `global_batch` (sequences per step, required),
+--   `micro_batch` (default 1), `s` (sequence length), `t`, `p` (default 1),
+--   `d` (default nodes*gpus_per_node/(t*p)), `zero` (0-3, default 0),
+--   `checkpointing` ("none" default, "selective", "full"), `dtype` ("bf16"),
+--   `sequence_parallel` (false), `interleave` (virtual stages, default 1),
+--   `attention` ("flash" default or "standard"), `dropout` (probability, default
+--   0: adds its memory-bound kernels when > 0), `overlap` ({ tp=, pp=, dp= },
+--   fractions of each communication hidden behind compute, default 0),
+--   `workspace_bytes` (default M.WORKSPACE_BYTES)
+-- @return `{ step_s, breakdown = { compute_s, comm_exposed_s, bubble_s,
+--   optimizer_s, tp_s, pp_s, dp_s, layer_s (one layer, forward + backward +
+--   recompute + exposed TP, per micro-batch), outside_s (embedding, final
+--   norm, LM head), stage_s (the slowest stage per micro-batch) },
+--   tokens_per_s, model_tflops_per_gpu,
+--   hardware_tflops_per_gpu, mfu, hfu, memory = { weights, grads, optimizer,
+--   activations, workspace, total }, fits, memory_bytes, config = {...} }`
+-- @raise `training.<field>: ...`
+function M.step(o, cache)
+  local x = config(o, "training")
+  return M._step(x, cache)
+end
+
+function M._step(x, cache)
+  local c, cl, spec = x.c, x.cl, x.spec
+  local L, h = c.num_hidden_layers, c.hidden_size
+  local k = costs(c, spec, { b = x.mb, s = x.s, t = x.t, dtype = x.dtype, attention = x.attention, sp = x.sp,
+                             dropout = x.dropout }, cache)
+  local e = 2 -- bytes per activation element (bf16/fp16)
+  local layers = ceil(L / x.p)
+  local last_layers = L - (x.p - 1) * layers
+  if last_layers < 1 then last_layers = L - (x.p - 1) * (L // x.p) end
+  -- per layer and micro-batch: recompute and tensor-parallel communication
+  local rc = x.ckpt == "full" and k.f or x.ckpt == "selective" and k.sel or 0
+  local act = x.mb * x.s * h * e
+  local tp_ar = collective("allreduce", act, x.t, 1, cl)
+  local tp_per_layer = (4 + (x.ckpt == "full" and 2 or 0)) * tp_ar * (1 - x.overlap.tp)
+  local layer = k.f + k.b + rc + tp_per_layer
+  -- the slowest stage: the most layers, or the last stage's layers plus the LM head
+  local outside = k.out_f + k.out_b
+  local stage = max(layers * layer + (x.p == 1 and outside or 0), x.p > 1 and (last_layers * layer + outside) or 0)
+  -- pipeline point-to-point: activations forward, gradients backward, per micro-batch
+  local pp = 0
+  if x.p > 1 then
+    pp = 2 * collective("p2p", act / (x.sp and x.t or 1), 2, x.t, cl) * (1 - x.overlap.pp)
+  end
+  local per_mb = stage + pp
+  local compute = x.m * per_mb
+  local bubble = (x.p - 1) / x.v * per_mb
+  -- data parallel: gradients (bf16) of this rank's parameters
+  local mem, stage_params = memory(x)
+  local grad_bytes = M.BYTES_GRAD * stage_params
+  local dp = collective("allreduce", grad_bytes, x.d, x.t * x.p, cl)
+  if x.zero >= 3 then dp = dp + 2 * collective("allgather_ring", M.BYTES_WEIGHT * stage_params, x.d, x.t * x.p, cl) end
+  dp = dp * (1 - x.overlap.dp)
+  local g = hw.gemm_params(spec)
+  local optimizer = M.ADAM_BYTES * stage_params / (x.zero >= 1 and x.d or 1) / (spec.mem_bw * g.mem_frac)
+  local step = compute + bubble + dp + optimizer
+  -- FLOPs per step over all GPUs: forward GEMM FLOPs per micro-batch x micro-batches x d x t
+  local fwd = (k.flops * L + k.out_flops) * x.t
+  local seqs = x.gb
+  local model_flops = 3 * fwd / x.mb * seqs
+  local recompute_flops = 0
+  if x.ckpt == "full" then recompute_flops = k.flops * L * x.t / x.mb * seqs end
+  if x.ckpt == "selective" then
+    recompute_flops = 4 * x.s * x.s * h * L * seqs -- the attention core's two BMMs
+    if x.attention == "flash" then recompute_flops = 0 end
+  end
+  local tp_s = x.m * layers * tp_per_layer
+  local pp_s = x.m * pp
+  local peak = spec.peak_flops[x.dtype]
+  return {
+    step_s = step,
+    breakdown = { compute_s = x.m * stage - tp_s, comm_exposed_s = tp_s + pp_s + dp, bubble_s = bubble,
+                  optimizer_s = optimizer, tp_s = tp_s, pp_s = pp_s, dp_s = dp,
+                  layer_s = layer, outside_s = outside, stage_s = stage },
+    tokens_per_s = seqs * x.s / step,
+    model_tflops_per_gpu = model_flops / step / x.gpus / 1e12,
+    hardware_tflops_per_gpu = (model_flops + recompute_flops) / step / x.gpus / 1e12,
+    mfu = model_flops / step / x.gpus / peak,
+    hfu = (model_flops + recompute_flops) / step / x.gpus / peak,
+    memory = mem, fits = mem.total <= spec.memory_bytes, memory_bytes = spec.memory_bytes,
+    config = { model = c.id or c.name, cluster = cl.id or cl.name, nodes = x.nodes, gpus = x.gpus, t = x.t, p = x.p,
+               d = x.d, micro_batch = x.mb, micro_batches = x.m, global_batch = x.gb, s = x.s, zero = x.zero,
+               checkpointing = x.ckpt, sequence_parallel = x.sp, interleave = x.v, attention = x.attention,
+               dtype = x.dtype, stage_layers = layers, last_stage_layers = last_layers },
+  }
+end
+
+--- Every valid (t, p, d, micro-batch, checkpointing, ZeRO) on a cluster,
+-- ranked by tokens/s, and the reason each rejected combination fails.
+-- @tparam table o step()'s `model`, `cluster`, `nodes`, `global_batch`, `s`,
+--   `dtype`, `attention`, `sequence_parallel`, `overlap`, `workspace_bytes`,
+--   and the lists to try: `t` (default 1, 2, 4, 8 up to gpus_per_node), `p`
+--   (default 1 .. min(L, 64) dividing the GPUs), `micro_batch` ({1, 2, 4, 8}),
+--   `checkpointing` ({"none", "selective", "full"}), `zero` ({0, 1, 2, 3})
+-- @return `{ ranked = { step() results, fastest first }, rejected = { { config =, reason = } } }`
+function M.search(o)
+  check.table(o, "training.search")
+  local base = {}
+  for _, f in ipairs { "model", "cluster", "nodes", "global_batch", "s", "dtype", "attention", "sequence_parallel",
+                       "overlap", "workspace_bytes", "interleave", "dropout" } do base[f] = o[f] end
+  local c = models.resolve(o.model, "training.search.model")
+  local cl = cluster.resolve(o.cluster or "dgx_h100", "training.search.cluster")
+  local gpus = (o.nodes or 1) * cl.gpus_per_node
+  local ts = o.t or {}
+  if not o.t then
+    local t = 1
+    while t <= cl.gpus_per_node do ts[#ts + 1] = t; t = t * 2 end
+  end
+  local ps = o.p or {}
+  if not o.p then
+    for p = 1, min(c.num_hidden_layers, 64) do
+      if gpus % p == 0 then ps[#ps + 1] = p end
+    end
+  end
+  local mbs = o.micro_batch or { 1, 2, 4, 8 }
+  local cks = o.checkpointing or { "none", "selective", "full" }
+  local zs = o.zero or { 0, 1, 2, 3 }
+  local ranked, rejected, cache = {}, {}, {}
+  for _, t in ipairs(ts) do
+    for _, p in ipairs(ps) do
+      for _, mb in ipairs(mbs) do
+        for _, ck in ipairs(cks) do
+          for _, z in ipairs(zs) do
+            local q = { t = t, p = p, micro_batch = mb, checkpointing = ck, zero = z }
+            for kk, vv in pairs(base) do q[kk] = vv end
+            local desc = { t = t, p = p, d = gpus // (t * p), micro_batch = mb, checkpointing = ck, zero = z }
+            if t > cl.gpus_per_node then
+              rejected[#rejected + 1] = { config = desc, reason = format("t = %d spans nodes (%d GPUs per node)", t, cl.gpus_per_node) }
+            else
+              local ok, res = pcall(function() return M._step(config(q, "training"), cache) end)
+              if not ok then
+                rejected[#rejected + 1] = { config = desc, reason = tostring(res):gsub("^training%.", "") }
+              elseif not res.fits then
+                rejected[#rejected + 1] = { config = desc, result = res, reason = format(
+                  "does not fit: %.1f GB per GPU > %.1f GB", res.memory.total / 1e9, res.memory_bytes / 1e9) }
+              else
+                ranked[#ranked + 1] = res
+              end
+            end
+          end
+        end
+      end
+    end
+  end
+  table.sort(ranked, function(a, b)
+    if a.tokens_per_s ~= b.tokens_per_s then return a.tokens_per_s > b.tokens_per_s end
+    local ca, cb = a.config, b.config
+    for _, f in ipairs { "t", "p", "micro_batch", "zero" } do
+      if ca[f] ~= cb[f] then return ca[f] < cb[f] end
+    end
+    return ca.checkpointing < cb.checkpointing
+  end)
+  return { ranked = ranked, rejected = rejected }
+end
+
+return M

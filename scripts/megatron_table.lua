@@ -1,0 +1,64 @@
+-- The GPT configurations of Narayanan et al. 2021, "Efficient Large-Scale Language Model
+-- Training on GPU Clusters Using Megatron-LM" (SC '21, arXiv 2104.04473), Table 1: 1.7B ... 1T
+-- parameters on DGX A100 nodes with their tensor (t) and pipeline (p) sizes, GPU counts and
+-- global batch sizes (sequences of 2048 tokens, vocabulary 51200), with the predicted
+-- TFLOP/s per GPU and MFU from tw.training.step.
+-- Configuration inputs only: the paper's achieved TFLOP/s are not used here (held out).
+-- Assumed where Table 1 is silent: micro-batch 1, full activation recomputation (the paper
+-- recomputes activations), standard attention (2021, no FlashAttention), dropout 0.1 (Megatron
+-- GPT defaults), 1F1B without interleaving, no overlap of communication, fp16.
+-- Usage: build/tilewave run scripts/megatron_table.lua [--micro-batch B] [--interleave V] [--format text|csv]
+local argparse = require "argparse"
+local tw = require "tilewave"
+
+local p = argparse("megatron_table.lua", "Megatron-LM Table 1 configurations, predicted.")
+p:option("--micro-batch", "Micro-batch size."):default("1"):convert(math.tointeger)
+p:option("--interleave", "Virtual stages per GPU (interleaved 1F1B)."):default("1"):convert(math.tointeger)
+p:option("--format", "Output format."):choices({ "text", "csv" }):default("text")
+local args = p:parse(arg)
+local format = string.format
+
+-- params (B, as printed), heads a, hidden h, layers L, t, p, GPUs, global batch (Table 1)
+local TABLE1 = {
+  { "1.7B", 24, 2304, 24, 1, 1, 32, 512 },
+  { "3.6B", 32, 3072, 30, 2, 1, 64, 512 },
+  { "7.5B", 32, 4096, 36, 4, 1, 128, 512 },
+  { "18.4B", 48, 6144, 40, 8, 1, 256, 1024 },
+  { "39.1B", 64, 8192, 48, 8, 2, 512, 1536 },
+  { "76.1B", 80, 10240, 60, 8, 4, 1024, 1792 },
+  { "145.6B", 96, 12288, 80, 8, 8, 1536, 2304 },
+  { "310.1B", 128, 16384, 96, 8, 16, 1920, 2160 },
+  { "529.6B", 128, 20480, 105, 8, 35, 2520, 2520 },
+  { "1008.0B", 160, 25600, 128, 8, 64, 3072, 3072 },
+}
+
+local header = { "model", "h", "a", "L", "t", "p", "d", "GPUs", "batch", "params", "step", "model TFLOP/s/GPU",
+                 "hardware TFLOP/s/GPU", "MFU", "HFU", "bubble", "exposed comm", "memory/GPU" }
+local rows = {}
+for _, r in ipairs(TABLE1) do
+  local c = tw.models.define { family = "gpt3", name = "GPT " .. r[1], hidden_size = r[3], num_attention_heads = r[2],
+    num_hidden_layers = r[4], intermediate_size = 4 * r[3], vocab_size = 51200, max_position_embeddings = 2048 }
+  local gpus = r[7]
+  local interleave = args.interleave
+  if interleave > 1 and (r[4] % (r[6] * interleave) ~= 0) then interleave = 1 end
+  local s = tw.training.step { model = c, cluster = "dgx_a100", nodes = gpus // 8, global_batch = r[8], s = 2048,
+    t = r[5], p = r[6], micro_batch = args.micro_batch, checkpointing = "full", attention = "standard",
+    dropout = 0.1, dtype = "fp16", interleave = interleave }
+  local b = s.breakdown
+  rows[#rows + 1] = { r[1], tostring(r[3]), tostring(r[2]), tostring(r[4]), tostring(r[5]), tostring(r[6]),
+    tostring(s.config.d), tostring(gpus), tostring(r[8]), format("%.1fB", tw.params(c).total / 1e9),
+    format("%.2f s", s.step_s), format("%.1f", s.model_tflops_per_gpu), format("%.1f", s.hardware_tflops_per_gpu),
+    format("%.1f%%", 100 * s.mfu), format("%.1f%%", 100 * s.hfu), format("%.1f%%", 100 * b.bubble_s / s.step_s),
+    format("%.1f%%", 100 * b.comm_exposed_s / s.step_s), format("%.1f GB%s", s.memory.total / 1e9, s.fits and "" or " (!)") }
+end
+if args.format == "csv" then
+  print(table.concat(header, ","))
+  for _, r in ipairs(rows) do print(table.concat(r, ",")) end
+else
+  print("Narayanan et al. 2021, Table 1 configurations on DGX A100 80GB nodes (fp16, s = 2048, v = 51200),")
+  print(format("micro-batch %d, full recomputation, standard attention, dropout 0.1, interleave %d; peak 312 TFLOP/s.",
+    args.micro_batch, args.interleave))
+  print(tw.report.table(header, rows))
+  print("\nModel TFLOP/s count 3 passes of the forward GEMM FLOPs; hardware TFLOP/s add the recomputed forward")
+  print("(the convention of the paper's achieved TFLOP/s). (!) = predicted not to fit in 80 GB.")
+end

@@ -1,0 +1,128 @@
+-- busted specs for tilewave.training and tilewave.cluster: Korthikanti's activation
+-- formulas, ZeRO memory, collectives, the pipeline bubble and the search's rejections.
+local tw = require "tilewave"
+
+-- h 256, a 4 (head dim 64), kv 2, L 2, I 512, v 1000 (untied)
+local SMALL = { family = "llama", hidden_size = 256, num_attention_heads = 4, num_key_value_heads = 2,
+                num_hidden_layers = 2, intermediate_size = 512, vocab_size = 1000, name = "small" }
+
+local function err_of(f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok)
+  return err
+end
+
+describe("tilewave.training", function()
+  describe("activation_bytes()", function()
+    -- Korthikanti et al. 2022 Table 2 at s = 2048, b = 1, h = 4096, a = 32: sbh = 8,388,608
+    local sbh = 2048 * 4096
+    it("no parallelism: sbh(34 + 5as/h) = sbh * 114", function()
+      assert.equal(sbh * 114, tw.training.activation_bytes(2048, 1, 4096, 32, 1, false, "none", false))
+    end)
+    it("tensor parallel t = 8: sbh(10 + 24/t + 5as/(ht)) = sbh * 23", function()
+      assert.equal(sbh * 23, tw.training.activation_bytes(2048, 1, 4096, 32, 8, false, "none", false))
+    end)
+    it("tensor + sequence parallel: sbh(34/t + 5as/(ht)) = sbh * 14.25", function()
+      assert.equal(sbh * 14.25, tw.training.activation_bytes(2048, 1, 4096, 32, 8, true, "none", false))
+    end)
+    it("selective recomputation and FlashAttention drop the 5as/h scores term", function()
+      assert.equal(sbh * 34 / 8, tw.training.activation_bytes(2048, 1, 4096, 32, 8, true, "selective", false))
+      assert.equal(sbh * 13, tw.training.activation_bytes(2048, 1, 4096, 32, 8, false, "none", true))
+    end)
+    it("full recomputation keeps the layer input: 2sbh", function()
+      assert.equal(2 * sbh, tw.training.activation_bytes(2048, 1, 4096, 32, 1, false, "full", false))
+    end)
+  end)
+
+  describe("step()", function()
+    local function step(o)
+      local q = { model = SMALL, cluster = "dgx_h100", nodes = 1, global_batch = 64, s = 128 }
+      for k, v in pairs(o or {}) do q[k] = v end
+      return tw.training.step(q)
+    end
+
+    it("shards 16 bytes per parameter by ZeRO stage, worked by hand", function()
+      -- parameters of the (only) stage: 2 layers x 590,336 + embeddings 2 x 1000 x 256 = 1,692,672
+      -- (all but the final norm); d = 8
+      local P = 1692672
+      local z = {}
+      for stage = 0, 3 do z[stage] = step { zero = stage }.memory end
+      assert.equal(2 * P, z[0].weights)
+      assert.equal(2 * P, z[0].grads)
+      assert.equal(12 * P, z[0].optimizer)
+      assert.equal(12 * P / 8, z[1].optimizer)
+      assert.equal(2 * P, z[1].grads)
+      assert.equal(2 * P / 8, z[2].grads)
+      assert.equal(2 * P, z[2].weights)
+      assert.equal(2 * P / 8, z[3].weights)
+      assert.equal(tw.training.WORKSPACE_BYTES, z[0].workspace)
+    end)
+
+    it("charges the pipeline bubble (p - 1) / (m * interleave)", function()
+      -- nodes 1: 8 GPUs, p = 2, d = 4, micro-batch 1, 64 sequences: m = 16 micro-batches
+      local r = step { p = 2 }
+      assert.equal(16, r.config.micro_batches)
+      assert.near(1 / 16, r.breakdown.bubble_s / (16 * r.breakdown.stage_s + r.breakdown.pp_s), 1e-12)
+      local one = step { p = 1 }
+      assert.equal(0, one.breakdown.bubble_s)
+    end)
+
+    it("counts recomputation in hardware FLOPs only", function()
+      local none = step { checkpointing = "none" }
+      local full = step { checkpointing = "full" }
+      assert.near(none.model_tflops_per_gpu * none.step_s, full.model_tflops_per_gpu * full.step_s, 1e-9)
+      assert.is_true(full.hfu > full.mfu)
+      assert.equal(none.mfu, none.hfu)
+      assert.is_true(full.step_s > none.step_s)
+      assert.is_true(full.memory.activations < none.memory.activations)
+    end)
+
+    it("prices the data-parallel all-reduce with the alpha-beta ring over NVLink", function()
+      -- ring all-reduce of 1 GB over 8 ranks at 450 GB/s, 5 us a step: 14 * 5 us + 2 * 7/8 * 1e9 / 450e9
+      local r = tw.core.collective { kind = "allreduce_ring", bytes = 1e9, group = 8, link_bw = 450e9, latency_s = 5e-6 }
+      assert.near(14 * 5e-6 + 1.75e9 / 450e9, r.time_s, 1e-12)
+      local cl = tw.cluster.resolve("dgx_h100")
+      assert.equal(450e9, cl.intra.bw)
+      assert.equal("intra", select(2, tw.cluster.link(cl, 8, 1)))
+      assert.equal("inter", select(2, tw.cluster.link(cl, 2, 8)))
+    end)
+
+    it("rejects bad inputs naming the field", function()
+      assert.equal("training.t: expected positive integer, got 0", err_of(step, { t = 0 }))
+      assert.equal("training.p: expected at most num_hidden_layers 2, got 4", err_of(step, { p = 4 }))
+      assert.equal("training.global_batch: expected a multiple of d*micro_batch = 16, got 100",
+        err_of(step, { global_batch = 100, micro_batch = 2 }))
+      assert.equal("training.t: expected a divisor of num_attention_heads 4, got 8", err_of(step, { t = 8 }))
+      assert.equal("training.d: expected nodes*gpus_per_node/(t*p) = 8, got 4", err_of(step, { d = 4 }))
+      assert.truthy(err_of(step, { checkpointing = "some" }):find("training.checkpointing: expected one of full, none, selective", 1, true))
+      assert.truthy(err_of(step, { cluster = "dgx_z" }):find("training.cluster: unknown cluster 'dgx_z' (known: dgx_a100, dgx_h100)", 1, true))
+    end)
+  end)
+
+  describe("search()", function()
+    it("ranks the valid splits and says why the others fail", function()
+      local res = tw.training.search { model = SMALL, cluster = "dgx_h100", nodes = 1, global_batch = 64, s = 128,
+                                       t = { 1, 2, 8 }, p = { 1, 4 }, micro_batch = { 1 }, checkpointing = { "none" },
+                                       zero = { 0 } }
+      assert.is_true(#res.ranked >= 2)
+      for i = 2, #res.ranked do assert.is_true(res.ranked[i - 1].tokens_per_s >= res.ranked[i].tokens_per_s) end
+      local reasons = {}
+      for _, x in ipairs(res.rejected) do reasons[#reasons + 1] = x.reason end
+      table.sort(reasons)
+      assert.same({
+        "p: expected at most num_hidden_layers 2, got 4",   -- t = 1, p = 4
+        "p: expected at most num_hidden_layers 2, got 4",   -- t = 2, p = 4
+        "t: expected a divisor of num_attention_heads 4, got 8", -- t = 8, p = 1
+        "t: expected a divisor of num_attention_heads 4, got 8", -- t = 8, p = 4
+      }, reasons)
+    end)
+
+    it("rejects what does not fit with the memory it needs", function()
+      local res = tw.training.search { model = "llama-2-70b", cluster = "dgx_h100", nodes = 1, global_batch = 8,
+                                       s = 2048, t = { 1 }, p = { 1 }, micro_batch = { 1 }, checkpointing = { "full" },
+                                       zero = { 0 } }
+      assert.equal(0, #res.ranked)
+      assert.truthy(res.rejected[1].reason:find("^does not fit: %d+%.%d GB per GPU > 80%.0 GB"))
+    end)
+  end)
+end)
