@@ -54,6 +54,22 @@ static void lua_dir(char *buf, size_t size)
     snprintf(buf, size, "%s", TW_SOURCE_LUA_DIR);
 }
 
+/* tilewave.sys.isatty(fd): whether file descriptor fd (0, 1, 2) is a terminal,
+ * for progress lines that only a person watching should see. */
+static int sys_isatty(lua_State *L)
+{
+    lua_Integer fd = luaL_checkinteger(L, 1);
+    lua_pushboolean(L, fd >= 0 && fd <= 2 && isatty((int)fd));
+    return 1;
+}
+
+static int luaopen_tilewave_sys(lua_State *L)
+{
+    static const luaL_Reg funcs[] = {{"isatty", sys_isatty}, {NULL, NULL}};
+    luaL_newlib(L, funcs);
+    return 1;
+}
+
 static int traceback(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
@@ -77,6 +93,8 @@ int main(int argc, char **argv)
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
     lua_pushcfunction(L, luaopen_tilewave_core);
     lua_setfield(L, -2, "tilewave.core");
+    lua_pushcfunction(L, luaopen_tilewave_sys);
+    lua_setfield(L, -2, "tilewave.sys");
     lua_pop(L, 1);
 
     lua_dir(dir, sizeof dir);

@@ -7,6 +7,8 @@
 --   tilewave report [--hw ID] [--models LIST] [--b B] [--s S] [--t T] [--dtype DT]
 --                   [--attention standard|flash] [--format markdown|csv|json] [--out FILE]
 --   tilewave models [FAMILY]
+--   tilewave sweep SPEC.lua [--shard I/N] [--out FILE] [--format csv|jsonl]
+--   tilewave check FILE.lua... [--update-baseline] [--junit FILE] [--tap]
 --
 -- main(args) returns the exit status: 0 on success, 1 on bad input (one line
 -- `tilewave: <message>` on stderr), 2 on a usage error.
@@ -67,6 +69,19 @@ local function parser()
 
   local mo = p:command("models", "List model presets (of one family), with parameter counts.")
   mo:argument("family", "Family name."):args("?")
+
+  local sw = p:command("sweep", "Estimate every config of a grid (a Lua spec file returning tw.sweep's options), "
+    .. "streaming one row per config.")
+  sw:argument("spec", "Sweep spec file: returns { base = , vary = , where = , hw = , workload = }.")
+  sw:option("--shard", "I/N: only configs whose index % N == I (0 <= I < N); shards concatenate to the full grid.")
+  sw:option("--out", "Write rows to FILE instead of stdout.")
+  sw:option("--format", "Row format."):choices({ "csv", "jsonl" }):default("csv")
+
+  local ck = p:command("check", "Regression checks of config families against bounds, co-design rules and baselines.")
+  ck:argument("files", "Check files (Lua)."):args("+")
+  ck:flag("--update-baseline", "Write or refresh each file's baseline JSON instead of checking.")
+  ck:option("--junit", "Also write JUnit XML to FILE.")
+  ck:flag("--tap", "Print TAP instead of one line per pair.")
 
   local h = p:command("hw", "List devices, or show one.")
   h:argument("id", "Device id or spec path."):args("?")
@@ -147,6 +162,108 @@ local function split(list)
   return out
 end
 
+local function parse_shard(text)
+  if text == nil then return nil end
+  local i, n = text:match("^(%d+)/(%d+)$")
+  i, n = math.tointeger(tonumber(i)), math.tointeger(tonumber(n))
+  if not i or not n or n < 1 or i >= n then
+    error(format("sweep.shard: expected I/N with 0 <= I < N, got '%s'", text), 0)
+  end
+  return { i, n }
+end
+
+local function num_text(v)
+  if math.type(v) == "integer" then return format("%d", v) end
+  if type(v) == "number" then
+    if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return format("%d", v) end
+    return format("%.6g", v)
+  end
+  return tostring(v)
+end
+
+local function sweep_cmd(args)
+  local chunk, err = loadfile(args.spec)
+  if not chunk then error(err, 0) end
+  local ok, spec = pcall(chunk)
+  if not ok then error(format("%s: %s", args.spec, tostring(spec)), 0) end
+  if type(spec) ~= "table" then error(format("%s: expected the file to return a table", args.spec), 0) end
+  local q = {}
+  for k, v in pairs(spec) do q[k] = v end
+  q.shard = parse_shard(args.shard)
+  local it, stats = tw.sweep(q)
+  local cols, fields = require("tilewave.sweep").columns(spec)
+  local out = stdout
+  if args.out then
+    local f, ferr = io.open(args.out, "w")
+    if not f then error(ferr, 0) end
+    out = f
+  end
+  if args.format == "csv" and (q.shard == nil or q.shard[1] == 0) then out:write(table.concat(cols, ","), "\n") end
+  local tty = require("tilewave.sys").isatty(2)
+  local clock, t0, last = os.clock, os.clock(), os.clock()
+  local row = {}
+  for cfg, hw_id, est in it do
+    if args.format == "csv" then
+      row[1], row[2] = format("%d", est.index), hw_id
+      for i, f in ipairs(fields) do row[2 + i] = num_text(cfg[f]) end
+      local n = 2 + #fields
+      row[n + 1], row[n + 2], row[n + 3] = num_text(est.params), num_text(est.time_s), num_text(est.tflops)
+      row[n + 4], row[n + 5] = num_text(est.mfu), num_text(est.tokens_per_s)
+      out:write(table.concat(row, ","), "\n")
+    else
+      local obj = { index = est.index, hw = hw_id, params = est.params, time_s = tonumber(num_text(est.time_s)),
+                    tflops = tonumber(num_text(est.tflops)), mfu = tonumber(num_text(est.mfu)),
+                    tokens_per_s = tonumber(num_text(est.tokens_per_s)) }
+      for _, f in ipairs(fields) do obj[f] = cfg[f] end
+      out:write(tw.report.json(obj), "\n")
+    end
+    out:flush()
+    if tty and clock() - last > 0.5 then
+      last = clock()
+      local seen = stats.done + stats.skipped
+      local share = stats.total / (q.shard and q.shard[2] or 1)
+      local rate = seen / math.max(last - t0, 1e-9)
+      stderr:write(format("\r%d/%d configs, %.0f/s, ETA %.0f s   ", seen, math.floor(share), rate,
+        math.max(0, (share - seen) / rate)))
+    end
+  end
+  if tty then stderr:write(format("\r%d configs written, %d skipped (where / invalid)\n", stats.done, stats.skipped)) end
+  if out ~= stdout then out:close() end
+  return 0
+end
+
+local function check_cmd(args)
+  local regress = require "tilewave.regress"
+  local runs = {}
+  for _, file in ipairs(args.files) do
+    local c = regress.load(file)
+    if args.update_baseline then
+      local path, n = regress.update_baseline(c)
+      if path then stdout:write(format("wrote %s (%d entries)\n", path, n))
+      else stdout:write(format("%s: no expect.baseline, nothing written\n", file)) end
+    else
+      runs[#runs + 1] = { check = c, results = regress.evaluate(c) }
+    end
+  end
+  if args.update_baseline then return 0 end
+  local passed, failed = 0, 0
+  for _, run in ipairs(runs) do
+    for _, r in ipairs(run.results) do
+      if r.ok then passed = passed + 1 else failed = failed + 1 end
+      if not args.tap then stdout:write(regress.line(run, r), "\n") end
+    end
+  end
+  if args.tap then stdout:write(regress.tap(runs)) end
+  if args.junit then
+    local f, err = io.open(args.junit, "w")
+    if not f then error(err, 0) end
+    f:write(regress.junit(runs))
+    f:close()
+  end
+  stdout:write(format("%s%d passed, %d failed\n", args.tap and "# " or "", passed, failed))
+  return failed > 0 and 1 or 0
+end
+
 local function report_cmd(args)
   local res = tw.analysis.models { models = split(args.models), hw = args.hw, b = args.b, s = args.s, t = args.t,
                                    dtype = args.dtype, attention = args.attention, cluster = args.cluster }
@@ -200,7 +317,7 @@ function M.main(argv)
     return 2
   end
   local handlers = { run = run_script, gemm = gemm_cmd, roofline = roofline_cmd, hw = hw_cmd,
-                     report = report_cmd, models = models_cmd }
+                     report = report_cmd, models = models_cmd, sweep = sweep_cmd, check = check_cmd }
   local okr, status = pcall(handlers[args.command], args)
   if not okr then
     stderr:write("tilewave: ", (tostring(status):gsub("\n.*", "")), "\n")

@@ -36,4 +36,5 @@ return {
   inference = require "tilewave.inference",
   cluster = require "tilewave.cluster",
   training = require "tilewave.training",
+  sweep = require("tilewave.sweep").sweep,
 }

@@ -1,0 +1,348 @@
+--- tilewave.regress: scripted regression of config families (`tilewave check`).
+--
+-- A check file is Lua returning
+--   { name = "our-1b-candidates",
+--     models = { "pythia-1b", my_variant },        -- ids or config tables; or
+--     sweep = { base = , vary = , where = },        -- a grid (tilewave.sweep), instead of models
+--     hw = { "a100_sxm4_80gb", "h100_sxm5" },
+--     workload = { b = 4, s = 2048, t = 1, dtype = "bf16", attention = "standard" },
+--     expect = { rules = "clean", mfu = { min = 0.45 }, tflops = { min = , max = },
+--                time_s = { max = }, tokens_per_s = { min = },
+--                baseline = "baselines/our-1b.json", tolerance = 0.02 } }
+-- Every (model, hw) pair is estimated (tilewave.transformer.estimate) and
+-- checked: each bound, the co-design rules when `rules = "clean"`, and the
+-- baseline - time_s and tflops within `tolerance` (relative; exactly at the
+-- bound passes). A baseline entry records a hash of the model config and the
+-- hardware definition (spec + architecture parameters) it was computed from,
+-- and the file records the tilewave version: a changed definition or version
+-- is reported as such ("stale baseline"), not as a regression.
+local check = require "tilewave.check"
+local hw = require "tilewave.hw"
+local models = require "tilewave.models"
+local transformer = require "tilewave.transformer"
+local rules = require "tilewave.rules"
+local report = require "tilewave.report"
+local sweep = require "tilewave.sweep"
+local core = require "tilewave.core"
+local cjson = require "cjson"
+
+local M = {}
+
+local format, ipairs, pairs, sort, concat = string.format, ipairs, pairs, table.sort, table.concat
+
+local FIELDS = { name = true, models = true, sweep = true, hw = true, workload = true, expect = true }
+local EXPECT = { rules = true, mfu = true, tflops = true, time_s = true, tokens_per_s = true, baseline = true,
+                 tolerance = true }
+local BOUNDS = { "mfu", "tflops", "time_s", "tokens_per_s" }
+
+--- 64-bit FNV-1a of a string, as 16 hex digits (Fowler-Noll-Vo; Lua 5.4
+-- integers wrap, which is the algorithm's modular multiply).
+function M.hash(s)
+  local h = -3750763034362895579 -- 0xcbf29ce484222325
+  for i = 1, #s do
+    h = h ~ s:byte(i)
+    h = h * 1099511628211
+  end
+  return format("%016x", h)
+end
+
+--- The hash of what a prediction is computed from: the model config and the
+-- device spec with its architecture's GEMM parameters.
+function M.definition_hash(c, spec)
+  local s = {}
+  for k, v in pairs(spec) do s[k] = v end
+  s.gemm_params = hw.gemm_params(spec)
+  return M.hash(report.json(c) .. "\n" .. report.json(s))
+end
+
+local function dir_of(path) return path:match("^(.*)/[^/]*$") or "." end
+
+--- Load and validate a check file. Errors name the file and the field.
+-- @return the check table with `file`, `pairs` = { { label, config, hw } }
+function M.load(path)
+  local chunk, err = loadfile(path)
+  if not chunk then error(err, 0) end
+  local ok, c = pcall(chunk)
+  if not ok then error(format("%s: %s", path, tostring(c)), 0) end
+  local function fail(field, msg) error(format("%s: %s: %s", path, field, msg), 0) end
+  if type(c) ~= "table" then error(format("%s: expected the file to return a table, got %s", path, type(c)), 0) end
+  for k in pairs(c) do
+    if not FIELDS[k] then fail(tostring(k), "unknown field (known: " .. check.keys(FIELDS) .. ")") end
+  end
+  if type(c.name) ~= "string" then fail("name", "expected string, got " .. check.describe(c.name)) end
+  local expect = c.expect or {}
+  if type(expect) ~= "table" then fail("expect", "expected table") end
+  for k, v in pairs(expect) do
+    if not EXPECT[k] then fail("expect." .. tostring(k), "unknown expectation (known: " .. check.keys(EXPECT) .. ")") end
+  end
+  if expect.rules ~= nil and expect.rules ~= "clean" and expect.rules ~= "ignore" then
+    fail("expect.rules", "expected 'clean' or 'ignore', got " .. check.describe(expect.rules))
+  end
+  for _, k in ipairs(BOUNDS) do
+    local b = expect[k]
+    if b ~= nil then
+      if type(b) ~= "table" then fail("expect." .. k, "expected { min = , max = }") end
+      for bk, bv in pairs(b) do
+        if bk ~= "min" and bk ~= "max" then fail("expect." .. k .. "." .. tostring(bk), "expected min or max") end
+        if type(bv) ~= "number" then fail("expect." .. k .. "." .. bk, "expected number, got " .. check.describe(bv)) end
+      end
+    end
+  end
+  if expect.tolerance ~= nil and (type(expect.tolerance) ~= "number" or expect.tolerance < 0) then
+    fail("expect.tolerance", "expected non-negative number, got " .. check.describe(expect.tolerance))
+  end
+  if expect.baseline ~= nil and type(expect.baseline) ~= "string" then
+    fail("expect.baseline", "expected path string, got " .. check.describe(expect.baseline))
+  end
+  c.expect, c.file = expect, path
+  c.baseline_path = expect.baseline and (expect.baseline:sub(1, 1) == "/" and expect.baseline
+                                         or dir_of(path) .. "/" .. expect.baseline)
+  local hws = c.hw or { "h100_sxm5" }
+  if type(hws) ~= "table" then hws = { hws } end
+  local specs = {}
+  for i, id in ipairs(hws) do
+    local okh, spec = pcall(hw.resolve, id, "hw")
+    if not okh then fail(format("hw[%d]", i), spec) end
+    specs[i] = spec
+  end
+  c.workload = c.workload or {}
+  if type(c.workload) ~= "table" then fail("workload", "expected table") end
+  -- the configs: a list, or a sweep
+  local configs = {}
+  if c.sweep ~= nil and c.models ~= nil then fail("models", "give models or sweep, not both") end
+  if c.sweep ~= nil then
+    if type(c.sweep) ~= "table" then fail("sweep", "expected table") end
+    local q = { base = c.sweep.base, vary = c.sweep.vary, where = c.sweep.where, hw = specs[1].id,
+                workload = { b = c.workload.b, s = c.workload.s, t = c.workload.t, dtype = c.workload.dtype } }
+    local oks, it = pcall(sweep.sweep, q)
+    if not oks then fail("sweep", it) end
+    for cfg, _, est in it do
+      local copy = {}
+      for k, v in pairs(cfg) do copy[k] = v end
+      local parts = {}
+      local fields = {}
+      for f in pairs(c.sweep.vary or {}) do fields[#fields + 1] = f end
+      sort(fields)
+      for _, f in ipairs(fields) do parts[#parts + 1] = format("%s=%s", f, tostring(cfg[f])) end
+      copy.id = format("%s{%s}", cfg.id or cfg.name, concat(parts, ","))
+      configs[#configs + 1] = copy
+      local _ = est
+    end
+  else
+    if type(c.models) ~= "table" or #c.models == 0 then fail("models", "expected a non-empty list of ids or configs") end
+    for i, m in ipairs(c.models) do
+      local okm, cfg = pcall(models.resolve, m, "model")
+      if not okm then fail(format("models[%d]", i), (tostring(cfg):gsub("^model[^:]*: ", ""))) end
+      configs[#configs + 1] = cfg
+    end
+  end
+  c.pairs = {}
+  for _, cfg in ipairs(configs) do
+    for _, spec in ipairs(specs) do
+      c.pairs[#c.pairs + 1] = { label = format("%s@%s", cfg.id or cfg.name, spec.id), config = cfg, spec = spec }
+    end
+  end
+  return c
+end
+
+local function read_baseline(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  local ok, j = pcall(cjson.decode, text)
+  if not ok or type(j) ~= "table" then return nil, "not a JSON object" end
+  return j
+end
+
+local function workload_of(c)
+  local w = c.workload
+  return { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention }
+end
+
+--- Evaluate a loaded check: one result per pair
+-- `{ label, ok, reasons = { ... }, notes = { ... }, values = { time_s, tflops, mfu, tokens_per_s } }`.
+-- A missing baseline file raises `<file>: expect.baseline: cannot read '<path>' (...)`.
+function M.evaluate(c)
+  local base
+  if c.baseline_path then
+    local err
+    base, err = read_baseline(c.baseline_path)
+    if not base then
+      error(format("%s: expect.baseline: cannot read '%s' (%s; write it with tilewave check --update-baseline)",
+        c.file, c.baseline_path, err or "no such file"), 0)
+    end
+  end
+  local tol = c.expect.tolerance or 0
+  local results = {}
+  for _, p in ipairs(c.pairs) do
+    local r = { label = p.label, reasons = {}, notes = {} }
+    local ok, est = pcall(transformer.estimate, p.config, p.spec, workload_of(c))
+    if not ok then
+      r.ok = false
+      r.reasons[1] = tostring(est)
+    else
+      local v = { time_s = est.time_s, tflops = est.tflops, mfu = est.mfu, tokens_per_s = est.tokens_per_s }
+      r.values = v
+      for _, k in ipairs(BOUNDS) do
+        local b = c.expect[k]
+        if b and b.min and v[k] < b.min then r.reasons[#r.reasons + 1] = format("%s %.4g < min %.4g", k, v[k], b.min) end
+        if b and b.max and v[k] > b.max then r.reasons[#r.reasons + 1] = format("%s %.4g > max %.4g", k, v[k], b.max) end
+        if b then r.notes[#r.notes + 1] = format("%s %.4g", k, v[k]) end
+      end
+      if c.expect.rules == "clean" then
+        local w = workload_of(c)
+        local viol = rules.check(p.config, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention }, p.spec)
+        for _, x in ipairs(viol) do
+          r.reasons[#r.reasons + 1] = format("rule %s: %s = %s, expected %s (fix: %s)", x.rule, x.field,
+            tostring(x.value), x.expected, x.fix_text)
+        end
+      end
+      if base then
+        local entry = base.entries and base.entries[p.label]
+        if not entry then
+          r.reasons[#r.reasons + 1] = "no baseline entry (run tilewave check --update-baseline)"
+        else
+          local h = M.definition_hash(p.config, p.spec)
+          local stale = {}
+          if entry.definition_hash ~= h then
+            stale[#stale + 1] = format("model or hardware definition changed since the baseline (hash %s -> %s)",
+              tostring(entry.definition_hash), h)
+          end
+          if base.tilewave_version ~= core._VERSION then
+            stale[#stale + 1] = format("baseline written by tilewave %s, this is %s", tostring(base.tilewave_version),
+              core._VERSION)
+          end
+          for _, k in ipairs { "time_s", "tflops" } do
+            local old = entry[k]
+            local rel = old and math.abs(v[k] / old - 1) or math.huge
+            if rel > tol * (1 + 1e-9) + 1e-12 then
+              local what = format("%s %.6g vs baseline %.6g (%+.2f%%, tolerance %.2f%%)", k, v[k], old or 0 / 0,
+                100 * (v[k] / (old or 1) - 1), 100 * tol)
+              if #stale > 0 then
+                r.reasons[#r.reasons + 1] = "stale baseline: " .. concat(stale, "; ") .. "; " .. what
+              else
+                r.reasons[#r.reasons + 1] = "regression: " .. what
+              end
+            end
+          end
+          if #stale > 0 and #r.reasons == 0 then
+            r.notes[#r.notes + 1] = "stale baseline (values unchanged): " .. concat(stale, "; ")
+          end
+          r.notes[#r.notes + 1] = format("time %s within %.2f%% of baseline", report.si(v.time_s, "s"), 100 * tol)
+        end
+      end
+      r.ok = #r.reasons == 0
+    end
+    results[#results + 1] = r
+  end
+  return results
+end
+
+-- Numbers rounded to 6 significant digits, so that baselines diff readably.
+local function round6(x) return tonumber(format("%.6g", x)) end
+
+--- Write the baseline of a loaded check (all pairs), deterministic and pretty.
+-- @return path, entries
+function M.update_baseline(c)
+  if not c.baseline_path then return nil, 0 end
+  local entries, n = {}, 0
+  for _, p in ipairs(c.pairs) do
+    local est = transformer.estimate(p.config, p.spec, workload_of(c))
+    entries[p.label] = { time_s = round6(est.time_s), tflops = round6(est.tflops), mfu = round6(est.mfu),
+                         definition_hash = M.definition_hash(p.config, p.spec) }
+    n = n + 1
+  end
+  local doc = { tilewave_version = core._VERSION, name = c.name, workload = c.workload, entries = entries }
+  local f, err = io.open(c.baseline_path, "w")
+  if not f then error(format("%s: expect.baseline: cannot write '%s' (%s)", c.file, c.baseline_path, err), 0) end
+  f:write(M.pretty_json(doc), "\n")
+  f:close()
+  return c.baseline_path, n
+end
+
+--- JSON with sorted keys, two-space indentation, one value per line.
+function M.pretty_json(v, indent)
+  indent = indent or ""
+  if type(v) ~= "table" then return cjson.encode(v) end
+  local inner = indent .. "  "
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  if #keys == 0 then return "{}" end
+  if #v == #keys then
+    local parts = {}
+    for i = 1, #v do parts[i] = inner .. M.pretty_json(v[i], inner) end
+    return "[\n" .. concat(parts, ",\n") .. "\n" .. indent .. "]"
+  end
+  sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+  local parts = {}
+  for i, k in ipairs(keys) do
+    parts[i] = inner .. cjson.encode(tostring(k)) .. ": " .. M.pretty_json(v[k], inner)
+  end
+  return "{\n" .. concat(parts, ",\n") .. "\n" .. indent .. "}"
+end
+
+local function xml(s)
+  return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"):gsub('"', "&quot;"))
+end
+
+--- JUnit XML of `runs` = { { check = c, results = {...} } }.
+function M.junit(runs)
+  local lines = { '<?xml version="1.0" encoding="UTF-8"?>' }
+  local total, failed = 0, 0
+  for _, run in ipairs(runs) do
+    for _, r in ipairs(run.results) do
+      total = total + 1
+      if not r.ok then failed = failed + 1 end
+    end
+  end
+  lines[#lines + 1] = format('<testsuites name="tilewave check" tests="%d" failures="%d">', total, failed)
+  for _, run in ipairs(runs) do
+    local f = 0
+    for _, r in ipairs(run.results) do if not r.ok then f = f + 1 end end
+    lines[#lines + 1] = format('  <testsuite name="%s" file="%s" tests="%d" failures="%d">', xml(run.check.name),
+      xml(run.check.file), #run.results, f)
+    for _, r in ipairs(run.results) do
+      if r.ok then
+        lines[#lines + 1] = format('    <testcase classname="%s" name="%s"/>', xml(run.check.name), xml(r.label))
+      else
+        lines[#lines + 1] = format('    <testcase classname="%s" name="%s">', xml(run.check.name), xml(r.label))
+        lines[#lines + 1] = format('      <failure message="%s"/>', xml(concat(r.reasons, "; ")))
+        lines[#lines + 1] = "    </testcase>"
+      end
+    end
+    lines[#lines + 1] = "  </testsuite>"
+  end
+  lines[#lines + 1] = "</testsuites>"
+  return concat(lines, "\n") .. "\n"
+end
+
+--- TAP version 13 text of `runs`.
+function M.tap(runs)
+  local lines, n = { "TAP version 13" }, 0
+  for _, run in ipairs(runs) do n = n + #run.results end
+  lines[#lines + 1] = "1.." .. n
+  local i = 0
+  for _, run in ipairs(runs) do
+    for _, r in ipairs(run.results) do
+      i = i + 1
+      if r.ok then
+        lines[#lines + 1] = format("ok %d - %s: %s", i, run.check.name, r.label)
+      else
+        lines[#lines + 1] = format("not ok %d - %s: %s", i, run.check.name, r.label)
+        for _, why in ipairs(r.reasons) do lines[#lines + 1] = "  # " .. why end
+      end
+    end
+  end
+  return concat(lines, "\n") .. "\n"
+end
+
+--- One human line per result: `PASS label: notes` / `FAIL label: reasons`.
+function M.line(run, r)
+  if r.ok then
+    return format("PASS %s %s%s", run.check.name, r.label, #r.notes > 0 and (": " .. concat(r.notes, ", ")) or "")
+  end
+  return format("FAIL %s %s: %s", run.check.name, r.label, concat(r.reasons, "; "))
+end
+
+return M

@@ -1,0 +1,327 @@
+--- tilewave.sweep: whole-model forward estimates over a Cartesian grid of configs.
+--
+--   for cfg, hw_id, est in tw.sweep{ base = "pythia-1b", hw = { "h100_sxm5" },
+--       vary = { hidden_size = { 1792, 2048, 2304 }, num_attention_heads = { 8, 16, 32 } },
+--       where = function(c) return c.hidden_size % c.num_attention_heads == 0 end,
+--       workload = { b = 4, s = 2048, t = 1, dtype = "bf16" } } do ... end
+--
+-- Order: hw outermost, then the vary fields in sorted name order, the last
+-- field fastest; `index` (0-based, per hw) is the position in that order, so
+-- sharded runs can be merged back into it. The model is the one of
+-- tilewave.transformer.estimate, made fast by factorization: each op's shape
+-- depends on only some of the varied fields (found by changing one field at a
+-- time from the base), so ops are grouped by that dependency set, each
+-- group's time and FLOPs are computed once per combination of its own fields
+-- (GEMMs through the core's batch entry point, core.gemm_many), and a config's
+-- total is a handful of table lookups. The factorization is verified against
+-- transformer.estimate on sampled configs; if they disagree (a family whose op
+-- list changes structure across the grid), the sweep falls back to calling
+-- transformer.estimate per config.
+--
+-- Derived fields follow the varied ones unless varied themselves: head_dim =
+-- h/a when the base's was h/a; num_key_value_heads = a when the base is MHA.
+-- Configs that break a structural constraint (a not dividing h, kv not
+-- dividing a, t > a) are skipped like `where` rejects (counted in `stats`).
+local check = require "tilewave.check"
+local hw = require "tilewave.hw"
+local models = require "tilewave.models"
+local transformer = require "tilewave.transformer"
+local dtype = require "tilewave.dtype"
+local core = require "tilewave.core"
+
+local M = {}
+
+local format, ipairs, pairs, sort, floor = string.format, ipairs, pairs, table.sort, math.floor
+
+local OPTIONS = { base = true, vary = true, where = true, hw = true, workload = true, shard = true, slow = true }
+
+local function copy(t)
+  local o = {}
+  for k, v in pairs(t) do o[k] = v end
+  return o
+end
+
+-- Fill the derived fields of raw config r (in place) from the base's conventions.
+local function derive(r, conv)
+  if conv.hd_derived then r.head_dim = r.hidden_size / r.num_attention_heads end
+  if conv.mha then r.num_key_value_heads = r.num_attention_heads end
+end
+
+-- Structural validity of a raw config (cheap; define() checked the base).
+local function valid(r, conv, t)
+  local a = r.num_attention_heads
+  if conv.hd_derived and r.hidden_size % a ~= 0 then return false end
+  if a % r.num_key_value_heads ~= 0 then return false end
+  if t > a then return false end
+  return true
+end
+
+local function op_sig(op)
+  return format("%s|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g", op.name, op.kind, op.m, op.n, op.k, op.batch, op.count, op.bytes)
+end
+
+--- Iterate a sweep.
+-- @tparam table o `base` (model id or config), `vary` (field -> list of
+--   values; HF field names), `where` (optional predicate on the config),
+--   `hw` (device id or list of ids, default "h100_sxm5"), `workload`
+--   ({ b, s, t, dtype, attention }, as tilewave.transformer.estimate),
+--   `shard` ({ i, n }: only indices with index % n == i), `slow` (true: skip
+--   the factorization)
+-- @return iterator yielding `cfg, hw_id, est` with est = `{ index, time_s,
+--   flops, tflops, mfu, tokens_per_s, params }`; cfg is reused between
+--   iterations (copy it to keep it); and a `stats` table filled as it runs
+--   ({ total, done, skipped, mode })
+-- @raise `sweep.<field>: ...`
+function M.sweep(o)
+  check.table(o, "sweep")
+  check.options(o, OPTIONS, "sweep")
+  local base = models.resolve(o.base, "sweep.base")
+  local vary = o.vary or {}
+  check.table(vary, "sweep.vary")
+  local fam = models.families[base.family]
+  local fields = {}
+  for f, list in pairs(vary) do
+    check.table(list, "sweep.vary." .. tostring(f))
+    if #list == 0 then check.fail("sweep.vary." .. f, "expected a non-empty list", list) end
+    for i, v in ipairs(list) do
+      local test = copy(base)
+      test[f] = v
+      local ok, err = pcall(models.define, test)
+      if not ok and (err:find("^model%." .. f .. ": expected") or err:find("unknown field")) then
+        error(format("sweep.vary.%s[%d]: %s", f, i, (err:gsub("^model[%.%w_]*: ", ""))), 0)
+      end
+    end
+    fields[#fields + 1] = f
+  end
+  sort(fields)
+  if o.where ~= nil and type(o.where) ~= "function" then check.fail("sweep.where", "expected function", o.where) end
+  local hws = o.hw or { "h100_sxm5" }
+  if type(hws) ~= "table" then hws = { hws } end
+  local w = o.workload or {}
+  check.table(w, "sweep.workload")
+  local wl = { b = w.b or 1, s = w.s or 2048, t = w.t or 1, dtype = w.dtype or "bf16", attention = w.attention }
+  transformer.ops(base, { b = wl.b, s = wl.s, t = wl.t, dtype = wl.dtype }) -- validates the workload
+  local shard_i, shard_n = 0, 1
+  if o.shard then
+    shard_i, shard_n = o.shard[1], o.shard[2]
+    check.positive_int(shard_n, "sweep.shard.n")
+    if type(shard_i) ~= "number" or shard_i < 0 or shard_i >= shard_n or shard_i % 1 ~= 0 then
+      check.fail("sweep.shard.i", format("expected integer in [0, %d]", shard_n - 1), shard_i)
+    end
+  end
+  local conv = { hd_derived = base.head_dim == base.hidden_size // base.num_attention_heads
+                                and vary.head_dim == nil,
+                 mha = base.num_key_value_heads == base.num_attention_heads and vary.num_key_value_heads == nil }
+
+  -- sizes and strides of the grid (last field fastest)
+  local nf = #fields
+  local size, stride = {}, {}
+  local per_hw = 1
+  for i = nf, 1, -1 do
+    size[i] = #vary[fields[i]]
+    stride[i] = per_hw
+    per_hw = per_hw * size[i]
+  end
+  local stats = { total = per_hw * #hws, done = 0, skipped = 0, mode = "factorized" }
+
+  local function raw_at(idx)
+    local r = copy(base)
+    for i = 1, nf do
+      local j = (idx // stride[i]) % size[i]
+      r[fields[i]] = vary[fields[i]][j + 1]
+    end
+    derive(r, conv)
+    return r
+  end
+
+  local ew = { b = wl.b, s = wl.s, t = wl.t, dtype = wl.dtype, e = dtype.get(wl.dtype) }
+
+  -- Factorization for one device: groups of ops by dependency set, each with
+  -- per-combination sums of time and FLOPs. Returns nil if not applicable.
+  local function factorize(spec)
+    local base_ops = fam.ops(base, ew)
+    local deps = {}
+    for i = 1, #base_ops do deps[i] = {} end
+    for fi, f in ipairs(fields) do
+      for _, v in ipairs(vary[f]) do
+        local r = copy(base)
+        r[f] = v
+        derive(r, conv)
+        local ok, ops = pcall(fam.ops, r, ew)
+        if not ok or #ops ~= #base_ops then return nil end
+        for i, op in ipairs(ops) do
+          if op.name ~= base_ops[i].name then return nil end
+          if op_sig(op) ~= op_sig(base_ops[i]) then deps[i][fi] = true end
+        end
+      end
+    end
+    -- group ops by dependency set
+    local groups, by_key = {}, {}
+    for i = 1, #base_ops do
+      local key, list = {}, {}
+      for fi = 1, nf do
+        if deps[i][fi] then key[#key + 1] = tostring(fi); list[#list + 1] = fi end
+      end
+      local k = table.concat(key, ",")
+      if not by_key[k] then
+        by_key[k] = { fields = list, ops = {} }
+        groups[#groups + 1] = by_key[k]
+      end
+      local g = by_key[k].ops
+      g[#g + 1] = i
+    end
+    -- per group: strides over its own fields, and the sums for every combination
+    local launch_s = transformer.LAUNCH_S
+    local dev, e = hw.gemm_device(spec, wl.dtype, "sweep.workload.dtype", launch_s)
+    local bw = spec.mem_bw * hw.gemm_params(spec).mem_frac
+    for _, g in ipairs(groups) do
+      local gsize, gstride, n = {}, {}, 1
+      for j = #g.fields, 1, -1 do
+        gsize[j] = size[g.fields[j]]
+        gstride[j] = n
+        n = n * gsize[j]
+      end
+      g.n, g.gstride, g.time, g.flops = n, gstride, {}, {}
+      -- shapes of every combination, GEMMs batched per BMM batch count through core.gemm_many
+      local pending = {}
+      for combo = 0, n - 1 do
+        local r = copy(base)
+        for j, fi in ipairs(g.fields) do
+          r[fields[fi]] = vary[fields[fi]][(combo // gstride[j]) % gsize[j] + 1]
+        end
+        derive(r, conv)
+        local ok, ops = pcall(fam.ops, r, ew)
+        local t, f = 0, 0
+        if not ok then t = nil end
+        if ok then
+          for _, i in ipairs(g.ops) do
+            local op = ops[i]
+            if op.kind == "elementwise" then
+              t = t + op.count * (launch_s + op.bytes / bw)
+            elseif not (op.m >= 1 and op.n >= 1 and op.k >= 1 and op.m % 1 == 0 and op.n % 1 == 0 and op.k % 1 == 0) then
+              t = nil
+              break
+            else
+              local key = op.batch
+              pending[key] = pending[key] or { shapes = {}, refs = {} }
+              local pb = pending[key]
+              local s = pb.shapes
+              s[#s + 1], s[#s + 2], s[#s + 3] = op.m, op.n, op.k
+              pb.refs[#pb.refs + 1] = { combo, op.count }
+              f = f + op.flops * op.count
+            end
+          end
+        end
+        g.time[combo], g.flops[combo] = t, f
+      end
+      for batch, pb in pairs(pending) do
+        local times = core.gemm_many(dev, pb.shapes, { batch = batch, in_bytes = e.in_bytes, out_bytes = e.out_bytes })
+        for i, ref in ipairs(pb.refs) do
+          if g.time[ref[1]] then g.time[ref[1]] = g.time[ref[1]] + times[i] * ref[2] end
+        end
+      end
+    end
+    return groups
+  end
+
+  local function slow_est(r, spec)
+    local ok, est = pcall(transformer.estimate, models.define(r), spec, wl)
+    if not ok then return nil end
+    return est.time_s, est.flops
+  end
+
+  local function fast_est(groups, idx)
+    local t, f = 0, 0
+    for _, g in ipairs(groups) do
+      local combo = 0
+      local gf, gs = g.fields, g.gstride
+      for j = 1, #gf do
+        local fi = gf[j]
+        combo = combo + ((idx // stride[fi]) % size[fi]) * gs[j]
+      end
+      local gt = g.time[combo]
+      if not gt then return nil end -- a combination the factorization could not price
+      t = t + gt
+      f = f + g.flops[combo]
+    end
+    return t, f
+  end
+
+  -- prepare every device
+  local plans = {}
+  for hi, id in ipairs(hws) do
+    local spec = hw.resolve(id, format("sweep.hw[%d]", hi))
+    local plan = { spec = spec, peak = spec.peak_flops[wl.dtype] }
+    if not plan.peak then
+      error(format("sweep.workload.dtype: '%s' not supported by %s", wl.dtype, spec.id), 0)
+    end
+    if not o.slow then plan.groups = factorize(spec) end
+    if plan.groups then
+      -- verify on samples: first, last, and a spread of valid configs
+      local checked = 0
+      for _, idx in ipairs { 0, per_hw - 1, per_hw // 2, per_hw // 3, per_hw // 7, per_hw // 11 } do
+        local r = raw_at(idx)
+        if valid(r, conv, wl.t) then
+          local t1 = slow_est(r, spec)
+          if t1 then
+            local t2 = fast_est(plan.groups, idx)
+            if math.abs(t2 - t1) > 1e-9 * t1 then plan.groups = nil break end
+            checked = checked + 1
+          end
+        end
+      end
+    end
+    if not plan.groups then stats.mode = "per-config" end
+    plans[hi] = plan
+  end
+
+  local cfg = copy(base)
+  local est = {}
+  local hi, idx = 1, shard_i - shard_n
+  local function next_row()
+    while true do
+      idx = idx + shard_n
+      if idx >= per_hw then
+        hi = hi + 1
+        idx = shard_i
+        if hi > #plans or idx >= per_hw then return nil end
+      end
+      local plan = plans[hi]
+      for i = 1, nf do
+        cfg[fields[i]] = vary[fields[i]][(idx // stride[i]) % size[i] + 1]
+      end
+      derive(cfg, conv)
+      local keep = valid(cfg, conv, wl.t)
+      if keep and o.where then keep = o.where(cfg) and true or false end
+      if keep then
+        local t, f
+        if plan.groups then t, f = fast_est(plan.groups, idx) end
+        if not t then t, f = slow_est(cfg, plan.spec) end
+        if t then
+          stats.done = stats.done + 1
+          est.index, est.time_s, est.flops = idx, t, f
+          est.tflops = f / t / 1e12
+          est.mfu = f / t / plan.peak
+          est.tokens_per_s = wl.b * wl.s / t
+          est.params = fam.params(cfg).total
+          return cfg, plan.spec.id, est
+        end
+      end
+      stats.skipped = stats.skipped + 1
+    end
+  end
+  return next_row, stats
+end
+
+--- Column names of a sweep's rows: index, hw, the varied fields, then the estimate.
+function M.columns(o)
+  local fields = {}
+  for f in pairs(o.vary or {}) do fields[#fields + 1] = f end
+  sort(fields)
+  local cols = { "index", "hw" }
+  for _, f in ipairs(fields) do cols[#cols + 1] = f end
+  for _, k in ipairs { "params", "time_s", "tflops", "mfu", "tokens_per_s" } do cols[#cols + 1] = k end
+  return cols, fields
+end
+
+return M

@@ -1,0 +1,84 @@
+-- busted specs for tw.sweep: exact agreement with tilewave.transformer.estimate,
+-- sharding that covers the grid exactly once, filtering and errors.
+local tw = require "tilewave"
+
+local SPEC = {
+  base = "pythia-1b", hw = { "h100_sxm5", "a100_sxm4_80gb" },
+  vary = { hidden_size = { 1792, 2048, 2304 }, num_attention_heads = { 8, 16, 24 }, vocab_size = { 50277, 50304 } },
+  workload = { b = 4, s = 2048 },
+}
+
+local function collect(extra)
+  local q = {}
+  for k, v in pairs(SPEC) do q[k] = v end
+  for k, v in pairs(extra or {}) do q[k] = v end
+  local rows = {}
+  local it, stats = tw.sweep(q)
+  for cfg, hw, est in it do
+    rows[#rows + 1] = { key = hw .. "#" .. est.index, h = cfg.hidden_size, a = cfg.num_attention_heads,
+                        v = cfg.vocab_size, hw = hw, time_s = est.time_s, mfu = est.mfu, params = est.params }
+  end
+  return rows, stats
+end
+
+describe("tw.sweep", function()
+  it("gives the same time as tilewave.transformer.estimate for every config", function()
+    local rows, stats = collect()
+    assert.equal("factorized", stats.mode)
+    assert.equal(36, stats.total)
+    -- 3 h x 3 a x 2 v x 2 devices = 36; a = 24 divides 2304 (96) but not 1792 or 2048: 2 x 2 x 2 skipped
+    assert.equal(36 - 2 * 4, #rows)
+    for _, r in ipairs(rows) do
+      local c = tw.models.load("pythia-1b")
+      c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.vocab_size, c.head_dim = r.h, r.a, r.a, r.v, nil
+      c.intermediate_size = 8192
+      local e = tw.transformer.estimate(tw.models.define(c), r.hw, { b = 4, s = 2048 })
+      assert.near(e.time_s, r.time_s, 1e-12 * e.time_s)
+      assert.equal(tw.params(tw.models.define(c)).total, r.params)
+    end
+  end)
+
+  it("shards the grid so that the shards cover it exactly once, even with more shards than configs", function()
+    local all = collect()
+    local want = {}
+    for _, r in ipairs(all) do want[r.key] = true end
+    for _, n in ipairs { 1, 2, 3, 7, 50 } do
+      local seen, count = {}, 0
+      for i = 0, n - 1 do
+        for _, r in ipairs(collect { shard = { i, n } }) do
+          assert.is_nil(seen[r.key], "duplicate " .. r.key .. " with n = " .. n)
+          seen[r.key] = true
+          count = count + 1
+        end
+      end
+      assert.equal(#all, count)
+      for k in pairs(want) do assert.is_true(seen[k], k) end
+    end
+  end)
+
+  it("applies where and counts what it skips", function()
+    local rows, stats = collect { where = function(c) return c.vocab_size % 64 == 0 end }
+    for _, r in ipairs(rows) do assert.equal(50304, r.v) end
+    assert.equal(stats.total, #rows + stats.skipped)
+  end)
+
+  it("falls back to per-config estimates and agrees with the factorized path", function()
+    local fast = collect()
+    local slow, stats = collect { slow = true }
+    assert.equal("per-config", stats.mode)
+    assert.equal(#fast, #slow)
+    for i = 1, #fast do assert.near(fast[i].time_s, slow[i].time_s, 1e-12 * slow[i].time_s) end
+  end)
+
+  it("rejects bad values and options naming them", function()
+    local ok, err = pcall(tw.sweep, { base = "pythia-1b", vary = { hidden_size = { 2048, -1 } } })
+    assert.is_false(ok)
+    assert.equal("sweep.vary.hidden_size[2]: expected positive integer, got -1", err)
+    ok, err = pcall(tw.sweep, { base = "pythia-1b", vary = { hidden_sise = { 2048 } } })
+    assert.truthy(err:find("sweep.vary.hidden_sise[1]: unknown field 'hidden_sise'", 1, true))
+    ok, err = pcall(tw.sweep, { base = "pythia-1b", shard = { 3, 3 } })
+    assert.equal("sweep.shard.i: expected integer in [0, 2], got 3", err)
+    ok, err = pcall(tw.sweep, { base = "pythia-1b", grid = {} })
+    assert.truthy(err:find("sweep: unknown option 'grid'", 1, true))
+  end)
+end)
