@@ -26,7 +26,7 @@ local function to_int(s)
 end
 
 local function parser()
-  local p = argparse("tilewave", "Performance model of transformer workloads on GPUs: GEMM tile/wave/alignment, roofline.")
+  local p = argparse("tilewave", "Performance model of transformer workloads on GPUs: GEMM tile/wave/alignment, roofline, model forward, inference, training, sweeps and regression checks.")
     :epilog("Units: s, byte, FLOP, FLOP/s. See README.md.")
   p:command_target("command")
   p:require_command(true)

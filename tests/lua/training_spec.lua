@@ -99,6 +99,19 @@ describe("tilewave.training", function()
     end)
   end)
 
+  describe("cluster", function()
+    it("lists the cluster files and rejects a bad one naming the field", function()
+      assert.same({ "dgx_a100", "dgx_h100" }, tw.cluster.list())
+      local ok, err = pcall(tw.cluster.resolve, { name = "x", gpu = "h100_sxm5", gpus_per_node = 8,
+        intra = { bw = 450e9, latency_s = 5e-6 }, inter = { bw = -1, latency_s = 0 },
+        sources = { gpu = "a", gpus_per_node = "b", intra = "c", inter = "d" } }, "my.lua")
+      assert.is_false(ok)
+      assert.equal("my.lua: cluster.inter.bw: expected positive number, got -1", err)
+      ok, err = pcall(tw.cluster.resolve, { name = "x", gpu = "h100_sxm5", gpus_per_node = 8, nic = 1 }, "my.lua")
+      assert.equal("my.lua: cluster: unknown field 'nic'", err)
+    end)
+  end)
+
   describe("search()", function()
     it("ranks the valid splits and says why the others fail", function()
       local res = tw.training.search { model = SMALL, cluster = "dgx_h100", nodes = 1, global_batch = 64, s = 128,
