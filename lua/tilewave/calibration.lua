@@ -57,9 +57,9 @@ function M.split_csv(line)
   return out
 end
 
---- Rows of the CSV at `path` as tables; `nil, msg` if it cannot be read.
-function M.load(path)
-  path = path or M.default_path()
+--- Rows of a CSV file as tables keyed by the header's names; `nil, msg` if
+-- it cannot be read. (Shared with tilewave.decode_calibration.)
+function M.read_csv(path)
   local f, err = io.open(path, "r")
   if not f then return nil, err end
   local header, rows = nil, {}
@@ -70,14 +70,23 @@ function M.load(path)
       else
         local r = {}
         for i, h in ipairs(header) do r[h] = cells[i] end
-        r.m, r.n, r.k, r.batch = tonumber(r.m), tonumber(r.n), tonumber(r.k), tonumber(r.batch)
-        r.tflops_measured = tonumber(r.tflops_measured)
-        r.hw, r.dt = M.devices[r.gpu], M.dtypes[r.dtype]
         rows[#rows + 1] = r
       end
     end
   end
   f:close()
+  return rows
+end
+
+--- Rows of the GEMM CSV at `path` as tables; `nil, msg` if it cannot be read.
+function M.load(path)
+  local rows, err = M.read_csv(path or M.default_path())
+  if not rows then return nil, err end
+  for _, r in ipairs(rows) do
+    r.m, r.n, r.k, r.batch = tonumber(r.m), tonumber(r.n), tonumber(r.k), tonumber(r.batch)
+    r.tflops_measured = tonumber(r.tflops_measured)
+    r.hw, r.dt = M.devices[r.gpu], M.dtypes[r.dtype]
+  end
   return rows
 end
 

@@ -25,33 +25,23 @@ local FORMATS = {
 --- The decode_tok_s rows as tables with `hw`, `model_id`, `format`, `group`,
 -- `engine`, `context`, `measured` (token/s); `nil, msg` if unreadable.
 function M.load(path)
-  path = path or default_path()
-  local f, err = io.open(path, "r")
-  if not f then return nil, err end
-  local header, rows = nil, {}
-  for line in f:lines() do
-    if line ~= "" then
-      local cells = calibration.split_csv(line)
-      if not header then header = cells
-      else
-        local r = {}
-        for i, h in ipairs(header) do r[h] = cells[i] end
-        if r.metric == "decode_tok_s" then
-          for _, d in ipairs(DEVICES) do
-            if r.hardware:find(d[1]) then r.hw = d[2] end
-          end
-          r.model_id = MODELS[r.model]
-          local fmt = FORMATS[r.weight_dtype]
-          if fmt then r.format, r.group = fmt[1], fmt[2] end
-          r.engine = r.source:find("gpt%-fast") and "compiled" or r.source:find("llama%.cpp") and "llama.cpp" or nil
-          r.context = r.engine == "compiled" and 105 or 64
-          r.measured = tonumber(r.value)
-          rows[#rows + 1] = r
-        end
+  local all, err = calibration.read_csv(path or default_path())
+  if not all then return nil, err end
+  local rows = {}
+  for _, r in ipairs(all) do
+    if r.metric == "decode_tok_s" then
+      for _, d in ipairs(DEVICES) do
+        if r.hardware:find(d[1]) then r.hw = d[2] end
       end
+      r.model_id = MODELS[r.model]
+      local fmt = FORMATS[r.weight_dtype]
+      if fmt then r.format, r.group = fmt[1], fmt[2] end
+      r.engine = r.source:find("gpt%-fast") and "compiled" or r.source:find("llama%.cpp") and "llama.cpp" or nil
+      r.context = r.engine == "compiled" and 105 or 64
+      r.measured = tonumber(r.value)
+      rows[#rows + 1] = r
     end
   end
-  f:close()
   return rows
 end
 
