@@ -116,7 +116,7 @@ function M.load(path)
                 workload = { b = c.workload.b, s = c.workload.s, t = c.workload.t, dtype = c.workload.dtype } }
     local oks, it = pcall(sweep.sweep, q)
     if not oks then fail("sweep", it) end
-    for cfg, _, est in it do
+    for cfg in it do
       local copy = {}
       for k, v in pairs(cfg) do copy[k] = v end
       local parts = {}
@@ -126,7 +126,6 @@ function M.load(path)
       for _, f in ipairs(fields) do parts[#parts + 1] = format("%s=%s", f, tostring(cfg[f])) end
       copy.id = format("%s{%s}", cfg.id or cfg.name, concat(parts, ","))
       configs[#configs + 1] = copy
-      local _ = est
     end
   else
     if type(c.models) ~= "table" or #c.models == 0 then fail("models", "expected a non-empty list of ids or configs") end

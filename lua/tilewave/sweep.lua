@@ -258,15 +258,13 @@ function M.sweep(o)
     if not o.slow then plan.groups = factorize(spec) end
     if plan.groups then
       -- verify on samples: first, last, and a spread of valid configs
-      local checked = 0
       for _, idx in ipairs { 0, per_hw - 1, per_hw // 2, per_hw // 3, per_hw // 7, per_hw // 11 } do
         local r = raw_at(idx)
         if valid(r, conv, wl.t) then
           local t1 = slow_est(r, spec)
           if t1 then
             local t2 = fast_est(plan.groups, idx)
-            if math.abs(t2 - t1) > 1e-9 * t1 then plan.groups = nil break end
-            checked = checked + 1
+            if not t2 or math.abs(t2 - t1) > 1e-9 * t1 then plan.groups = nil break end
           end
         end
       end
