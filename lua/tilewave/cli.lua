@@ -9,6 +9,8 @@
 --   tilewave models [FAMILY]
 --   tilewave sweep SPEC.lua [--shard I/N] [--out FILE] [--format csv|jsonl]
 --   tilewave check FILE.lua... [--update-baseline] [--junit FILE] [--tap]
+--   tilewave decode MODEL --hw ID --context N [--batch B] [--weight-dtype DT] [--group G] [--t T] [--engine E]
+--   tilewave train MODEL --cluster ID --nodes N --global-batch B --s S [--t T --p P ...] [--search]
 --
 -- main(args) returns the exit status: 0 on success, 1 on bad input (one line
 -- `tilewave: <message>` on stderr), 2 on a usage error.
@@ -82,6 +84,33 @@ local function parser()
   ck:flag("--update-baseline", "Write or refresh each file's baseline JSON instead of checking.")
   ck:option("--junit", "Also write JUnit XML to FILE.")
   ck:flag("--tap", "Print TAP instead of one line per pair.")
+
+  local de = p:command("decode", "Predict one decode step (TPOT, tokens/s) and the memory fit of a model on a device.")
+  de:argument("model", "Model id.")
+  de:option("--hw", "Device id or spec path."):default("h100_sxm5")
+  de:option("--context", "Tokens in each sequence's KV cache."):default("2048"):convert(to_int)
+  de:option("--batch", "Sequences decoded together."):default("1"):convert(to_int)
+  de:option("--weight-dtype", "fp32, bf16, fp16, fp8, int8, int4, q8_0, q4_0, q4_k_m."):default("bf16")
+  de:option("--group", "int4 quantization group size."):convert(to_int)
+  de:option("--kv-dtype", "KV cache dtype."):default("bf16")
+  de:option("--t", "Tensor-parallel size."):default("1"):convert(to_int)
+  de:option("--engine", "ideal, compiled, eager, llama.cpp."):default("compiled")
+  de:option("--format", "Output format."):choices({ "text", "json" }):default("text")
+
+  local trn = p:command("train", "Predict a training step (or --search every split) of a model on a cluster.")
+  trn:argument("model", "Model id.")
+  trn:option("--cluster", "Cluster id (hw/clusters) or path."):default("dgx_h100")
+  trn:option("--nodes", "Nodes."):default("1"):convert(to_int)
+  trn:option("--global-batch", "Sequences per optimizer step."):default("512"):convert(to_int)
+  trn:option("--s", "Sequence length."):default("2048"):convert(to_int)
+  trn:option("--t", "Tensor-parallel size."):default("1"):convert(to_int)
+  trn:option("--p", "Pipeline-parallel size."):default("1"):convert(to_int)
+  trn:option("--micro-batch", "Micro-batch size."):default("1"):convert(to_int)
+  trn:option("--zero", "ZeRO stage 0-3."):default("0"):convert(to_int)
+  trn:option("--checkpointing", "none, selective, full."):default("none")
+  trn:option("--attention", "flash or standard."):default("flash")
+  trn:flag("--search", "Rank every (t, p, micro-batch, checkpointing, ZeRO) instead.")
+  trn:option("--top", "Rows of --search to print."):default("10"):convert(to_int)
 
   local h = p:command("hw", "List devices, or show one.")
   h:argument("id", "Device id or spec path."):args("?")
@@ -264,6 +293,68 @@ local function check_cmd(args)
   return failed > 0 and 1 or 0
 end
 
+local function decode_cmd(args)
+  local si = tw.report.si
+  local o = { model = args.model, hw = args.hw, context = args.context, batch = args.batch,
+              weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype, t = args.t,
+              engine = args.engine }
+  local d = tw.inference.decode(o)
+  local spec = tw.hw.resolve(args.hw, "decode.hw")
+  local m
+  if spec.memory_bytes then
+    m = tw.inference.memory { model = args.model, hw = args.hw, context = args.context, batch = args.batch,
+                              weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype, t = args.t }
+  end
+  if args.format == "json" then
+    stdout:write(tw.report.json { decode = d, memory = m or false }, "\n")
+    return 0
+  end
+  stdout:write(format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits), %s KV cache, t = %d, %s engine\n",
+    d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight, d.kv_dtype, d.t, d.engine))
+  stdout:write(format("  TPOT        %s (%.1f tokens/s per sequence, %.1f aggregate)\n", si(d.tpot_s, "s"),
+    d.tokens_per_s, d.aggregate_tokens_per_s))
+  stdout:write(format("  bytes       %s per step: weights %s, KV cache %s; achieved %s\n", si(d.bytes, "B"),
+    si(d.weight_bytes, "B"), si(d.kv_bytes, "B"), si(d.achieved_bw, "B/s")))
+  stdout:write(format("  bound       %s (memory %s, dequant %s, compute %s, launches %s, communication %s)\n", d.bound,
+    si(d.memory_s, "s"), si(d.dequant_s, "s"), si(d.compute_s, "s"), si(d.overhead_s, "s"), si(d.comm_s, "s")))
+  if m then
+    stdout:write(format("  memory      %s of %s (weights %s, KV %s, workspace %s): %s; max batch %d at this context, "
+      .. "max context %d at this batch\n", si(m.total_bytes, "B"), si(m.memory_bytes, "B"), si(m.weight_bytes, "B"),
+      si(m.kv_bytes, "B"), si(m.workspace_bytes, "B"), m.fits and "fits" or "does NOT fit", m.max_batch, m.max_context))
+  end
+  return 0
+end
+
+local function train_cmd(args)
+  local o = { model = args.model, cluster = args.cluster, nodes = args.nodes, global_batch = args.global_batch,
+              s = args.s, attention = args.attention }
+  local function line(r)
+    local k = r.config
+    return format("t %d p %d d %d mb %d %-9s ZeRO %d: step %s, %s tokens/s, %.1f TFLOP/s/GPU (MFU %.1f%%, HFU %.1f%%), "
+      .. "%s/GPU%s", k.t, k.p, k.d, k.micro_batch, k.checkpointing, k.zero, tw.report.si(r.step_s, "s"),
+      tw.report.si(r.tokens_per_s, ""), r.model_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu,
+      tw.report.si(r.memory.total, "B"), r.fits and "" or " (does NOT fit)")
+  end
+  if args.search then
+    local res = tw.training.search(o)
+    for i = 1, math.min(args.top, #res.ranked) do stdout:write(format("%3d. %s\n", i, line(res.ranked[i]))) end
+    stdout:write(format("%d valid, %d rejected\n", #res.ranked, #res.rejected))
+    return 0
+  end
+  o.t, o.p, o.micro_batch, o.zero, o.checkpointing = args.t, args.p, args.micro_batch, args.zero, args.checkpointing
+  local r = tw.training.step(o)
+  local b = r.breakdown
+  stdout:write(line(r), "\n")
+  stdout:write(format("  compute %s, exposed communication %s (TP %s, PP %s, DP %s), bubble %s, optimizer %s\n",
+    tw.report.si(b.compute_s, "s"), tw.report.si(b.comm_exposed_s, "s"), tw.report.si(b.tp_s, "s"),
+    tw.report.si(b.pp_s, "s"), tw.report.si(b.dp_s, "s"), tw.report.si(b.bubble_s, "s"), tw.report.si(b.optimizer_s, "s")))
+  local m = r.memory
+  stdout:write(format("  memory  weights %s, gradients %s, optimizer %s, activations %s, workspace %s\n",
+    tw.report.si(m.weights, "B"), tw.report.si(m.grads, "B"), tw.report.si(m.optimizer, "B"),
+    tw.report.si(m.activations, "B"), tw.report.si(m.workspace, "B")))
+  return 0
+end
+
 local function report_cmd(args)
   local res = tw.analysis.models { models = split(args.models), hw = args.hw, b = args.b, s = args.s, t = args.t,
                                    dtype = args.dtype, attention = args.attention, cluster = args.cluster }
@@ -317,7 +408,8 @@ function M.main(argv)
     return 2
   end
   local handlers = { run = run_script, gemm = gemm_cmd, roofline = roofline_cmd, hw = hw_cmd,
-                     report = report_cmd, models = models_cmd, sweep = sweep_cmd, check = check_cmd }
+                     report = report_cmd, models = models_cmd, sweep = sweep_cmd, check = check_cmd,
+                     decode = decode_cmd, train = train_cmd }
   local okr, status = pcall(handlers[args.command], args)
   if not okr then
     stderr:write("tilewave: ", (tostring(status):gsub("\n.*", "")), "\n")
