@@ -54,10 +54,12 @@ end
 
 --- Analyse one model.
 -- @tparam table opts `hw`, workload `b`, `s`, `t`, `dtype`, `attention`;
---   `top` (slowest GEMMs listed, default 3), `tolerance` (nearby search)
+--   `top` (slowest GEMMs listed, default 3), `tolerance` (nearby search),
+--   `cluster` (a resolved tilewave.cluster for the training view, or nil)
 -- @return `{ id, name, family, params, estimate (tilewave.transformer result),
 --   slowest = { op rows }, violations (tilewave.rules), nearby (best row of
---   tilewave.search, or nil unless at least NEARBY_MIN faster at equal size) }`
+--   tilewave.search, or nil unless at least NEARBY_MIN faster at equal size),
+--   inference (M.inference, nil for encoders), training (M.training or nil) }`
 function M.model(model, opts)
   local spec = hw.resolve(opts.hw, "report.hw")
   local w = { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention }
