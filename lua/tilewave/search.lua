@@ -83,40 +83,44 @@ function M.nearby(model, device, opts)
   local hd_lo = check.positive_int(hd_range[1], "search.nearby.head_dim[1]")
   local hd_hi = check.positive_int(hd_range[2], "search.nearby.head_dim[2]")
 
-  local rows, base_row = {}, nil
+  -- (hidden, heads, kv heads, head dim) shapes to try: the config's own, and every head
+  -- count in [a/2, 2a] dividing h' with an allowed head dim
+  local shapes = {}
   for i = -steps, steps do
     local h2 = h + 64 * i
-    if h2 > 0 then
-      for a2 = math.max(1, (a + 1) // 2), 2 * a do
-        local hd2 = h2 // a2
-        local head_ok = h2 % a2 == 0 and hd2 >= hd_lo and hd2 <= hd_hi and a2 >= t
-        local kv2 = gqa and kv or a2
-        if h2 == h and a2 == a then head_ok, kv2 = true, kv end
-        if head_ok and a2 % kv2 == 0 then
-          for _, I2 in ipairs(intermediates(c, h2, family.glu)) do
-            for _, v2 in ipairs(vocabs(c.vocab_size)) do
-              local changes = { hidden_size = h2, num_attention_heads = a2, num_key_value_heads = kv2,
-                                intermediate_size = I2, vocab_size = v2, head_dim = hd2 }
-              local cfg = {}
-              for k, val in pairs(c) do cfg[k] = val end
-              for k, val in pairs(changes) do cfg[k] = val end
-              local params = family.params(cfg)
-              if abs(params.total / base_params - 1) <= tol then
-                cfg = models.define(cfg)
-                local r = transformer.estimate(cfg, spec, w)
-                local is_base = h2 == h and a2 == a and I2 == c.intermediate_size and v2 == c.vocab_size
-                local row = { config = cfg, params = params.total, params_ratio = params.total / base_params,
-                              tflops = r.tflops, tokens_per_s = r.tokens_per_s, time_s = r.time_s,
-                              is_base = is_base, changes = {} }
-                for k, val in pairs(changes) do
-                  if c[k] ~= val and k ~= "head_dim" then row.changes[k] = val end
-                end
-                rows[#rows + 1] = row
-                if is_base then base_row = row end
-              end
-            end
-          end
-        end
+    for a2 = math.max(1, (a + 1) // 2), 2 * a do
+      local own = h2 == h and a2 == a
+      local kv2 = (gqa or own) and kv or a2
+      local hd2 = own and c.head_dim or h2 // a2
+      if own or (h2 > 0 and h2 % a2 == 0 and hd2 >= hd_lo and hd2 <= hd_hi and a2 >= t and a2 % kv2 == 0) then
+        shapes[#shapes + 1] = { h2, a2, kv2, hd2 }
+      end
+    end
+  end
+
+  local rows, base_row = {}, nil
+  local function consider(changes)
+    local cfg = {}
+    for k, val in pairs(c) do cfg[k] = val end
+    for k, val in pairs(changes) do cfg[k] = val end
+    local params = family.params(cfg)
+    if abs(params.total / base_params - 1) > tol then return end
+    cfg = models.define(cfg)
+    local r = transformer.estimate(cfg, spec, w)
+    local row = { config = cfg, params = params.total, params_ratio = params.total / base_params,
+                  tflops = r.tflops, tokens_per_s = r.tokens_per_s, time_s = r.time_s, changes = {} }
+    for k, val in pairs(changes) do
+      if c[k] ~= val and k ~= "head_dim" then row.changes[k] = val end
+    end
+    row.is_base = next(row.changes) == nil
+    rows[#rows + 1] = row
+    if row.is_base then base_row = row end
+  end
+  for _, sh in ipairs(shapes) do
+    for _, I2 in ipairs(intermediates(c, sh[1], family.glu)) do
+      for _, v2 in ipairs(vocabs(c.vocab_size)) do
+        consider { hidden_size = sh[1], num_attention_heads = sh[2], num_key_value_heads = sh[3],
+                   intermediate_size = I2, vocab_size = v2, head_dim = sh[4] }
       end
     end
   end

@@ -356,31 +356,39 @@ function M.search(o)
   local cks = o.checkpointing or { "none", "selective", "full" }
   local zs = o.zero or { 0, 1, 2, 3 }
   local ranked, rejected, cache = {}, {}, {}
-  for _, t in ipairs(ts) do
-    for _, p in ipairs(ps) do
-      for _, mb in ipairs(mbs) do
-        for _, ck in ipairs(cks) do
-          for _, z in ipairs(zs) do
-            local q = { t = t, p = p, micro_batch = mb, checkpointing = ck, zero = z }
-            for kk, vv in pairs(base) do q[kk] = vv end
-            local desc = { t = t, p = p, d = gpus // (t * p), micro_batch = mb, checkpointing = ck, zero = z }
-            if t > cl.gpus_per_node then
-              rejected[#rejected + 1] = { config = desc, reason = format("t = %d spans nodes (%d GPUs per node)", t, cl.gpus_per_node) }
-            else
-              local ok, res = pcall(function() return M._step(config(q, "training"), cache) end)
-              if not ok then
-                rejected[#rejected + 1] = { config = desc, reason = tostring(res):gsub("^training%.", "") }
-              elseif not res.fits then
-                rejected[#rejected + 1] = { config = desc, result = res, reason = format(
-                  "does not fit: %.1f GB per GPU > %.1f GB", res.memory.total / 1e9, res.memory_bytes / 1e9) }
-              else
-                ranked[#ranked + 1] = res
-              end
-            end
-          end
-        end
-      end
+  -- one candidate: a step, or the reason it is rejected
+  local function try(t, p, mb, ck, z)
+    local desc = { t = t, p = p, d = gpus // (t * p), micro_batch = mb, checkpointing = ck, zero = z }
+    if t > cl.gpus_per_node then
+      return nil, desc, format("t = %d spans nodes (%d GPUs per node)", t, cl.gpus_per_node)
     end
+    local q = { t = t, p = p, micro_batch = mb, checkpointing = ck, zero = z }
+    for k, v in pairs(base) do q[k] = v end
+    local ok, res = pcall(function() return M._step(config(q, "training"), cache) end)
+    if not ok then return nil, desc, (tostring(res):gsub("^training%.", "")) end
+    if not res.fits then
+      return nil, desc, format("does not fit: %.1f GB per GPU > %.1f GB", res.memory.total / 1e9,
+        res.memory_bytes / 1e9), res
+    end
+    return res
+  end
+  -- every combination, in the order of the lists (t outermost, ZeRO innermost)
+  local lists = { ts, ps, mbs, cks, zs }
+  local pick = { 1, 1, 1, 1, 1 }
+  local empty = false
+  for _, l in ipairs(lists) do empty = empty or #l == 0 end
+  while not empty do
+    local res, desc, reason, partial = try(ts[pick[1]], ps[pick[2]], mbs[pick[3]], cks[pick[4]], zs[pick[5]])
+    if res then ranked[#ranked + 1] = res
+    else rejected[#rejected + 1] = { config = desc, reason = reason, result = partial } end
+    local i = #lists
+    while i >= 1 do
+      pick[i] = pick[i] + 1
+      if pick[i] <= #lists[i] then break end
+      pick[i] = 1
+      i = i - 1
+    end
+    if i == 0 then break end
   end
   table.sort(ranked, function(a, b)
     if a.tokens_per_s ~= b.tokens_per_s then return a.tokens_per_s > b.tokens_per_s end
