@@ -90,11 +90,22 @@ function M.load(path)
   return rows
 end
 
+--- Summary of signed relative errors `errs`: `{ n, skipped, mape, max_abs }`.
+-- (Shared with tilewave.decode_calibration.)
+function M.summary(errs, skipped)
+  local sum, maxe = 0, 0
+  for _, e in ipairs(errs) do
+    sum = sum + math.abs(e)
+    if math.abs(e) > maxe then maxe = math.abs(e) end
+  end
+  return { n = #errs, skipped = skipped, mape = #errs > 0 and sum / #errs or 0, max_abs = maxe }
+end
+
 --- Predict every row that has a device; returns `results, summary` with
 -- results[i] = { row, predicted_tflops, error (signed relative) } and
 -- summary = { n, skipped, mape, max_abs }.
 function M.evaluate(rows, hw_override)
-  local results, sum, maxe, skipped = {}, 0, 0, 0
+  local results, errs, skipped = {}, {}, 0
   for _, r in ipairs(rows) do
     local hw = hw_override and hw_override(r) or r.hw
     if hw and r.dt then
@@ -104,13 +115,12 @@ function M.evaluate(rows, hw_override)
       local pred = p.flops / t / 1e12
       local e = (pred - r.tflops_measured) / r.tflops_measured
       results[#results + 1] = { row = r, predicted_tflops = pred, error = e, estimate = p }
-      sum = sum + math.abs(e)
-      if math.abs(e) > maxe then maxe = math.abs(e) end
+      errs[#errs + 1] = e
     else
       skipped = skipped + 1
     end
   end
-  return results, { n = #results, skipped = skipped, mape = #results > 0 and sum / #results or 0, max_abs = maxe }
+  return results, M.summary(errs, skipped)
 end
 
 return M

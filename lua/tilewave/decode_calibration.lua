@@ -49,20 +49,19 @@ end
 -- table (used by the fit). Returns results `{ row, predicted, error }` and
 -- `{ n, skipped, mape, max_abs }`.
 function M.evaluate(rows, engine_override)
-  local results, sum, maxe, skipped = {}, 0, 0, 0
+  local results, errs, skipped = {}, {}, 0
   for _, r in ipairs(rows) do
     if r.hw and r.model_id and r.format and r.engine then
       local d = inference.decode { model = r.model_id, hw = r.hw, context = r.context, weight_dtype = r.format,
                                    group = r.group, engine = engine_override and engine_override(r) or r.engine }
       local e = (d.tokens_per_s - r.measured) / r.measured
       results[#results + 1] = { row = r, predicted = d.tokens_per_s, error = e, decode = d }
-      sum = sum + math.abs(e)
-      if math.abs(e) > maxe then maxe = math.abs(e) end
+      errs[#errs + 1] = e
     else
       skipped = skipped + 1
     end
   end
-  return results, { n = #results, skipped = skipped, mape = #results > 0 and sum / #results or 0, max_abs = maxe }
+  return results, calibration.summary(errs, skipped)
 end
 
 return M

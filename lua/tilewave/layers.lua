@@ -155,4 +155,14 @@ function M.attention_weights(c)
   return h * (a + 2 * kv) * hd + a * hd * h
 end
 
+--- Parameters of one GPT-2-style layer (GPT-3, GPT-NeoX/Pythia): QKV with
+-- bias h*(a+2kv)*hd + (a+2kv)*hd, projection with bias a*hd*h + h, MLP with
+-- biases 2*h*I + I + h, two LayerNorms with bias 4h (12h^2 + 13h at I = 4h,
+-- MHA; ../shared/reference/model_configs.md §0).
+function M.gpt_layer_params(c)
+  local h, I = c.hidden_size, c.intermediate_size
+  local qkv_out = (c.num_attention_heads + 2 * c.num_key_value_heads) * c.head_dim
+  return M.attention_weights(c) + qkv_out + h + 2 * h * I + I + h + 4 * h
+end
+
 return M

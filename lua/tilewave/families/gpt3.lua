@@ -40,9 +40,8 @@ F.presets = {
 -- embedding v*h (tied with the LM head) and position embedding P*h.
 -- non_embedding excludes both embeddings.
 function F.params(c)
-  local h, I, hd = c.hidden_size, c.intermediate_size, c.head_dim
-  local qkv_out = (c.num_attention_heads + 2 * c.num_key_value_heads) * hd
-  local per_layer = layers.attention_weights(c) + qkv_out + h + 2 * h * I + I + h + 4 * h
+  local h = c.hidden_size
+  local per_layer = layers.gpt_layer_params(c)
   local non_embedding = c.num_hidden_layers * per_layer + 2 * h
   local embedding = c.vocab_size * h * (c.tie_word_embeddings and 1 or 2) + c.max_position_embeddings * h
   return { total = non_embedding + embedding, non_embedding = non_embedding, embedding = embedding }
