@@ -4,8 +4,8 @@
 -- Usage: build/tilewave run scripts/calibrate.lua [--decode [--fit]] [CSV]
 local argparse = require "argparse"
 local tw = require "tilewave"
-local cal = require "tilewave.calibration"
-local dcal = require "tilewave.decode_calibration"
+local cal = require "tilewave.explore.calibration"
+local dcal = require "tilewave.explore.decode_calibration"
 
 local p = argparse("calibrate.lua", "Model error on the calibration sets.")
 p:flag("--decode", "The decode set instead of the GEMM set.")

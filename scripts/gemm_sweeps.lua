@@ -10,7 +10,7 @@
 -- Usage: build/tilewave run scripts/gemm_sweeps.lua [--hw ID]... [--sweep NAME] [--dtype DT]
 local argparse = require "argparse"
 local tw = require "tilewave"
-local cal = require "tilewave.calibration"
+local cal = require "tilewave.explore.calibration"
 
 local p = argparse("gemm_sweeps.lua", "Predict the co-design paper's GEMM sweeps.")
 p:option("--hw", "Device id (repeatable)."):count("*")

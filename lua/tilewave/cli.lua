@@ -201,14 +201,7 @@ local function parse_shard(text)
   return { i, n }
 end
 
-local function num_text(v)
-  if math.type(v) == "integer" then return format("%d", v) end
-  if type(v) == "number" then
-    if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return format("%d", v) end
-    return format("%.6g", v)
-  end
-  return tostring(v)
-end
+local num_text = require("tilewave.util.csv").field
 
 local function sweep_cmd(args)
   local chunk, err = loadfile(args.spec)
@@ -220,7 +213,7 @@ local function sweep_cmd(args)
   for k, v in pairs(spec) do q[k] = v end
   q.shard = parse_shard(args.shard)
   local it, stats = tw.sweep(q)
-  local cols, fields = require("tilewave.sweep").columns(spec)
+  local cols, fields = require("tilewave.explore.sweep").columns(spec)
   local out = stdout
   if args.out then
     local f, ferr = io.open(args.out, "w")
@@ -262,7 +255,7 @@ local function sweep_cmd(args)
 end
 
 local function check_cmd(args)
-  local regress = require "tilewave.regress"
+  local regress = require "tilewave.explore.regress"
   local runs = {}
   for _, file in ipairs(args.files) do
     local c = regress.load(file)

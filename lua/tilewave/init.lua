@@ -11,30 +11,30 @@
 --
 -- Units everywhere: s, byte, FLOP, FLOP/s, byte/s. See each submodule.
 local core = require "tilewave.core"
-local gemm = require "tilewave.gemm"
-local roofline = require "tilewave.roofline"
-local models = require "tilewave.models"
+local gemm = require "tilewave.cost.gemm"
+local roofline = require "tilewave.cost.roofline"
+local models = require "tilewave.data.models"
 
 return {
   _VERSION = core._VERSION,
   core = core,
-  hw = require "tilewave.hw",
-  dtype = require "tilewave.dtype",
-  report = require "tilewave.report",
+  hw = require "tilewave.data.hw",
+  dtype = require "tilewave.data.dtype",
+  report = require "tilewave.report.format",
   gemm = gemm.gemm,
   gemm_many = gemm.gemm_many,
   roofline = roofline.roofline,
   models = models,
   params = models.params,
-  layers = require "tilewave.layers",
-  transformer = require "tilewave.transformer",
-  rules = require "tilewave.rules",
-  search = require "tilewave.search",
-  analysis = require "tilewave.analysis",
-  quant = require "tilewave.quant",
-  engines = require "tilewave.engines",
-  inference = require "tilewave.inference",
-  cluster = require "tilewave.cluster",
-  training = require "tilewave.training",
-  sweep = require("tilewave.sweep").sweep,
+  layers = require "tilewave.ops.layers",
+  transformer = require "tilewave.cost.forward",
+  rules = require "tilewave.explore.rules",
+  search = require "tilewave.explore.search",
+  analysis = require "tilewave.report.analysis",
+  quant = require "tilewave.data.quant",
+  engines = require "tilewave.cost.engines",
+  inference = require "tilewave.cost.inference",
+  cluster = require "tilewave.data.cluster",
+  training = require "tilewave.cost.training",
+  sweep = require("tilewave.explore.sweep").sweep,
 }

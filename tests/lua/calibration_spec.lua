@@ -1,8 +1,8 @@
 -- busted specs for tilewave.calibration: the model's error on the calibration set.
 -- The measured values come from ../shared/reference/calibration/gemm_calibration.csv.
-local cal = require "tilewave.calibration"
+local cal = require "tilewave.explore.calibration"
 
-describe("tilewave.calibration", function()
+describe("tilewave.explore.calibration", function()
   local rows = cal.load()
 
   it("reads the calibration CSV beside the repository", function()

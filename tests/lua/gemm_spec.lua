@@ -3,7 +3,7 @@ local tw = require "tilewave"
 
 local A100 = "a100_sxm4_80gb"
 
-describe("tilewave.gemm", function()
+describe("tilewave.cost.gemm", function()
   describe("gemm()", function()
     it("reports the work of 2304x1600x4096 fp16 worked out by hand", function()
       -- FLOP = 2*2304*1600*4096 = 30,198,988,800; compulsory bytes =

@@ -7,7 +7,7 @@ local ALL = { "a10", "a100_pcie_80gb", "a100_sxm4_40gb", "a100_sxm4_80gb", "appl
               "h100_sxm5", "h200_sxm", "l4", "l40s", "mi250x_gcd", "mi300x", "p100_pcie", "rtx3090ti", "rtx4090", "t4",
               "v100_sxm2" }
 
-describe("tilewave.hw", function()
+describe("tilewave.data.hw", function()
   describe("list()", function()
     it("lists the 25 devices of the library, sorted", function()
       assert.same(ALL, tw.hw.list())

@@ -12,7 +12,7 @@ local function err_of(f, ...)
   return err
 end
 
-describe("tilewave.inference", function()
+describe("tilewave.cost.inference", function()
   describe("decode()", function()
     it("reads Llama-2-70B's KV cache at 4096 tokens: 2*80*8*128*4096*2 = 1,342,177,280 B", function()
       local r = tw.inference.decode { model = "llama-2-70b", hw = "h100_sxm5", context = 4096, t = 2 }

@@ -34,7 +34,7 @@ local ROUNDED = {
   { "gpt3-125m", 125e6, 0.5e6 }, { "gpt3-2.7b", 2.65e9, 0.01e9 }, { "gpt3-175b", 174.6e9, 0.1e9 },
 }
 
-describe("tilewave.models", function()
+describe("tilewave.data.models", function()
   describe("params()", function()
     for _, case in ipairs(PUBLISHED) do
       it("matches the published count of " .. case[1] .. " exactly", function()

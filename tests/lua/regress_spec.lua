@@ -1,7 +1,7 @@
 -- busted specs for tilewave.regress and `tilewave check`: baseline round trip, a perturbed
 -- hardware figure, the tolerance edge, JUnit XML and TAP, and bad check files.
 local tw = require "tilewave"
-local regress = require "tilewave.regress"
+local regress = require "tilewave.explore.regress"
 local EXE = os.getenv("TILEWAVE_EXE") or "build/tilewave"
 
 local function run(args)

@@ -1,6 +1,6 @@
 -- busted specs for tilewave.report's model-report formatters, on made-up
 -- result tables (formatting only: nothing here is computed by the model).
-local report = require "tilewave.report"
+local report = require "tilewave.report.format"
 
 local function fake()
   local op = { name = "mlp_up", kind = "gemm", m = 8192, n = 10240, k = 2560, batch = 1, count = 32,
@@ -25,7 +25,7 @@ local function fake()
   }
 end
 
-describe("tilewave.report", function()
+describe("tilewave.report.format", function()
   it("groups digits and writes parameter counts in the field's style", function()
     assert.equal("2,775,208,960", report.group(2775208960))
     assert.equal("999", report.group(999))

@@ -1,7 +1,7 @@
 -- busted specs for tw.roofline, with the NVIDIA matmul guide's V100 examples.
 local tw = require "tilewave"
 
-describe("tilewave.roofline", function()
+describe("tilewave.cost.roofline", function()
   it("puts 8192x128x8192 fp16 below V100's ridge point of 138.9 (memory-bound)", function()
     -- FLOP 2*8192*128*8192 = 17,179,869,184; bytes 2*(8192^2 + 2*8192*128) = 138,412,032
     local r = tw.roofline { flops = 17179869184, bytes = 138412032, hw = "v100_sxm2", dtype = "fp16" }

@@ -16,7 +16,7 @@ local function per_token(model, w)
   return r.time_s / (r.b * r.s)
 end
 
-describe("tilewave.rules", function()
+describe("tilewave.explore.rules", function()
   it("flags Pythia-2.8B's h/a = 80 and fixes it with a head count giving a multiple of 64", function()
     local v = by_rule(tw.rules.check("pythia-2.8b", W, A100))
     local x = assert(v.head_dim_64)

@@ -1,7 +1,7 @@
 -- busted specs for tilewave.search.nearby.
 local tw = require "tilewave"
 
-describe("tilewave.search", function()
+describe("tilewave.explore.search", function()
   it("finds a faster head count for Pythia-2.8B at the same parameter count", function()
     local rows, base = tw.search.nearby("pythia-2.8b", "a100_sxm4_80gb", { b = 4, s = 2048 })
     assert.is_true(base.is_base)

@@ -12,7 +12,7 @@ local function err_of(f, ...)
   return err
 end
 
-describe("tilewave.training", function()
+describe("tilewave.cost.training", function()
   describe("activation_bytes()", function()
     -- Korthikanti et al. 2022 Table 2 at s = 2048, b = 1, h = 4096, a = 32: sbh = 8,388,608
     local sbh = 2048 * 4096

@@ -14,7 +14,7 @@ end
 
 local function shape(op) return { op.m, op.n, op.k, op.batch } end
 
-describe("tilewave.transformer", function()
+describe("tilewave.cost.forward", function()
   describe("ops()", function()
     it("decomposes a small GQA config at b=2, s=64 as worked out by hand", function()
       local ops = tw.transformer.ops(SMALL, { b = 2, s = 64 })

@@ -11,14 +11,15 @@
 -- Expected failures (file not found, unknown id, schema violation) return
 -- `nil, msg`; messages name the file and the field:
 -- `hw/x.lua: hw.mem_bw: expected positive number, got string '3.35TB/s'`.
-local check = require "tilewave.check"
-local dtype = require "tilewave.dtype"
+local check = require "tilewave.util.check"
+local sandbox = require "tilewave.util.sandbox"
+local dtype = require "tilewave.data.dtype"
 local core = require "tilewave.core"
 
 local M = {}
 
 local type, pairs, ipairs, pcall, error, format = type, pairs, ipairs, pcall, error, string.format
-local sort, loadfile, setmetatable = table.sort, loadfile, setmetatable
+local sort, setmetatable = table.sort, setmetatable
 
 local function this_dir()
   local src = debug.getinfo(1, "S").source
@@ -27,13 +28,7 @@ end
 
 --- Directory holding the spec files: `<lua dir>/../../hw` (source tree and
 -- install prefix share this layout). May be reassigned by a script.
-M.dir = this_dir() .. "/../../hw"
-
-local units = {
-  KB = 1e3, MB = 1e6, GB = 1e9, TB = 1e12,
-  KiB = 1024, MiB = 1024 ^ 2, GiB = 1024 ^ 3,
-  MHz = 1e6, GHz = 1e9, TFLOPS = 1e12, us = 1e-6,
-}
+M.dir = this_dir() .. "/../../../hw"
 
 -- Figures that must carry a source when present.
 local FIGURES = {
@@ -42,18 +37,8 @@ local FIGURES = {
   compute_capability = true,
 }
 
---- Load a pure-data Lua file into the unit-constant sandbox; returns its
--- table or `nil, msg`. (Shared with tilewave.cluster.)
-function M.load_data(path)
-  local env = {}
-  for k, v in pairs(units) do env[k] = v end
-  local chunk, err = loadfile(path, "t", env)
-  if not chunk then return nil, err end
-  local ok, data = pcall(chunk)
-  if not ok then return nil, format("%s: %s", path, tostring(data)) end
-  if type(data) ~= "table" then return nil, format("%s: expected the file to return a table, got %s", path, type(data)) end
-  return data
-end
+--- Load a pure-data Lua file into the unit-constant sandbox (tilewave.util.sandbox).
+M.load_data = sandbox.load
 
 local function fields(tbl, allowed, path)
   for k in pairs(tbl) do

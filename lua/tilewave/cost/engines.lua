@@ -15,7 +15,7 @@
 --   source              where the figures come from
 -- Users override a preset field by field (`engine = { base = "compiled",
 -- launch_s = 1e-6 }`) or register their own in `M.presets`.
-local check = require "tilewave.check"
+local check = require "tilewave.util.check"
 
 local M = {}
 

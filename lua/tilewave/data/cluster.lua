@@ -9,8 +9,8 @@
 --   inter           { bw = byte/s per GPU one direction, latency_s = s }: the network between nodes
 --   sources         { gpu=, gpus_per_node=, intra=, inter= }
 -- A group of ranks uses `intra` when it fits inside one node, else `inter`.
-local check = require "tilewave.check"
-local hw = require "tilewave.hw"
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
 
 local M = {}
 

@@ -2,53 +2,19 @@
 --
 -- All output is deterministic: fixed number formats and sorted JSON keys, so
 -- the same inputs give byte-identical reports.
-local cjson = require "cjson"
+local json = require "tilewave.util.json"
+local csv = require "tilewave.util.csv"
 
 local M = {}
 
 local format, concat, sort, rep = string.format, table.concat, table.sort, string.rep
 local type, pairs, ipairs, tostring, math_type = type, pairs, ipairs, tostring, math.type
 
-local PREFIXES = { { 1e15, "P" }, { 1e12, "T" }, { 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" }, { 1, "" },
-                   { 1e-3, "m" }, { 1e-6, "u" }, { 1e-9, "n" } }
+--- A value with an SI prefix and unit (tilewave.util.si).
+M.si = require("tilewave.util.si")
 
---- A value with an SI prefix and unit, 4 significant digits: si(1.234e-5, "s") -> "12.34 us".
-function M.si(v, unit)
-  if v == 0 then return "0 " .. unit end
-  local a = v < 0 and -v or v
-  for _, p in ipairs(PREFIXES) do
-    if a >= p[1] * 0.99995 then return format("%.4g %s%s", v / p[1], p[2], unit) end
-  end
-  return format("%.4g %s", v, unit)
-end
-
-local function is_array(t)
-  local n = #t
-  if n == 0 then return next(t) == nil end
-  for k in pairs(t) do
-    if math_type(k) ~= "integer" or k < 1 or k > n then return false end
-  end
-  return true
-end
-
---- JSON text of a value, object keys sorted (lua-cjson encodes the leaves).
-function M.json(v)
-  if type(v) ~= "table" then return cjson.encode(v) end
-  local parts = {}
-  if is_array(v) and #v > 0 then
-    for i = 1, #v do parts[i] = M.json(v[i]) end
-    return "[" .. concat(parts, ",") .. "]"
-  end
-  local keys = {}
-  for k in pairs(v) do keys[#keys + 1] = tostring(k) end
-  sort(keys)
-  for i, k in ipairs(keys) do
-    local x = v[k]
-    if x == nil then x = v[tonumber(k)] end
-    parts[i] = cjson.encode(k) .. ":" .. M.json(x)
-  end
-  return "{" .. concat(parts, ",") .. "}"
-end
+--- JSON text of a value, object keys sorted (tilewave.util.json).
+M.json = json.encode
 
 --- Aligned text table: headers (array of strings), rows (arrays of strings).
 -- Columns are right-aligned except the first.
@@ -314,15 +280,7 @@ local CSV_HEADER = { "model", "family", "hw", "dtype", "b", "s", "t", "attention
   "decode_compute_bound_batch", "train_nodes", "train_t", "train_p", "train_d", "train_micro_batch",
   "train_checkpointing", "train_zero", "train_tokens_per_s", "train_mfu" }
 
-local function csv_field(v)
-  if type(v) == "number" then
-    if math_type(v) == "integer" then return format("%d", v) end
-    return format("%.6g", v)
-  end
-  v = tostring(v)
-  if v:find('[,"\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
-  return v
-end
+local csv_field = csv.field
 
 --- CSV text (one row per model) of a tilewave.analysis.models result.
 function M.models_csv(res)
@@ -359,8 +317,8 @@ function M.models_json(res)
     out.models[i] = { id = r.id, name = r.name, family = r.family, params = r.params, config = r.config,
       estimate = r.estimate, slowest = r.slowest, violations = r.violations, nearby = r.nearby and {
         changes = r.nearby.changes, speedup = r.nearby.speedup, size_speedup = r.nearby.size_speedup,
-        params_ratio = r.nearby.params_ratio, tflops = r.nearby.tflops } or cjson.null,
-      inference = r.inference or cjson.null, training = r.training or cjson.null }
+        params_ratio = r.nearby.params_ratio, tflops = r.nearby.tflops } or json.null,
+      inference = r.inference or json.null, training = r.training or json.null }
   end
   return M.json(out) .. "\n"
 end

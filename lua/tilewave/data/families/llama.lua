@@ -7,7 +7,7 @@
 -- models/sku_list.py (architecture args of Llama 3/3.1/3.2) and
 -- models/llama3/model.py (FFN width rule); HF config.json of 3.1-8B/70B and
 -- 3.2-1B/3B. See ../shared/reference/model_configs.md §2.
-local layers = require "tilewave.layers"
+local layers = require "tilewave.ops.layers"
 
 local F = {
   name = "llama",

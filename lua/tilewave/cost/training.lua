@@ -29,11 +29,11 @@
 -- FLOPs: model FLOPs = 3 x forward GEMM FLOPs (6*N*D with N the matmul
 -- parameters, plus attention); hardware FLOPs add recomputation (Megatron-LM's
 -- reported TFLOP/s). Units: s, byte, FLOP, token/s.
-local check = require "tilewave.check"
-local hw = require "tilewave.hw"
-local models = require "tilewave.models"
-local transformer = require "tilewave.transformer"
-local cluster = require "tilewave.cluster"
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
+local models = require "tilewave.data.models"
+local transformer = require "tilewave.cost.forward"
+local cluster = require "tilewave.data.cluster"
 local core = require "tilewave.core"
 
 local M = {}

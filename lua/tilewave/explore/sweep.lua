@@ -22,11 +22,11 @@
 -- h/a when the base's was h/a; num_key_value_heads = a when the base is MHA.
 -- Configs that break a structural constraint (a not dividing h, kv not
 -- dividing a, t > a) are skipped like `where` rejects (counted in `stats`).
-local check = require "tilewave.check"
-local hw = require "tilewave.hw"
-local models = require "tilewave.models"
-local transformer = require "tilewave.transformer"
-local dtype = require "tilewave.dtype"
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
+local models = require "tilewave.data.models"
+local transformer = require "tilewave.cost.forward"
+local dtype = require "tilewave.data.dtype"
 local core = require "tilewave.core"
 
 local M = {}

@@ -6,7 +6,7 @@
 -- 5120 is used (model_configs.md §4). The alternating dense / locally banded
 -- sparse attention of GPT-3 is not modeled: every layer is dense. The 2.7B
 -- shape (h 2560, a 32, h/a 80) is the one the co-design paper starts from.
-local layers = require "tilewave.layers"
+local layers = require "tilewave.ops.layers"
 
 local F = {
   name = "gpt3",

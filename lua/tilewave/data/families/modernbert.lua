@@ -7,7 +7,7 @@
 -- Sources: AnswerDotAI/ModernBERT@00220af yamls/modernbert/*.yaml and
 -- src/bert_layers/mlp.py::FlexBertGLU; transformers ModernBertConfig; paper
 -- §2.1.2-§2.2.1. See ../shared/reference/model_configs.md §3.
-local layers = require "tilewave.layers"
+local layers = require "tilewave.ops.layers"
 
 local F = {
   name = "modernbert",

@@ -15,10 +15,10 @@
 -- (relative) of the config's. Ranking is by predicted tokens/s times
 -- parameter count (tilewave.transformer.estimate), i.e. forward throughput at
 -- equal model size: a shape 3% smaller does not win by being smaller.
-local check = require "tilewave.check"
-local hw = require "tilewave.hw"
-local models = require "tilewave.models"
-local transformer = require "tilewave.transformer"
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
+local models = require "tilewave.data.models"
+local transformer = require "tilewave.cost.forward"
 
 local M = {}
 

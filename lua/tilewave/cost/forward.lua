@@ -10,10 +10,10 @@
 -- (bytes / achievable DRAM bandwidth). Tensor-parallel communication is not
 -- part of this estimate (the time is one rank's compute). Units: s, FLOP,
 -- FLOP/s, byte.
-local check = require "tilewave.check"
-local dtype = require "tilewave.dtype"
-local hw = require "tilewave.hw"
-local models = require "tilewave.models"
+local check = require "tilewave.util.check"
+local dtype = require "tilewave.data.dtype"
+local hw = require "tilewave.data.hw"
+local models = require "tilewave.data.models"
 local core = require "tilewave.core"
 
 local M = {}

@@ -17,7 +17,7 @@
 -- Errors name the field: `model.num_attention_heads: expected a divisor of
 -- hidden_size 2560, got 33`. Expected failures of lookups (unknown id,
 -- unreadable file) return `nil, msg`.
-local check = require "tilewave.check"
+local check = require "tilewave.util.check"
 
 local M = {}
 
@@ -27,7 +27,7 @@ local type, pairs, ipairs, format, sort = type, pairs, ipairs, string.format, ta
 -- families/llama.lua for the shape). `M.register(family)` adds one.
 M.families = {}
 local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3" }
-for _, name in ipairs(FAMILY_ORDER) do M.families[name] = require("tilewave.families." .. name) end
+for _, name in ipairs(FAMILY_ORDER) do M.families[name] = require("tilewave.data.families." .. name) end
 
 local function boolean(v, path)
   if type(v) ~= "boolean" then check.fail(path, "expected boolean", v) end

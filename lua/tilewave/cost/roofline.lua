@@ -4,8 +4,8 @@
 -- arithmetic intensity = flops / bytes; ridge point (ops:byte ratio) =
 -- (peak * compute_frac) / (bw * mem_frac). Sources: Williams et al., CACM 2009;
 -- NVIDIA GPU Performance Background guide, "Understanding Performance".
-local check = require "tilewave.check"
-local hw = require "tilewave.hw"
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
 local core = require "tilewave.core"
 
 local M = {}

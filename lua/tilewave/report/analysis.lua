@@ -3,16 +3,16 @@
 -- fixes, and the best nearby shape. Computes; tilewave.report formats.
 --
 --   tw.analysis.models{ models = { "llama", "pythia-2.8b" }, hw = "h100_sxm5", b = 4, s = 2048 }
-local check = require "tilewave.check"
-local hw = require "tilewave.hw"
-local models = require "tilewave.models"
-local transformer = require "tilewave.transformer"
-local rules = require "tilewave.rules"
-local search = require "tilewave.search"
-local inference = require "tilewave.inference"
-local training = require "tilewave.training"
-local cluster = require "tilewave.cluster"
-local quant = require "tilewave.quant"
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
+local models = require "tilewave.data.models"
+local transformer = require "tilewave.cost.forward"
+local rules = require "tilewave.explore.rules"
+local search = require "tilewave.explore.search"
+local inference = require "tilewave.cost.inference"
+local training = require "tilewave.cost.training"
+local cluster = require "tilewave.data.cluster"
+local quant = require "tilewave.data.quant"
 
 local M = {}
 

@@ -9,7 +9,7 @@
 -- tokenizer to a multiple of 128 x model-parallel size
 -- (megatron/tokenizer/tokenizer.py::_vocab_size_with_padding): MP 1 -> 50304,
 -- MP 2 -> 50432, MP 4 -> 50688. See ../shared/reference/model_configs.md §1.
-local layers = require "tilewave.layers"
+local layers = require "tilewave.ops.layers"
 
 local F = {
   name = "gpt_neox",

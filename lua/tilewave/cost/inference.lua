@@ -17,13 +17,13 @@
 -- (the faster of ring and tree, alpha-beta, NVLink bandwidth from the spec, one
 -- direction; the per-step latency is the engine's comm_latency_s, not calibrated).
 -- Units: s, byte, FLOP, token/s.
-local check = require "tilewave.check"
-local dtype = require "tilewave.dtype"
-local hw = require "tilewave.hw"
-local models = require "tilewave.models"
-local transformer = require "tilewave.transformer"
-local quant = require "tilewave.quant"
-local engines = require "tilewave.engines"
+local check = require "tilewave.util.check"
+local dtype = require "tilewave.data.dtype"
+local hw = require "tilewave.data.hw"
+local models = require "tilewave.data.models"
+local transformer = require "tilewave.cost.forward"
+local quant = require "tilewave.data.quant"
+local engines = require "tilewave.cost.engines"
 local core = require "tilewave.core"
 
 local M = {}

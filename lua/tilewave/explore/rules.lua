@@ -17,11 +17,11 @@
 -- head count), forward time before / after per token; for fixes that change t,
 -- per-GPU throughput (time*t before / after, communication not included); for
 -- the GLU width, the MLP GEMMs' FLOP/s after / before (the paper's measure).
-local check = require "tilewave.check"
-local hw = require "tilewave.hw"
-local dtype = require "tilewave.dtype"
-local models = require "tilewave.models"
-local transformer = require "tilewave.transformer"
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
+local dtype = require "tilewave.data.dtype"
+local models = require "tilewave.data.models"
+local transformer = require "tilewave.cost.forward"
 local core = require "tilewave.core"
 
 local M = {}

@@ -7,7 +7,8 @@
 -- is compared with the full predicted time; the MAMF rows (best-shape
 -- brute-force search, kernel time) with the time less the per-call overhead.
 -- Rows for devices without a spec in hw/ are reported as skipped.
-local tw_gemm = require "tilewave.gemm"
+local tw_gemm = require "tilewave.cost.gemm"
+local csv = require "tilewave.util.csv"
 
 local M = {}
 
@@ -30,53 +31,11 @@ M.dtypes = { fp16 = "fp16", bf16 = "bf16", fp8_e4m3fn = "fp8" }
 
 --- Default location of the CSV: ../shared/reference/calibration/ beside the repository.
 function M.default_path()
-  local src = debug.getinfo(1, "S").source:sub(2)
-  local root = src:match("^(.*)/lua/tilewave/[^/]*$") or "."
-  return root .. "/../shared/reference/calibration/gemm_calibration.csv"
+  return csv.shared_dir() .. "/calibration/gemm_calibration.csv"
 end
 
--- One CSV line -> fields (RFC 4180 quoting, no embedded newlines).
-function M.split_csv(line)
-  local out, i, n = {}, 1, #line
-  while i <= n + 1 do
-    if line:sub(i, i) == '"' then
-      local buf, j = {}, i + 1
-      while true do
-        local q = line:find('"', j, true)
-        if not q then error("calibration: unterminated quote in: " .. line, 0) end
-        buf[#buf + 1] = line:sub(j, q - 1)
-        if line:sub(q + 1, q + 1) == '"' then buf[#buf + 1] = '"'; j = q + 2 else i = q + 2; break end
-      end
-      out[#out + 1] = table.concat(buf)
-    else
-      local c = line:find(",", i, true) or n + 1
-      out[#out + 1] = line:sub(i, c - 1)
-      i = c + 1
-    end
-  end
-  return out
-end
-
---- Rows of a CSV file as tables keyed by the header's names; `nil, msg` if
--- it cannot be read. (Shared with tilewave.decode_calibration.)
-function M.read_csv(path)
-  local f, err = io.open(path, "r")
-  if not f then return nil, err end
-  local header, rows = nil, {}
-  for line in f:lines() do
-    if line ~= "" then
-      local cells = M.split_csv(line)
-      if not header then header = cells
-      else
-        local r = {}
-        for i, h in ipairs(header) do r[h] = cells[i] end
-        rows[#rows + 1] = r
-      end
-    end
-  end
-  f:close()
-  return rows
-end
+--- Rows of a CSV file as tables keyed by the header's names (tilewave.util.csv).
+M.read_csv = csv.read
 
 --- Rows of the GEMM CSV at `path` as tables; `nil, msg` if it cannot be read.
 function M.load(path)

@@ -19,7 +19,7 @@
 --     q4_0 and q4_k_m files keep the output matrix in Q6_K.
 -- dequant_ops are operation counts of the mechanism (convert = 1, scale = 1,
 -- zero point = 1, 4-bit unpack shift + mask = 2), not fitted values.
-local check = require "tilewave.check"
+local check = require "tilewave.util.check"
 
 local M = {}
 

@@ -16,15 +16,15 @@
 -- hardware definition (spec + architecture parameters) it was computed from,
 -- and the file records the tilewave version: a changed definition or version
 -- is reported as such ("stale baseline"), not as a regression.
-local check = require "tilewave.check"
-local hw = require "tilewave.hw"
-local models = require "tilewave.models"
-local transformer = require "tilewave.transformer"
-local rules = require "tilewave.rules"
-local report = require "tilewave.report"
-local sweep = require "tilewave.sweep"
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
+local models = require "tilewave.data.models"
+local transformer = require "tilewave.cost.forward"
+local rules = require "tilewave.explore.rules"
+local sweep = require "tilewave.explore.sweep"
 local core = require "tilewave.core"
-local cjson = require "cjson"
+local json = require "tilewave.util.json"
+local si = require "tilewave.util.si"
 
 local M = {}
 
@@ -52,7 +52,7 @@ function M.definition_hash(c, spec)
   local s = {}
   for k, v in pairs(spec) do s[k] = v end
   s.gemm_params = hw.gemm_params(spec)
-  return M.hash(report.json(c) .. "\n" .. report.json(s))
+  return M.hash(json.encode(c) .. "\n" .. json.encode(s))
 end
 
 local function dir_of(path) return path:match("^(.*)/[^/]*$") or "." end
@@ -149,7 +149,7 @@ local function read_baseline(path)
   if not f then return nil end
   local text = f:read("a")
   f:close()
-  local ok, j = pcall(cjson.decode, text)
+  local ok, j = pcall(json.decode, text)
   if not ok or type(j) ~= "table" then return nil, "not a JSON object" end
   return j
 end
@@ -228,7 +228,7 @@ function M.evaluate(c)
           if #stale > 0 and #r.reasons == 0 then
             r.notes[#r.notes + 1] = "stale baseline (values unchanged): " .. concat(stale, "; ")
           end
-          r.notes[#r.notes + 1] = format("time %s within %.2f%% of baseline", report.si(v.time_s, "s"), 100 * tol)
+          r.notes[#r.notes + 1] = format("time %s within %.2f%% of baseline", si(v.time_s, "s"), 100 * tol)
         end
       end
       r.ok = #r.reasons == 0
@@ -260,26 +260,7 @@ function M.update_baseline(c)
   return c.baseline_path, n
 end
 
---- JSON with sorted keys, two-space indentation, one value per line.
-function M.pretty_json(v, indent)
-  indent = indent or ""
-  if type(v) ~= "table" then return cjson.encode(v) end
-  local inner = indent .. "  "
-  local keys = {}
-  for k in pairs(v) do keys[#keys + 1] = k end
-  if #keys == 0 then return "{}" end
-  if #v == #keys then
-    local parts = {}
-    for i = 1, #v do parts[i] = inner .. M.pretty_json(v[i], inner) end
-    return "[\n" .. concat(parts, ",\n") .. "\n" .. indent .. "]"
-  end
-  sort(keys, function(a, b) return tostring(a) < tostring(b) end)
-  local parts = {}
-  for i, k in ipairs(keys) do
-    parts[i] = inner .. cjson.encode(tostring(k)) .. ": " .. M.pretty_json(v[k], inner)
-  end
-  return "{\n" .. concat(parts, ",\n") .. "\n" .. indent .. "}"
-end
+M.pretty_json = json.pretty
 
 local function xml(s)
   return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"):gsub('"', "&quot;"))

@@ -2,8 +2,8 @@
 --
 -- C[M x N] = A[M x K] . B[K x N], K the reduction; `batch` independent
 -- products. Model and sources: src/tilewave.h, tw_gemm_estimate().
-local check = require "tilewave.check"
-local hw = require "tilewave.hw"
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
 local core = require "tilewave.core"
 
 local M = {}

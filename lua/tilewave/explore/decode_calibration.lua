@@ -6,8 +6,8 @@
 -- mean context) and compares tw.inference.decode with the measurement.
 -- Mean context: gpt-fast generates ~200 tokens after a ~5-token prompt (mean
 -- 105 tokens in the cache); llama-bench tg128 generates 128 from empty (mean 64).
-local calibration = require "tilewave.calibration"
-local inference = require "tilewave.inference"
+local calibration = require "tilewave.explore.calibration"
+local inference = require "tilewave.cost.inference"
 
 local M = {}
 
