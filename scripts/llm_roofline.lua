@@ -25,8 +25,8 @@ local function decode_ops(ctx)
     if op.kind == "gemm" then ops[#ops + 1] = op end
   end
   local a, kv, hd = c.num_attention_heads, c.num_key_value_heads, c.head_dim
-  local score = tw.layers.bmm("attention_score", a, 1, ctx, hd, c.num_hidden_layers, e)
-  local aov = tw.layers.bmm("attention_over_value", a, 1, hd, ctx, c.num_hidden_layers, e)
+  local score = tw.layers.gemm("attn_score", "attention_score", 1, ctx, hd, c.num_hidden_layers, e, a)
+  local aov = tw.layers.gemm("attn_av", "attention_over_value", 1, hd, ctx, c.num_hidden_layers, e, a)
   -- K (or V) of the cache is read once per KV head, shared by a/kv query heads
   score.bytes = (kv * ctx * hd + a * hd + a * ctx) * 2
   aov.bytes = (kv * ctx * hd + a * ctx + a * hd) * 2

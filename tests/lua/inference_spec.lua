@@ -76,7 +76,7 @@ describe("tilewave.cost.inference", function()
 
     it("accepts an engine override table", function()
       local r = tw.inference.decode { model = SMALL, hw = "h100_sxm5", context = 8,
-                                      engine = { base = "compiled", launch_s = 0, kernels_per_layer = 0 } }
+                                      engine = { base = "compiled", kernel_s = 0 } }
       assert.equal(0, r.overhead_s)
     end)
 
@@ -96,7 +96,7 @@ describe("tilewave.cost.inference", function()
       assert.equal("group: only int4 takes a quantization group size, not int8",
         err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, weight_dtype = "int8", group = 64 }))
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, engine = "vllm" })
-        :find("decode.engine: expected one of compiled, eager, ideal, llama.cpp, got string 'vllm'", 1, true))
+        :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, got string 'vllm'", 1, true))
     end)
   end)
 

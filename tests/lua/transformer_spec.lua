@@ -12,21 +12,31 @@ local function by_name(ops)
   return t
 end
 
+-- ops by role, the composite attention op's parts (attn_score, softmax, attn_av) included
+local function by_role(ops)
+  local t = {}
+  for _, op in ipairs(ops) do
+    t[op.role] = t[op.role] or op
+    for _, p in ipairs(op.parts or {}) do t[p.role] = t[p.role] or p end
+  end
+  return t
+end
+
 local function shape(op) return { op.m, op.n, op.k, op.batch } end
 
 describe("tilewave.cost.forward", function()
   describe("ops()", function()
     it("decomposes a small GQA config at b=2, s=64 as worked out by hand", function()
       local ops = tw.transformer.ops(SMALL, { b = 2, s = 64 })
-      local o = by_name(ops)
+      local o, n = by_role(ops), by_name(ops)
       -- QKV: (b*s) x (a + 2kv)*hd x h = 128 x (4 + 4)*64 x 256
-      assert.same({ 128, 512, 256, 1 }, shape(o.qkv_transform))
-      assert.equal(2 * 128 * 512 * 256, o.qkv_transform.flops)
+      assert.same({ 128, 512, 256, 1 }, shape(o.qkv))
+      assert.equal(2 * 128 * 512 * 256, o.qkv.flops)
       -- score: batch b*a = 8 of s x s x hd; over value: s x hd x s
-      assert.same({ 64, 64, 64, 8 }, shape(o.attention_score))
-      assert.same({ 64, 64, 64, 8 }, shape(o.attention_over_value))
-      assert.equal("bmm", o.attention_score.kind)
-      assert.same({ 128, 256, 256, 1 }, shape(o.attention_projection))
+      assert.same({ 64, 64, 64, 8 }, shape(o.attn_score))
+      assert.same({ 64, 64, 64, 8 }, shape(o.attn_av))
+      assert.equal("bmm", o.attn_score.kind)
+      assert.same({ 128, 256, 256, 1 }, shape(o.attn_out))
       assert.same({ 128, 512, 256, 1 }, shape(o.mlp_gate))
       assert.same({ 128, 512, 256, 1 }, shape(o.mlp_up))
       assert.same({ 128, 256, 512, 1 }, shape(o.mlp_down))
@@ -36,27 +46,29 @@ describe("tilewave.cost.forward", function()
       -- softmax reads and writes the bf16 scores: 2 * 8 * 64 * 64 * 2 bytes
       assert.equal(131072, o.softmax.bytes)
       assert.equal("elementwise", o.softmax.kind)
+      -- the composite attention op: the two BMMs' FLOPs, standard by default
+      assert.equal("standard", o.attention.impl)
+      assert.equal(2 * 2 * 8 * 64 * 64 * 64, o.attention.flops)
       assert.equal(0, o.softmax.flops)
       -- an RMSNorm reads and writes (b*s) x h bf16: 2 * 128 * 256 * 2
-      assert.equal(131072, o.input_rmsnorm.bytes)
+      assert.equal(131072, n.input_rmsnorm.bytes)
       -- QKV compulsory bytes: (128*256 + 256*512 + 128*512) * 2
-      assert.equal((128 * 256 + 256 * 512 + 128 * 512) * 2, o.qkv_transform.bytes)
+      assert.equal((128 * 256 + 256 * 512 + 128 * 512) * 2, o.qkv.bytes)
     end)
 
-    it("keeps the paper's order: QKV, score, over value, projection, MLP, logits", function()
-      local names = {}
+    it("keeps the paper's order: QKV, attention (score, over value), projection, MLP, logits", function()
+      local roles = {}
       for _, op in ipairs(tw.transformer.ops(SMALL, { b = 2, s = 64 })) do
-        if op.kind ~= "elementwise" then names[#names + 1] = op.name end
+        if op.kind ~= "elementwise" then roles[#roles + 1] = op.role end
       end
-      assert.same({ "qkv_transform", "attention_score", "attention_over_value", "attention_projection",
-                    "mlp_gate", "mlp_up", "mlp_down", "logits" }, names)
+      assert.same({ "qkv", "attention", "attn_out", "mlp_gate", "mlp_up", "mlp_down", "logits" }, roles)
     end)
 
     it("shards heads, FFN columns and vocabulary over t = 2", function()
-      local o = by_name(tw.transformer.ops(SMALL, { b = 2, s = 64, t = 2 }))
-      assert.same({ 128, (2 + 2 * 1) * 64, 256, 1 }, shape(o.qkv_transform))
-      assert.same({ 64, 64, 64, 4 }, shape(o.attention_score)) -- b*a/t = 4
-      assert.same({ 128, 256, 128, 1 }, shape(o.attention_projection))
+      local o = by_role(tw.transformer.ops(SMALL, { b = 2, s = 64, t = 2 }))
+      assert.same({ 128, (2 + 2 * 1) * 64, 256, 1 }, shape(o.qkv))
+      assert.same({ 64, 64, 64, 4 }, shape(o.attn_score)) -- b*a/t = 4
+      assert.same({ 128, 256, 128, 1 }, shape(o.attn_out))
       assert.same({ 128, 256, 256, 1 }, shape(o.mlp_gate))
       assert.same({ 128, 256, 256, 1 }, shape(o.mlp_down))
       assert.same({ 128, 500, 256, 1 }, shape(o.logits))
@@ -75,10 +87,10 @@ describe("tilewave.cost.forward", function()
       local o = by_name(tw.transformer.ops("modernbert-base", { b = 1, s = 1024 }))
       assert.same({ 1024, 2304, 768, 1 }, shape(o.mlp_up_gate))
       assert.same({ 1024, 768, 1152, 1 }, shape(o.mlp_down))
-      assert.equal(8, o.attention_score.count)        -- layers 0, 3, ..., 21
-      assert.equal(14, o.attention_score_local.count)
-      assert.same({ 1024, 128, 64, 12 }, shape(o.attention_score_local))
-      assert.same({ 1024, 1024, 64, 12 }, shape(o.attention_score))
+      assert.equal(8, o.attention.count)        -- layers 0, 3, ..., 21
+      assert.equal(14, o.attention_local.count)
+      assert.same({ 1024, 128, 64, 12 }, shape(o.attention_local))
+      assert.same({ 1024, 1024, 64, 12 }, shape(o.attention))
     end)
 
     it("uses one parallel-residual add in GPT-NeoX and rotary on 25% of each head", function()
@@ -123,24 +135,28 @@ describe("tilewave.cost.forward", function()
       assert.near(128 / r.time_s, r.tokens_per_s, 1e-6)
     end)
 
-    it("prices an elementwise op as launch gap + bytes over achievable bandwidth", function()
+    it("prices an elementwise op as the engine's per-kernel cost + bytes over achievable bandwidth", function()
       local r = tw.transformer.estimate(SMALL, H100, { b = 2, s = 64 })
       local spec = tw.hw.load(H100)
       local bw = spec.mem_bw * tw.hw.gemm_params(spec).mem_frac
-      for _, p in ipairs(r.ops) do
-        if p.name == "softmax" then
-          assert.near(tw.transformer.LAUNCH_S + 131072 / bw, p.time_s, 1e-15)
-        end
-      end
+      local n = by_name(r.ops)
+      -- fused (compiled): one kernel of 131072 bytes
+      assert.equal(1, n.input_rmsnorm.kernels)
+      assert.near(tw.engines.presets.compiled.kernel_s + 131072 / bw, n.input_rmsnorm.time_s, 1e-15)
+      -- unfused (eager, launched as a graph): 8 kernels of 6+8+4+0+0+8+6+4 = 36 bytes per element
+      local u = by_name(tw.transformer.estimate(SMALL, H100, { b = 2, s = 64,
+        engine = { base = "eager", launch = "graph" } }).ops)
+      assert.equal(8, u.input_rmsnorm.kernels)
+      assert.near(8 * tw.engines.presets.eager.kernel_s + 36 * 128 * 256 / bw, u.input_rmsnorm.time_s, 1e-15)
     end)
 
     it("runs the GEMMs through the core's tile/wave model", function()
-      local r = tw.transformer.estimate("llama-3.1-8b", H100, { b = 4, s = 2048, launch_s = 0 })
+      local r = tw.transformer.estimate("llama-3.1-8b", H100, { b = 4, s = 2048 })
       local g = tw.gemm { m = 8192, n = 14336, k = 4096, dtype = "bf16", hw = H100 }
       for _, p in ipairs(r.ops) do
-        if p.name == "mlp_gate" then
-          -- same GEMM, minus the isolated-call overhead that tw.gemm includes
-          assert.near(g.time_s - g.overhead_s, p.time_s, 1e-9)
+        if p.role == "mlp_gate" then
+          -- the same GEMM at the same (kernel) timing and engine
+          assert.equal(g.time_s, p.time_s)
           assert.equal(g.waves, p.waves)
         end
       end

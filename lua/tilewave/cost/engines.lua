@@ -1,99 +1,176 @@
---- tilewave.engines: how serving software runs a decode step.
+--- tilewave.cost.engines: how software runs a model's ops as kernels.
 --
--- The same model on the same GPU decodes at very different speeds under
--- different software; an engine is a small table of the parameters that
--- differ. Fields (all optional except `description`):
---   kernels_per_layer   kernel launches per transformer layer per step
---   kernels_fixed       launches per step outside the layers (embedding, final norm, LM head, sampling)
---   launch_s            time per launch not hidden behind the GPU's work, s;
---                       a number, or a table by hw vendor { nvidia = , amd = , apple = }
---   mem_frac            achievable fraction of DRAM bandwidth for the weight
---                       stream (default: the architecture's GEMM mem_frac)
---   compute_frac        achievable fraction of the dense peak (default: the architecture's)
---   dequant             false to make dequantization free (ideal)
---   comm_latency_s      per-step latency of a tensor-parallel collective, s
---   source              where the figures come from
--- Users override a preset field by field (`engine = { base = "compiled",
--- launch_s = 1e-6 }`) or register their own in `M.presets`.
+-- The same model on the same GPU runs at very different speeds under
+-- different software. An engine is the small table of what differs:
+--   fusion            "fused": one kernel per logical op (norm, rotary, softmax,
+--                     activation, residual each one kernel at its compulsory
+--                     traffic), or "unfused": one kernel per framework op, as
+--                     Hugging Face's eager modules run them (tilewave.cost.kernels)
+--   launch            "graph": kernels back to back on the device (CUDA graph or a
+--                     queue the host keeps ahead); "host": each kernel waits for
+--                     the host to dispatch it, so a kernel costs at least host_s
+--   kernel_s          device time per kernel besides its work (the gap between
+--                     back-to-back kernels plus a small kernel's fill and drain), s;
+--                     a number or a table by vendor { nvidia =, amd =, apple = }
+--   host_s            host dispatch time per kernel (launch = "host"), s
+--   token_host_s      host work per generated token outside the kernels
+--                     (sampling, cache bookkeeping, Python), s
+--   attention         the attention kernel used when the caller names none
+--                     ("flash" | "standard"; nil: the caller's default)
+--   mem_frac          achievable fraction of DRAM bandwidth for decode's weight
+--                     and KV stream (default: the architecture's GEMM mem_frac)
+--   compute_frac      achievable fraction of the dense peak in decode (default: the architecture's)
+--   dequant           false to make dequantization free (ideal)
+--   comm_latency_s    per-step latency of a tensor-parallel collective in decode, s
+--   kernels_per_layer, kernels_fixed
+--                     kernel counts of a decode step when the engine's own graph is
+--                     known (llama.cpp's ggml nodes); otherwise counted from the ops
+--   description, source
+-- Users compose engines: `{ base = "eager", launch = "graph" }` is unfused
+-- kernels replayed as a CUDA graph; any field may be overridden.
 local check = require "tilewave.util.check"
 
 local M = {}
 
+--- The default engine of every estimate and the report.
+M.DEFAULT = "compiled"
+
+local CAL = "../shared/reference/calibration/"
+
 M.presets = {
   ideal = {
-    description = "pure roofline: weights and KV cache at the datasheet bandwidth, no launch cost, free dequantization",
-    kernels_per_layer = 0, kernels_fixed = 0, launch_s = 0, mem_frac = 1, compute_frac = 1, dequant = false,
-    comm_latency_s = 0,
+    description = "pure roofline: no kernel or launch cost, weights and KV cache at the datasheet bandwidth, free dequantization",
+    fusion = "fused", launch = "graph", kernel_s = 0, host_s = 0, token_host_s = 0,
+    mem_frac = 1, compute_frac = 1, dequant = false, comm_latency_s = 0,
     source = "roofline bound (Williams et al. 2009)",
   },
   compiled = {
-    description = "fused kernels replayed as CUDA graphs (torch.compile / gpt-fast class)",
-    -- after fusion: norm, QKV, attention, projection(+residual), norm, gate/up, down(+residual)
-    kernels_per_layer = 7, kernels_fixed = 4,
-    launch_s = 4.75e-6,
-    mem_frac = 0.77,
-    comm_latency_s = 5e-6,
-    source = "kernel count from a fused Llama block; launch_s and mem_frac fitted to the gpt-fast A100 rows of " ..
-      "../shared/reference/calibration/decode_calibration.csv (scripts/calibrate.lua --decode --fit; " ..
-      "that A100 is power-limited to 330 W, README: 'peak bandwidth about 1700 GB/s')",
+    description = "fused kernels replayed as a CUDA graph (torch.compile, gpt-fast, TensorRT class)",
+    fusion = "fused", launch = "graph", kernel_s = 2.8e-6, host_s = 0, token_host_s = 0,
+    mem_frac = 0.77, comm_latency_s = 5e-6,
+    source = "kernel_s and mem_frac fitted to the gpt-fast A100 rows of " .. CAL .. "decode_calibration.csv " ..
+      "(scripts/calibrate.lua --decode --fit; that A100 is power-limited to 330 W, README: 'peak bandwidth about " ..
+      "1700 GB/s'); a graph replay leaves 1-2 us between kernels (" .. CAL .. "h100/README.md)",
+  },
+  fused = {
+    description = "fused kernels launched from the host (Megatron-LM / Transformer Engine training class)",
+    fusion = "fused", launch = "host", kernel_s = 2.8e-6, host_s = 8e-6, token_host_s = 0,
+    comm_latency_s = 10e-6,
+    source = "kernel_s as compiled; host_s an assumption (C++ dispatch of a fused module, below eager PyTorch's " ..
+      "per-op cost), not calibrated: no rows of such software in the calibration data",
   },
   eager = {
-    description = "one kernel per PyTorch op, launched from Python (Hugging Face transformers eager class)",
-    -- RMSNorm 5 (pow, mean, rsqrt, mul, mul) x2, q/k/v 3, rotary 8, SDPA 1, o 1, residual 2, gate/up/down 3, SiLU*mul 2, KV cache update 2
-    kernels_per_layer = 32, kernels_fixed = 8,
-    launch_s = 10e-6,
+    description = "one kernel per PyTorch op, launched from Python (Hugging Face transformers eager modules)",
+    fusion = "unfused", launch = "host", kernel_s = 3.3e-6, host_s = 21e-6, token_host_s = 0,
     comm_latency_s = 10e-6,
-    source = "kernel count of the HF Llama eager forward; launch_s an assumption (CPU-side PyTorch dispatch " ..
-      "of about 10 us per op), not calibrated: no eager rows in the calibration set",
+    source = "kernel lists of " .. CAL .. "h100/kernels.csv; kernel_s fitted to the graph rows and host_s to the " ..
+      "eager rows of " .. CAL .. "h100/decode.csv (llama-2-7b, batch 1-64; scripts/calibrate_h100.lua)",
+  },
+  hf = {
+    description = "Hugging Face transformers generate(): eager modules plus per-token host work",
+    base = "eager", token_host_s = 80e-3,
+    source = "token_host_s fitted to " .. CAL .. "h100/hf_generate.csv (transformers 5.17, dynamic cache, greedy; " ..
+      "TPOT 96-114 ms against about 25 ms of eager kernels; scripts/calibrate_h100.lua)",
   },
   ["llama.cpp"] = {
     description = "llama.cpp (ggml graph, one kernel per graph node; CUDA or Metal backend)",
+    fusion = "fused", launch = "graph", host_s = 0, token_host_s = 0,
     -- ggml nodes per Llama layer: norm, mul, q/k/v mul_mat 3, rope 2, KV copy 2, attention (mul_mat,
     -- soft_max, mul_mat) 3, out mul_mat 1, add, norm, mul, gate/up mul_mat 2, silu, mul, down, add
     kernels_per_layer = 20, kernels_fixed = 4,
     -- CUDA: the backend replays CUDA graphs (since 2024), leaving little per node; Metal encodes
     -- every node. amd: taken as nvidia's (no ROCm row to fit).
-    launch_s = { nvidia = 0.25e-6, amd = 0.25e-6, apple = 5e-6 },
+    kernel_s = { nvidia = 0.25e-6, amd = 0.25e-6, apple = 5e-6 },
     mem_frac = 0.78,
     comm_latency_s = 10e-6,
-    source = "node count of llama.cpp's Llama graph (llama.cpp build_llama); launch_s per backend and " ..
-      "mem_frac fitted to the llama.cpp rows of decode_calibration.csv (RTX 4090, M2 Ultra)",
+    source = "node count of llama.cpp's Llama graph (llama.cpp build_llama); kernel_s per backend and " ..
+      "mem_frac fitted to the llama.cpp rows of " .. CAL .. "decode_calibration.csv (RTX 4090, M2 Ultra)",
   },
 }
 
-local FIELDS = { base = true, description = true, kernels_per_layer = check.nonneg, kernels_fixed = check.nonneg,
-                 launch_s = true, mem_frac = check.fraction, compute_frac = check.fraction, dequant = true,
-                 comm_latency_s = check.nonneg, source = true }
+local function kernel_cost(v, p)
+  if type(v) == "table" then
+    check.options(v, { nvidia = true, amd = true, apple = true }, p)
+    for k, x in pairs(v) do check.nonneg(x, p .. "." .. k) end
+    return v
+  end
+  return check.nonneg(v, p)
+end
 
---- Resolve an engine: a preset name, or a table with an optional `base`
--- preset overridden field by field. Returns a fresh table.
--- @raise `<path>: expected one of ...`; `<path>.<field>: ...`
-function M.resolve(e, path)
-  path = path or "engine"
-  if e == nil then e = "compiled" end
-  if type(e) == "string" then
-    if not M.presets[e] then check.fail(path, "expected one of " .. check.keys(M.presets), e) end
-    e = { base = e }
-  end
-  check.table(e, path)
-  check.options(e, FIELDS, path)
-  local base = e.base or "compiled"
-  if not M.presets[base] then check.fail(path .. ".base", "expected one of " .. check.keys(M.presets), base) end
-  local out = {}
-  for k, v in pairs(M.presets[base]) do out[k] = v end
-  for k, v in pairs(e) do
-    if type(FIELDS[k]) == "function" then FIELDS[k](v, path .. "." .. k) end
-    out[k] = v
-  end
-  out.name = e.description and "custom" or base
+local FIELDS = {
+  base = true, description = check.string, source = check.string,
+  fusion = function(v, p) return check.one_of(v, { fused = true, unfused = true }, p) end,
+  launch = function(v, p) return check.one_of(v, { graph = true, host = true }, p) end,
+  kernel_s = kernel_cost, host_s = check.nonneg, token_host_s = check.nonneg,
+  attention = function(v, p) return check.one_of(v, { flash = true, standard = true }, p) end,
+  mem_frac = check.fraction, compute_frac = check.fraction,
+  dequant = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
+  comm_latency_s = check.nonneg, kernels_per_layer = check.nonneg, kernels_fixed = check.nonneg,
+}
+
+local function flatten(name, path, depth)
+  local p = M.presets[name]
+  if not p then check.fail(path, "expected one of " .. check.keys(M.presets), name) end
+  if depth > 8 then check.fail(path, "expected a preset chain without cycles", name) end
+  local out = p.base and flatten(p.base, path, depth + 1) or {}
+  for k, v in pairs(p) do out[k] = v end
+  out.base = nil
   return out
 end
 
---- The launch time of engine `e` on a device of `vendor`.
-function M.launch_s(e, vendor, path)
-  local l = e.launch_s
+--- Resolve an engine: nil (M.DEFAULT), a preset name, or a table with an
+-- optional `base` preset (default M.DEFAULT) overridden field by field.
+-- Returns a fresh table with every field set and `name` (the preset, or
+-- "<base>+custom" when fields were overridden).
+-- @raise `<path>: expected one of ...`; `<path>.<field>: <expectation>, got <value>`
+function M.resolve(e, path)
+  path = path or "engine"
+  if e == nil then e = M.DEFAULT end
+  if type(e) == "string" then
+    local out = flatten(e, path, 0)
+    out.name = e
+    return out
+  end
+  check.table(e, path)
+  if e.name and e.fusion and e.launch then return e end -- already resolved
+  check.options(e, FIELDS, path)
+  local base = e.base or M.DEFAULT
+  if type(base) ~= "string" or not M.presets[base] then
+    check.fail(path .. ".base", "expected one of " .. check.keys(M.presets), base)
+  end
+  local out = flatten(base, path .. ".base", 0)
+  local custom = false
+  for k, v in pairs(e) do
+    if k ~= "base" then
+      if type(FIELDS[k]) == "function" then FIELDS[k](v, path .. "." .. k) end
+      out[k] = v
+      custom = true
+    end
+  end
+  out.name = custom and (base .. "+custom") or base
+  if custom and e.launch and not e.description then out.name = base .. "+" .. e.launch end
+  return out
+end
+
+--- The per-kernel device cost of engine `e` on a device of `vendor`, s.
+function M.kernel_s(e, vendor)
+  local l = e.kernel_s
   if type(l) == "table" then l = l[vendor] or l.nvidia end
-  return check.nonneg(l or 0, (path or "engine") .. ".launch_s")
+  return l or 0
+end
+
+--- A string that identifies a resolved engine's fields (cache keys).
+function M.key(e)
+  local ks = {}
+  for k in pairs(e) do ks[#ks + 1] = k end
+  table.sort(ks)
+  local parts = {}
+  for i, k in ipairs(ks) do
+    local v = e[k]
+    if type(v) == "table" then v = M.key(v) end
+    parts[i] = k .. "=" .. tostring(v)
+  end
+  return table.concat(parts, ";")
 end
 
 return M

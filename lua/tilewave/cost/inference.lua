@@ -21,10 +21,12 @@ local check = require "tilewave.util.check"
 local dtype = require "tilewave.data.dtype"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
-local transformer = require "tilewave.cost.forward"
+local transformer = require "tilewave.ops.transformer"
 local quant = require "tilewave.data.quant"
 local engines = require "tilewave.cost.engines"
-local core = require "tilewave.core"
+local kernels = require "tilewave.cost.kernels"
+local forward = require "tilewave.cost.forward"
+local price = require "tilewave.cost.price"
 
 local M = {}
 
@@ -74,6 +76,18 @@ local function weights(c, t, fmt)
   return bytes + 2 * other, params, ops
 end
 
+-- Kernel launches of one decode step under engine `eng`: the engine's own count
+-- (llama.cpp's graph nodes) or the kernels its fusion makes of the step's ops
+-- (tilewave.cost.kernels; attention is one kernel over the cache).
+local function launches(c, t, eng)
+  if eng.kernels_per_layer then return eng.kernels_per_layer * c.num_hidden_layers + (eng.kernels_fixed or 0) end
+  local n = 0
+  for _, op in ipairs(transformer.ops(c, { b = 1, s = 1, t = t, attention = "flash" })) do
+    n = n + kernels.count(op, eng.fusion) * op.count
+  end
+  return n
+end
+
 local DECODE = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
                  kv_dtype = true, t = true, engine = true }
 
@@ -114,7 +128,7 @@ function M.decode(o)
   -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
   -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
   local act = L * (10 * batch * h * e + 2 * batch * a_t * context * e) + batch * (-(-c.vocab_size // t)) * 4
-  local r = core.decode {
+  local r = price.decode({
     weight_bytes = wbytes, matmul_params = params,
     dequant_ops = eng.dequant == false and 0 or fmt.dequant_ops,
     layers = L, kv_heads = -(-c.num_key_value_heads // t), q_heads = a_t, head_dim = c.head_dim,
@@ -122,22 +136,15 @@ function M.decode(o)
     peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or g.compute_frac,
     vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
     mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
-    kernels = eng.kernels_per_layer * L + eng.kernels_fixed,
-    launch_s = engines.launch_s(eng, spec.vendor, "decode.engine"),
-  }
+    kernels = launches(c, t, eng),
+  }, eng, spec.vendor)
   local comm = 0
   if t > 1 then
     local link = (spec.interconnect and (spec.interconnect.nvlink_bw or spec.interconnect.fabric_bw
                   or spec.interconnect.pcie_bw))
     if not link then error(format("decode.t: %s has no interconnect bandwidth for t = %d", spec.id, t), 0) end
     -- NCCL picks the faster algorithm per message size: ring for large, tree for small messages
-    local best = math.huge
-    for _, kind in ipairs { "allreduce_ring", "allreduce_tree" } do
-      local ar = core.collective { kind = kind, bytes = batch * h * e, group = t, link_bw = link / 2,
-                                   latency_s = eng.comm_latency_s or 0 }
-      if ar.time_s < best then best = ar.time_s end
-    end
-    comm = 2 * L * best
+    comm = 2 * L * price.collective("allreduce", batch * h * e, t, link / 2, eng.comm_latency_s or 0)
   end
   r.comm_s = comm
   r.tpot_s = r.tpot_s + comm
@@ -145,6 +152,7 @@ function M.decode(o)
   r.aggregate_tokens_per_s = batch / r.tpot_s
   r.achieved_bw = r.bytes / r.tpot_s
   if comm > math.max(r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "communication" end
+  if r.host_s > math.max(comm, r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "host" end
   r.model, r.hw, r.batch, r.context, r.t = c.id or c.name, spec.id, batch, context, t
   r.weight_dtype, r.kv_dtype, r.engine, r.compute_dtype = fmt.name, o.kv_dtype or "bf16", eng.name, cdt
   r.group = fmt.group
@@ -188,14 +196,15 @@ function M.memory(o)
   local emb_bits = fmt.name:match("^q") and fmt.bits or 16
   wbytes = wbytes + resident_embedding * emb_bits / 8 / t
   local per_token = 2 * c.num_hidden_layers * (-(-c.num_key_value_heads // t)) * c.head_dim * kvb
-  local r = core.memory_fit { weight_bytes = wbytes, kv_bytes_per_token = per_token, context = context,
+  local r = price.memory_fit { weight_bytes = wbytes, kv_bytes_per_token = per_token, context = context,
                               batch = batch, workspace_bytes = workspace, memory_bytes = mem }
   r.weight_bytes, r.kv_bytes_per_token, r.workspace_bytes, r.memory_bytes = wbytes, per_token, workspace, mem
   r.model, r.hw, r.batch, r.context, r.t = c.id or c.name, spec.id, batch, context, t
   return r
 end
 
-local PREFILL = { model = true, hw = true, batch = true, prompt = true, dtype = true, attention = true, t = true }
+local PREFILL = { model = true, hw = true, batch = true, prompt = true, dtype = true, attention = true, t = true,
+                  engine = true }
 
 --- Time to first token: the forward pass over the prompt (the GEMM model of
 -- tilewave.transformer), whose last logits give the first token.
@@ -209,9 +218,9 @@ function M.prefill(o)
   check.options(o, PREFILL, "prefill")
   if o.prompt == nil then check.fail("prefill.prompt", "expected positive integer", nil) end
   check.positive_int(o.prompt, "prefill.prompt")
-  local est = transformer.estimate(o.model, o.hw, { b = o.batch or 1, s = o.prompt, t = o.t or 1,
-    dtype = o.dtype or "bf16", attention = o.attention or "flash" })
-  return { ttft_s = est.time_s, tflops = est.tflops, mfu = est.mfu, flops = est.flops, ops = est.ops,
+  local est = forward.estimate(o.model, o.hw, { b = o.batch or 1, s = o.prompt, t = o.t or 1,
+    dtype = o.dtype or "bf16", attention = o.attention or "flash", engine = o.engine })
+  return { ttft_s = est.time_s, engine = est.engine, tflops = est.tflops, mfu = est.mfu, flops = est.flops, ops = est.ops,
            estimate = est, model = est.model, hw = est.hw, batch = est.b, prompt = est.s }
 end
 

@@ -30,11 +30,11 @@
 -- parameters, plus attention); hardware FLOPs add recomputation (Megatron-LM's
 -- reported TFLOP/s). Units: s, byte, FLOP, token/s.
 local check = require "tilewave.util.check"
-local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
-local transformer = require "tilewave.cost.forward"
 local cluster = require "tilewave.data.cluster"
-local core = require "tilewave.core"
+local forward = require "tilewave.cost.forward"
+local engines = require "tilewave.cost.engines"
+local price = require "tilewave.cost.price"
 
 local M = {}
 
@@ -53,43 +53,30 @@ M.ADAM_BYTES = 28
 
 local CHECKPOINTING = { none = true, selective = true, full = true }
 
--- Backward of one op: data and weight gradients of a GEMM/BMM through the
--- core; memory-bound ops move twice their bytes; FlashAttention's backward
--- recomputes the scores: taken as 2.5x its forward (Dao 2023, FlashAttention-2
--- §3.1: five matmuls backward against two forward).
-local function backward_s(dev, e, p, bw, launch_s)
-  if p.kind == "elementwise" then return launch_s + 2 * p.bytes / bw end
-  if p.kind == "attention" then return 2.5 * p.time_s end
-  local function g(m, n, k)
-    return core.gemm(dev, { m = m, n = n, k = k, batch = p.batch, in_bytes = e.in_bytes, out_bytes = e.out_bytes }).time_s
-  end
-  return g(p.m, p.k, p.n) + g(p.k, p.n, p.m)
-end
-
-local ATTENTION_CORE = { attention_score = true, softmax = true, attention_over_value = true, flash_attention = true }
-
--- Per-micro-batch costs of the model at (b, s, t): forward, backward and
--- recompute time of one average layer and of the ops outside the layers.
+-- Per-micro-batch costs of the model at (b, s, t) under engine w.engine:
+-- forward, backward and recompute time of one average layer and of the ops
+-- outside the layers (forward from tilewave.cost.forward, backward from
+-- tilewave.cost.price.backward).
 local function costs(c, spec, w, cache)
-  local key = format("%d/%d/%d/%s/%s/%s/%s", w.b, w.s, w.t, w.dtype, w.attention, tostring(w.sp), tostring(w.dropout))
+  local key = string.format("%d/%d/%d/%s/%s/%s/%s/%s", w.b, w.s, w.t, w.dtype, w.attention, tostring(w.sp),
+    tostring(w.dropout), engines.key(w.engine))
   if cache and cache[key] then return cache[key] end
-  local est = transformer.estimate(c, spec, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention })
-  local launch_s = transformer.LAUNCH_S
-  local dev, e = hw.gemm_device(spec, w.dtype, "training.dtype", launch_s)
-  local bw = spec.mem_bw * hw.gemm_params(spec).mem_frac
+  local est = forward.estimate(c, spec, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
+                                          engine = w.engine })
+  local ctx = price.context(spec, w.dtype, w.engine, "training")
+  local ks, bw = ctx.kernel_s, ctx.bw
   local L = c.num_hidden_layers
   local r = { f = 0, b = 0, sel = 0, out_f = 0, out_b = 0, flops = 0, out_flops = 0 }
   for _, p in ipairs(est.ops) do
     local f = p.time_s
-    if w.sp and p.kind == "elementwise" and (p.name:find("norm") or p.name:find("residual")) then
-      f = launch_s + (f - launch_s) / w.t -- sequence parallel: norms and residuals on s/t tokens
+    if w.sp and (p.role == "norm" or p.role == "residual") then
+      f = p.kernels * ks + (f - p.kernels * ks) / w.t -- sequence parallel: norms and residuals on s/t tokens
     end
-    local b = backward_s(dev, e, p, bw, launch_s)
+    local b = price.backward(ctx, p)
     if p.scope == "layer" then
       r.f, r.b = r.f + f * p.count / L, r.b + b * p.count / L
       r.flops = r.flops + p.flops * p.count / L
-      local base = p.name:gsub("_local$", "")
-      if ATTENTION_CORE[base] then r.sel = r.sel + f * p.count / L end
+      if p.role == "attention" then r.sel = r.sel + f * p.count / L end
     else
       r.out_f, r.out_b = r.out_f + f * p.count, r.out_b + b * p.count
       r.out_flops = r.out_flops + p.flops * p.count
@@ -103,7 +90,7 @@ local function costs(c, spec, w, cache)
     if w.attention == "standard" then
       probs = -(-w.b * c.num_attention_heads // w.t) * w.s * w.s * 5
     end
-    local f = (hidden + probs) / bw + 3 * launch_s
+    local f = (hidden + probs) / bw + 3 * ks
     r.f, r.b = r.f + f, r.b + f
     r.sel = r.sel + probs / bw
   end
@@ -114,13 +101,7 @@ end
 local function collective(kind, bytes, n, stride, cl)
   if n <= 1 or bytes <= 0 then return 0 end
   local l = cluster.link(cl, n, stride)
-  local best = math.huge
-  local kinds = kind == "allreduce" and { "allreduce_ring", "allreduce_tree" } or { kind }
-  for _, k in ipairs(kinds) do
-    local r = core.collective { kind = k, bytes = bytes, group = n, link_bw = l.bw, latency_s = l.latency_s }
-    if r.time_s < best then best = r.time_s end
-  end
-  return best
+  return price.collective(kind, bytes, n, l.bw, l.latency_s)
 end
 
 --- Activation bytes of one layer for one micro-batch (Korthikanti et al.
@@ -143,7 +124,7 @@ end
 local STEP = { model = true, cluster = true, nodes = true, global_batch = true, micro_batch = true, s = true,
                t = true, p = true, d = true, zero = true, checkpointing = true, dtype = true, dropout = true,
                sequence_parallel = true, interleave = true, attention = true, overlap = true,
-               workspace_bytes = true }
+               workspace_bytes = true, engine = true }
 
 -- Validate and complete a step's options; raises naming the field.
 local function config(o, path)
@@ -163,6 +144,7 @@ local function config(o, path)
     check.fail(path .. ".zero", "expected 0, 1, 2 or 3", x.zero)
   end
   x.ckpt = check.one_of(o.checkpointing or "none", CHECKPOINTING, path .. ".checkpointing")
+  x.engine = engines.resolve(o.engine, path .. ".engine")
   x.dtype = o.dtype or "bf16"
   x.attention = check.one_of(o.attention or "flash", { flash = true, standard = true }, path .. ".attention")
   x.sp = o.sequence_parallel and true or false
@@ -263,7 +245,7 @@ function M._step(x, cache)
   local c, cl, spec = x.c, x.cl, x.spec
   local L, h = c.num_hidden_layers, c.hidden_size
   local k = costs(c, spec, { b = x.mb, s = x.s, t = x.t, dtype = x.dtype, attention = x.attention, sp = x.sp,
-                             dropout = x.dropout }, cache)
+                             dropout = x.dropout, engine = x.engine }, cache)
   local e = 2 -- bytes per activation element (bf16/fp16)
   local layers = ceil(L / x.p)
   local last_layers = L - (x.p - 1) * layers
@@ -291,8 +273,8 @@ function M._step(x, cache)
   local dp = collective("allreduce", grad_bytes, x.d, x.t * x.p, cl)
   if x.zero >= 3 then dp = dp + 2 * collective("allgather_ring", M.BYTES_WEIGHT * stage_params, x.d, x.t * x.p, cl) end
   dp = dp * (1 - x.overlap.dp)
-  local g = hw.gemm_params(spec)
-  local optimizer = M.ADAM_BYTES * stage_params / (x.zero >= 1 and x.d or 1) / (spec.mem_bw * g.mem_frac)
+  local bw = price.context(spec, x.dtype, x.engine, "training").bw
+  local optimizer = M.ADAM_BYTES * stage_params / (x.zero >= 1 and x.d or 1) / bw
   local step = compute + bubble + dp + optimizer
   -- FLOPs per step over all GPUs: forward GEMM FLOPs per micro-batch x micro-batches x d x t
   local fwd = (k.flops * L + k.out_flops) * x.t
@@ -321,84 +303,11 @@ function M._step(x, cache)
     config = { model = c.id or c.name, cluster = cl.id or cl.name, nodes = x.nodes, gpus = x.gpus, t = x.t, p = x.p,
                d = x.d, micro_batch = x.mb, micro_batches = x.m, global_batch = x.gb, s = x.s, zero = x.zero,
                checkpointing = x.ckpt, sequence_parallel = x.sp, interleave = x.v, attention = x.attention,
-               dtype = x.dtype, stage_layers = layers, last_stage_layers = last_layers },
+               dtype = x.dtype, stage_layers = layers, last_stage_layers = last_layers, engine = x.engine.name },
   }
 end
 
---- Every valid (t, p, d, micro-batch, checkpointing, ZeRO) on a cluster,
--- ranked by tokens/s, and the reason each rejected combination fails.
--- @tparam table o step()'s `model`, `cluster`, `nodes`, `global_batch`, `s`,
---   `dtype`, `attention`, `sequence_parallel`, `overlap`, `workspace_bytes`,
---   and the lists to try: `t` (default 1, 2, 4, 8 up to gpus_per_node), `p`
---   (default 1 .. min(L, 64) dividing the GPUs), `micro_batch` ({1, 2, 4, 8}),
---   `checkpointing` ({"none", "selective", "full"}), `zero` ({0, 1, 2, 3})
--- @return `{ ranked = { step() results, fastest first }, rejected = { { config =, reason = } } }`
-function M.search(o)
-  check.table(o, "training.search")
-  local base = {}
-  for _, f in ipairs { "model", "cluster", "nodes", "global_batch", "s", "dtype", "attention", "sequence_parallel",
-                       "overlap", "workspace_bytes", "interleave", "dropout" } do base[f] = o[f] end
-  local c = models.resolve(o.model, "training.search.model")
-  local cl = cluster.resolve(o.cluster or "dgx_h100", "training.search.cluster")
-  local gpus = (o.nodes or 1) * cl.gpus_per_node
-  local ts = o.t or {}
-  if not o.t then
-    local t = 1
-    while t <= cl.gpus_per_node do ts[#ts + 1] = t; t = t * 2 end
-  end
-  local ps = o.p or {}
-  if not o.p then
-    for p = 1, min(c.num_hidden_layers, 64) do
-      if gpus % p == 0 then ps[#ps + 1] = p end
-    end
-  end
-  local mbs = o.micro_batch or { 1, 2, 4, 8 }
-  local cks = o.checkpointing or { "none", "selective", "full" }
-  local zs = o.zero or { 0, 1, 2, 3 }
-  local ranked, rejected, cache = {}, {}, {}
-  -- one candidate: a step, or the reason it is rejected
-  local function try(t, p, mb, ck, z)
-    local desc = { t = t, p = p, d = gpus // (t * p), micro_batch = mb, checkpointing = ck, zero = z }
-    if t > cl.gpus_per_node then
-      return nil, desc, format("t = %d spans nodes (%d GPUs per node)", t, cl.gpus_per_node)
-    end
-    local q = { t = t, p = p, micro_batch = mb, checkpointing = ck, zero = z }
-    for k, v in pairs(base) do q[k] = v end
-    local ok, res = pcall(function() return M._step(config(q, "training"), cache) end)
-    if not ok then return nil, desc, (tostring(res):gsub("^training%.", "")) end
-    if not res.fits then
-      return nil, desc, format("does not fit: %.1f GB per GPU > %.1f GB", res.memory.total / 1e9,
-        res.memory_bytes / 1e9), res
-    end
-    return res
-  end
-  -- every combination, in the order of the lists (t outermost, ZeRO innermost)
-  local lists = { ts, ps, mbs, cks, zs }
-  local pick = { 1, 1, 1, 1, 1 }
-  local empty = false
-  for _, l in ipairs(lists) do empty = empty or #l == 0 end
-  while not empty do
-    local res, desc, reason, partial = try(ts[pick[1]], ps[pick[2]], mbs[pick[3]], cks[pick[4]], zs[pick[5]])
-    if res then ranked[#ranked + 1] = res
-    else rejected[#rejected + 1] = { config = desc, reason = reason, result = partial } end
-    local i = #lists
-    while i >= 1 do
-      pick[i] = pick[i] + 1
-      if pick[i] <= #lists[i] then break end
-      pick[i] = 1
-      i = i - 1
-    end
-    if i == 0 then break end
-  end
-  table.sort(ranked, function(a, b)
-    if a.tokens_per_s ~= b.tokens_per_s then return a.tokens_per_s > b.tokens_per_s end
-    local ca, cb = a.config, b.config
-    for _, f in ipairs { "t", "p", "micro_batch", "zero" } do
-      if ca[f] ~= cb[f] then return ca[f] < cb[f] end
-    end
-    return ca.checkpointing < cb.checkpointing
-  end)
-  return { ranked = ranked, rejected = rejected }
-end
+--- Validate and complete step options (for tilewave.explore.training_search).
+M.config = config
 
 return M

@@ -73,12 +73,12 @@ function M.weight_bytes(ops, fmt, layers)
       local n_w = op.n * op.k * op.count
       params = params + n_w
       local bits = fmt.bits
-      if op.name == "logits" and fmt.lm_head_bits then bits = fmt.lm_head_bits end
+      if op.role == "logits" and fmt.lm_head_bits then bits = fmt.lm_head_bits end
       local b = n_w * bits / 8
       if fmt.channel_scale_bits then b = b + op.n * op.count * fmt.channel_scale_bits / 8 end
-      if fmt.more_bits and op.name == "mlp_down" then
+      if fmt.more_bits and op.role == "mlp_down" then
         b = b + (fmt.more_bits - fmt.bits) / 8 * op.n * op.k * more
-      elseif fmt.more_bits and op.name == "qkv_transform" and op.v_cols then
+      elseif fmt.more_bits and op.role == "qkv" and op.v_cols then
         b = b + (fmt.more_bits - fmt.bits) / 8 * op.v_cols * op.k * more
       end
       bytes = bytes + b

@@ -4,8 +4,8 @@
 -- (columns gpu, dtype, m, n, k, batch, tflops_measured, timing, what, source),
 -- maps each GPU name to a device id, and compares predictions with
 -- measurements. Timing "T1" (PyTorch wall clock with a synchronize per call)
--- is compared with the full predicted time; the MAMF rows (best-shape
--- brute-force search, kernel time) with the time less the per-call overhead.
+-- is compared with the "isolated" timing of tw.gemm; the MAMF rows (best-shape
+-- brute-force search, kernel time) with the kernel's time less its per-kernel cost.
 -- Rows for devices without a spec in hw/ are reported as skipped.
 local tw_gemm = require "tilewave.cost.gemm"
 local csv = require "tilewave.util.csv"
@@ -68,9 +68,11 @@ function M.evaluate(rows, hw_override)
   for _, r in ipairs(rows) do
     local hw = hw_override and hw_override(r) or r.hw
     if hw and r.dt then
-      local p = tw_gemm.gemm { m = r.m, n = r.n, k = r.k, batch = r.batch, dtype = r.dt, hw = hw }
+      -- T1: one synchronized torch.mm call timed by wall clock; the rest: kernel time
+      local timing = r.timing == "T1" and "isolated" or "kernel"
+      local p = tw_gemm.gemm { m = r.m, n = r.n, k = r.k, batch = r.batch, dtype = r.dt, hw = hw, timing = timing }
       local t = p.time_s
-      if r.timing ~= "T1" then t = t - p.overhead_s end
+      if timing == "kernel" then t = t - p.overhead_s end
       local pred = p.flops / t / 1e12
       local e = (pred - r.tflops_measured) / r.tflops_measured
       results[#results + 1] = { row = r, predicted_tflops = pred, error = e, estimate = p }

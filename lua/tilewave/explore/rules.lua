@@ -21,8 +21,9 @@ local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local dtype = require "tilewave.data.dtype"
 local models = require "tilewave.data.models"
-local transformer = require "tilewave.cost.forward"
-local core = require "tilewave.core"
+local transformer = require "tilewave.ops.transformer"
+local forward = require "tilewave.cost.forward"
+local price = require "tilewave.cost.price"
 
 local M = {}
 
@@ -43,12 +44,12 @@ local function copy(c, changes)
 end
 
 local function workload_of(opts)
-  return { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention }
+  return { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention, engine = opts.engine }
 end
 
 -- Forward time per token of config c under workload w.
 local function per_token(c, spec, w)
-  local r = transformer.estimate(c, spec, w)
+  local r = forward.estimate(c, spec, w)
   return r.time_s / (r.b * r.s), r
 end
 
@@ -70,22 +71,26 @@ local function head_candidates(c, t)
   return out, best
 end
 
--- Best GLU width near I: every integer in [0.98 I, 1.02 I] through the GEMM
--- model, ranked by the FLOP/s of the three (or two fused) MLP GEMMs.
+local MLP_GEMM = { mlp_gate = true, mlp_up = true, mlp_gate_up = true, mlp_down = true }
+
+-- Best GLU width near I: every integer in [0.98 I, 1.02 I], ranked by the
+-- FLOP/s of the family's MLP GEMMs (ops of role mlp_*) priced by tilewave.cost.price.
 local function glu_search(c, spec, w)
-  local dev, e = hw.gemm_device(spec, w.dtype or "bf16", "rules.dtype", transformer.LAUNCH_S)
-  local bs, h, t = (w.b or 1) * (w.s or 2048), c.hidden_size, w.t or 1
-  local fused = c.family == "modernbert"
+  local ww = transformer.workload({ b = w.b, s = w.s, t = w.t, dtype = w.dtype }, "rules")
+  local ctx = price.context(spec, ww.dtype, w.engine, "rules")
+  local fam = models.families[c.family]
+  local cfg = {}
+  for k, v in pairs(c) do cfg[k] = v end
   local function rate(I)
-    local it = -(-I // t)
-    local up = fused and { 2 * it } or { it, it }
+    cfg.intermediate_size = I
     local time, flops = 0, 0
-    for _, n in ipairs(up) do
-      local r = core.gemm(dev, { m = bs, n = n, k = h, batch = 1, in_bytes = e.in_bytes, out_bytes = e.out_bytes })
-      time, flops = time + r.time_s, flops + r.flops
+    for _, op in ipairs(fam.ops(cfg, ww)) do
+      if MLP_GEMM[op.role] then
+        local r = price.gemm(ctx, op.m, op.n, op.k, op.batch)
+        time, flops = time + r.time_s, flops + r.flops
+      end
     end
-    local r = core.gemm(dev, { m = bs, n = h, k = it, batch = 1, in_bytes = e.in_bytes, out_bytes = e.out_bytes })
-    return (flops + r.flops) / (time + r.time_s)
+    return flops / time
   end
   local I = c.intermediate_size
   local base = rate(I)
@@ -109,7 +114,7 @@ end
 function M.check(model, opts, device)
   opts = opts or {}
   check.table(opts, "rules.check")
-  check.options(opts, { b = true, s = true, t = true, dtype = true, attention = true }, "rules.check")
+  check.options(opts, { b = true, s = true, t = true, dtype = true, attention = true, engine = true }, "rules.check")
   local c = models.resolve(model, "rules.check.model")
   local spec = hw.resolve(device, "rules.check.hw")
   local w = workload_of(opts)

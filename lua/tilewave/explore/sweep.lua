@@ -25,9 +25,10 @@
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
-local transformer = require "tilewave.cost.forward"
-local dtype = require "tilewave.data.dtype"
-local core = require "tilewave.core"
+local transformer = require "tilewave.ops.transformer"
+local forward = require "tilewave.cost.forward"
+local engines = require "tilewave.cost.engines"
+local price = require "tilewave.cost.price"
 
 local M = {}
 
@@ -57,14 +58,14 @@ local function valid(r, conv, t)
 end
 
 local function op_sig(op)
-  return format("%s|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g", op.name, op.kind, op.m, op.n, op.k, op.batch, op.count, op.bytes)
+  return format("%s|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g", op.role, op.kind, op.m, op.n, op.k, op.batch, op.count, op.bytes)
 end
 
 --- Iterate a sweep.
 -- @tparam table o `base` (model id or config), `vary` (field -> list of
 --   values; HF field names), `where` (optional predicate on the config),
 --   `hw` (device id or list of ids, default "h100_sxm5"), `workload`
---   ({ b, s, t, dtype, attention }, as tilewave.transformer.estimate),
+--   ({ b, s, t, dtype, attention, engine }, as tilewave.transformer.estimate),
 --   `shard` ({ i, n }: only indices with index % n == i), `slow` (true: skip
 --   the factorization)
 -- @return iterator yielding `cfg, hw_id, est` with est = `{ index, time_s,
@@ -99,8 +100,12 @@ function M.sweep(o)
   if type(hws) ~= "table" then hws = { hws } end
   local w = o.workload or {}
   check.table(w, "sweep.workload")
-  local wl = { b = w.b or 1, s = w.s or 2048, t = w.t or 1, dtype = w.dtype or "bf16", attention = w.attention }
-  transformer.ops(base, { b = wl.b, s = wl.s, t = wl.t, dtype = wl.dtype }) -- validates the workload
+  check.options(w, { b = true, s = true, t = true, dtype = true, attention = true, engine = true }, "sweep.workload")
+  local eng = engines.resolve(w.engine, "sweep.workload.engine")
+  local ew = transformer.workload({ b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention },
+    "sweep.workload", nil, eng.attention)
+  transformer.for_model(base, ew, "sweep.workload")
+  local wl = { b = ew.b, s = ew.s, t = ew.t, dtype = ew.dtype, attention = ew.attention, engine = eng }
   local shard_i, shard_n = 0, 1
   if o.shard then
     shard_i, shard_n = o.shard[1], o.shard[2]
@@ -134,8 +139,6 @@ function M.sweep(o)
     return r
   end
 
-  local ew = { b = wl.b, s = wl.s, t = wl.t, dtype = wl.dtype, e = dtype.get(wl.dtype) }
-
   -- Factorization for one device: groups of ops by dependency set, each with
   -- per-combination sums of time and FLOPs. Returns nil if not applicable.
   local function factorize(spec)
@@ -150,7 +153,7 @@ function M.sweep(o)
         local ok, ops = pcall(fam.ops, r, ew)
         if not ok or #ops ~= #base_ops then return nil end
         for i, op in ipairs(ops) do
-          if op.name ~= base_ops[i].name then return nil end
+          if op.role ~= base_ops[i].role then return nil end
           if op_sig(op) ~= op_sig(base_ops[i]) then deps[i][fi] = true end
         end
       end
@@ -171,9 +174,7 @@ function M.sweep(o)
       g[#g + 1] = i
     end
     -- per group: strides over its own fields, and the sums for every combination
-    local launch_s = transformer.LAUNCH_S
-    local dev, e = hw.gemm_device(spec, wl.dtype, "sweep.workload.dtype", launch_s)
-    local bw = spec.mem_bw * hw.gemm_params(spec).mem_frac
+    local ctx = price.context(spec, wl.dtype, eng, "sweep.workload")
     for _, g in ipairs(groups) do
       local gsize, gstride, n = {}, {}, 1
       for j = #g.fields, 1, -1 do
@@ -196,11 +197,12 @@ function M.sweep(o)
         if ok then
           for _, i in ipairs(g.ops) do
             local op = ops[i]
-            if op.kind == "elementwise" then
-              t = t + op.count * (launch_s + op.bytes / bw)
-            elseif not (op.m >= 1 and op.n >= 1 and op.k >= 1 and op.m % 1 == 0 and op.n % 1 == 0 and op.k % 1 == 0) then
+            if op.kind ~= "elementwise"
+               and not (op.m >= 1 and op.n >= 1 and op.k >= 1 and op.m % 1 == 0 and op.n % 1 == 0 and op.k % 1 == 0) then
               t = nil
               break
+            elseif op.kind ~= "gemm" and op.kind ~= "bmm" then
+              t = t + op.count * price.op(ctx, op).time_s
             else
               local key = op.batch
               pending[key] = pending[key] or { shapes = {}, refs = {} }
@@ -215,7 +217,7 @@ function M.sweep(o)
         g.time[combo], g.flops[combo] = t, f
       end
       for batch, pb in pairs(pending) do
-        local times = core.gemm_many(dev, pb.shapes, { batch = batch, in_bytes = e.in_bytes, out_bytes = e.out_bytes })
+        local times = price.gemm_many(ctx, pb.shapes, batch)
         for i, ref in ipairs(pb.refs) do
           if g.time[ref[1]] then g.time[ref[1]] = g.time[ref[1]] + times[i] * ref[2] end
         end
@@ -225,7 +227,7 @@ function M.sweep(o)
   end
 
   local function slow_est(r, spec)
-    local ok, est = pcall(transformer.estimate, models.define(r), spec, wl)
+    local ok, est = pcall(forward.estimate, models.define(r), spec, wl)
     if not ok then return nil end
     return est.time_s, est.flops
   end

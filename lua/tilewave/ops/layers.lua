@@ -1,16 +1,29 @@
---- tilewave.layers: op constructors and the transformer blocks the families share.
+--- tilewave.ops.layers: op constructors and the transformer blocks the families share.
 --
--- An op is one kernel of a forward pass:
---   { name, kind = "gemm"|"bmm"|"elementwise", m, n, k, batch, count, flops, bytes }
+-- An op is one logical operation of a forward pass; it carries a `role` that
+-- says what it is, so pricing never matches names (`name` is for display):
+--   embedding, norm, qkv, rotary, attention, attn_out, mlp_up, mlp_gate,
+--   mlp_gate_up, activation, glu, mlp_down, residual, head_dense, logits
+-- Fields: { role, name, kind = "gemm"|"bmm"|"elementwise"|"attention", scope,
+--   m, n, k, batch, count, flops, bytes, elems, elem_bytes, ... }
 -- GEMM/BMM: C[M x N] = A[M x K] . B[K x N] (K the reduction), `batch`
 -- independent products per call; `flops` = 2*M*N*K*batch FLOP per call;
 -- `bytes` = compulsory DRAM traffic per call, (M*K + K*N)*batch*in_bytes +
--- M*N*batch*out_bytes. Elementwise ops (norms, softmax, activations,
--- residuals, rotary, embedding gather) carry only `bytes` (read + write) and
--- `flops` = 0: they are memory-bound. `count` is how many times the op runs
--- in one forward pass (usually the layer count); `scope` is "layer" for ops
--- inside the transformer layers and "model" for those outside (embedding,
--- final norm, LM head).
+-- M*N*batch*out_bytes. Elementwise ops (norms, activations, residuals,
+-- rotary, embedding gather) carry `bytes` (read + write when run as one
+-- kernel), `elems` (elements of the tensor they work on) and `flops` = 0: they
+-- are memory-bound; how many kernels they become is the engine's business
+-- (tilewave.cost.kernels). `norm` is "rms" or "layer" on norm ops; `inputs` the
+-- tensors a residual adds. `count` is how many times the op runs in one
+-- forward pass (usually the layer count); `scope` is "layer" for ops inside the
+-- transformer layers and "model" for those outside (embedding, final norm, LM head).
+--
+-- Attention is ONE composite op (role and kind "attention") whose
+-- implementation `impl` is chosen when the ops are built (workload
+-- `attention`): "standard" materializes the score matrix (score BMM, softmax
+-- over it in DRAM, attention-over-value BMM: `parts`), "flash" is one fused
+-- kernel (Dao et al. 2022) whose compulsory traffic is Q, K, V read and O
+-- written once. Either way `flops` are the two BMMs'.
 --
 -- Shapes follow the decomposition of Anthony et al. 2024, "The Case for
 -- Co-Designing Model Architectures with Hardware" (arXiv 2401.14489), as run
@@ -34,28 +47,22 @@ local ceil = math.ceil
 local function idiv_up(x, t) return ceil(x / t) end
 M.idiv_up = idiv_up
 
---- A GEMM op (batch 1) or, with `batch` > 1, a BMM op.
+--- A GEMM op (batch 1) or, with `batch` > 1, a BMM op, of role `role`.
 -- @param e element sizes `{ in_bytes=, out_bytes= }` (tilewave.dtype)
-function M.gemm(name, m, n, k, count, e, batch)
+function M.gemm(role, name, m, n, k, count, e, batch)
   batch = batch or 1
   return {
-    name = name, kind = batch > 1 and "bmm" or "gemm", scope = "layer", m = m, n = n, k = k, batch = batch, count = count,
+    role = role, name = name, kind = batch > 1 and "bmm" or "gemm", scope = "layer", m = m, n = n, k = k, batch = batch, count = count,
     flops = 2.0 * m * n * k * batch,
     bytes = ((m * k + k * n) * e.in_bytes + m * n * e.out_bytes) * batch * 1.0,
   }
 end
 
---- A BMM op (kind "bmm" even when batch is 1).
-function M.bmm(name, batch, m, n, k, count, e)
-  local op = M.gemm(name, m, n, k, count, e, batch)
-  op.kind = "bmm"
-  return op
-end
-
---- A memory-bound op moving `bytes` (read + write) per call.
-function M.elementwise(name, bytes, count)
-  return { name = name, kind = "elementwise", scope = "layer", m = 0, n = 0, k = 0, batch = 1, count = count,
-           flops = 0.0, bytes = bytes * 1.0 }
+--- A memory-bound op of role `role` over `elems` elements of `elem_bytes`
+-- each, moving `bytes` (read + write as one kernel) per call.
+function M.elementwise(role, name, bytes, count, elems, elem_bytes)
+  return { role = role, name = name, kind = "elementwise", scope = "layer", m = 0, n = 0, k = 0, batch = 1,
+           count = count, flops = 0.0, bytes = bytes * 1.0, elems = elems * 1.0, elem_bytes = elem_bytes }
 end
 
 --- Mark an op as outside the layers (scope "model"); returns it.
@@ -74,7 +81,8 @@ function M.heads(c, w)
   }
 end
 
---- Append to `ops` the attention block of one layer class.
+--- Append to `ops` the attention block of one layer class: QKV GEMM,
+-- rotary, the composite attention op (implementation w.attention), projection.
 -- @tparam table opt `count` (layers of this class), `s_kv` (keys each query
 --   attends to: s, or a sliding window), `suffix` (appended to op names),
 --   `qkv` (false to omit the QKV and projection GEMMs, which a caller adds
@@ -84,44 +92,83 @@ function M.attention(ops, c, w, opt)
   local g = M.heads(c, w)
   local sfx = opt.suffix or ""
   local n = opt.count
-  if opt.qkv ~= false then
-    local qkv = M.gemm("qkv_transform", bs, (g.a_t + 2 * g.kv_t) * g.hd, h, n, e)
-    qkv.v_cols = g.kv_t * g.hd -- the V projection's columns (its own quantization in GGUF Q4_K_M)
-    ops[#ops + 1] = qkv
-  end
+  if opt.qkv ~= false then ops[#ops + 1] = M.qkv(c, w, n) end
   if (opt.rotary_frac or 0) > 0 then
     -- RoPE rewrites the rotated part of q and k: read + write
-    ops[#ops + 1] = M.elementwise("rotary" .. sfx,
-      2 * bs * (g.a_t + g.kv_t) * g.hd * opt.rotary_frac * e.in_bytes, n)
+    local rotated = bs * (g.a_t + g.kv_t) * g.hd * opt.rotary_frac
+    local op = M.elementwise("rotary", "rotary" .. sfx, 2 * rotated * e.in_bytes, n, rotated, e.in_bytes)
+    op.rotary_frac = opt.rotary_frac
+    ops[#ops + 1] = op
   end
-  local s_kv = opt.s_kv
-  ops[#ops + 1] = M.bmm("attention_score" .. sfx, g.batch, w.s, s_kv, g.hd, n, e)
-  -- scale, mask, softmax on the score matrix: read + write
-  ops[#ops + 1] = M.elementwise("softmax" .. sfx, 2 * g.batch * w.s * s_kv * e.out_bytes, n)
-  ops[#ops + 1] = M.bmm("attention_over_value" .. sfx, g.batch, w.s, g.hd, s_kv, n, e)
-  if opt.qkv ~= false then
-    ops[#ops + 1] = M.gemm("attention_projection", bs, h, g.a_t * g.hd, n, e)
-  end
+  ops[#ops + 1] = M.core_attention(c, w, n, opt.s_kv, sfx)
+  if opt.qkv ~= false then ops[#ops + 1] = M.attn_out(c, w, n) end
 end
 
---- A norm over (b*s) x h activations: read + write.
-function M.norm(name, c, w, count)
-  return M.elementwise(name, 2 * w.b * w.s * c.hidden_size * w.e.in_bytes, count)
+--- The fused QKV projection: (b*s) x (a+2kv)*hd/t x h.
+function M.qkv(c, w, count)
+  local g = M.heads(c, w)
+  local op = M.gemm("qkv", "qkv_transform", w.b * w.s, (g.a_t + 2 * g.kv_t) * g.hd, c.hidden_size, count, w.e)
+  op.v_cols = g.kv_t * g.hd -- the V projection's columns (its own quantization in GGUF Q4_K_M)
+  return op
+end
+
+--- The post-attention projection: (b*s) x h x a*hd/t.
+function M.attn_out(c, w, count)
+  local g = M.heads(c, w)
+  return M.gemm("attn_out", "attention_projection", w.b * w.s, c.hidden_size, g.a_t * g.hd, count, w.e)
+end
+
+--- The composite attention op: softmax(Q K^T) V over `s_kv` keys per query,
+-- implementation `w.attention` ("standard" default, or "flash").
+function M.core_attention(c, w, count, s_kv, suffix)
+  local e, g = w.e, M.heads(c, w)
+  local impl = w.attention or "standard"
+  local score = M.gemm("attn_score", "attention_score" .. (suffix or ""), w.s, s_kv, g.hd, count, e, g.batch)
+  local av = M.gemm("attn_av", "attention_over_value" .. (suffix or ""), w.s, g.hd, s_kv, count, e, g.batch)
+  score.kind, av.kind = "bmm", "bmm"
+  local scores = g.batch * w.s * s_kv -- elements of the score matrix
+  -- scale, mask, softmax on the score matrix: read + write
+  local softmax = M.elementwise("softmax", "softmax" .. (suffix or ""), 2 * scores * e.out_bytes, count, scores,
+    e.out_bytes)
+  local qkvo = w.b * w.s * (2 * g.a_t + 2 * g.kv_t) * g.hd * e.in_bytes * 1.0
+  return {
+    role = "attention", kind = "attention", impl = impl, name = (impl == "flash" and "flash_attention" or "attention")
+      .. (suffix or ""), scope = "layer", count = count,
+    m = w.s, n = s_kv, k = g.hd, batch = g.batch, s_kv = s_kv, head_dim = g.hd,
+    flops = score.flops + av.flops,
+    bytes = impl == "flash" and qkvo or score.bytes + softmax.bytes + av.bytes,
+    qkv_bytes = qkvo, -- Q, K, V read and O written once, byte
+    parts = impl == "standard" and { score, softmax, av } or nil,
+    elems = scores * 1.0, elem_bytes = e.out_bytes,
+  }
+end
+
+--- A norm over (b*s) x h activations: read + write. `kind` is "rms"
+-- (RMSNorm, Zhang & Sennrich 2019) or "layer" (LayerNorm).
+function M.norm(name, c, w, count, kind)
+  local elems = w.b * w.s * c.hidden_size
+  local op = M.elementwise("norm", name, 2 * elems * w.e.in_bytes, count, elems, w.e.in_bytes)
+  op.norm = kind or "layer"
+  return op
 end
 
 --- A residual add of `inputs` (b*s) x h tensors into one: read inputs, write 1.
 function M.residual(name, c, w, count, inputs)
-  return M.elementwise(name, (inputs + 1) * w.b * w.s * c.hidden_size * w.e.in_bytes, count)
+  local elems = w.b * w.s * c.hidden_size
+  local op = M.elementwise("residual", name, (inputs + 1) * elems * w.e.in_bytes, count, elems, w.e.in_bytes)
+  op.inputs = inputs
+  return op
 end
 
 --- Token embedding gather: read b*s rows of h, write them.
 function M.embedding(c, w)
-  return M.outside(M.elementwise("embedding", 2 * w.b * w.s * c.hidden_size * w.e.in_bytes, 1))
+  local elems = w.b * w.s * c.hidden_size
+  return M.outside(M.elementwise("embedding", "embedding", 2 * elems * w.e.in_bytes, 1, elems, w.e.in_bytes))
 end
 
 --- The logit (LM head) GEMM: (b*s) x v/t x h.
 function M.logits(c, w)
-  return M.outside(M.gemm("logits", w.b * w.s, idiv_up(c.vocab_size, w.t), c.hidden_size, 1, w.e))
+  return M.outside(M.gemm("logits", "logits", w.b * w.s, idiv_up(c.vocab_size, w.t), c.hidden_size, 1, w.e))
 end
 
 --- A gated MLP (SwiGLU / GeGLU): up and gate as two GEMMs of width I/t, or
@@ -131,22 +178,23 @@ function M.glu_mlp(ops, c, w, count, fused)
   local e, bs, h = w.e, w.b * w.s, c.hidden_size
   local i_t = idiv_up(c.intermediate_size, w.t)
   if fused then
-    ops[#ops + 1] = M.gemm("mlp_up_gate", bs, 2 * i_t, h, count, e)
+    ops[#ops + 1] = M.gemm("mlp_gate_up", "mlp_up_gate", bs, 2 * i_t, h, count, e)
   else
-    ops[#ops + 1] = M.gemm("mlp_gate", bs, i_t, h, count, e)
-    ops[#ops + 1] = M.gemm("mlp_up", bs, i_t, h, count, e)
+    ops[#ops + 1] = M.gemm("mlp_gate", "mlp_gate", bs, i_t, h, count, e)
+    ops[#ops + 1] = M.gemm("mlp_up", "mlp_up", bs, i_t, h, count, e)
   end
-  ops[#ops + 1] = M.elementwise("glu_activation", 3 * bs * i_t * e.in_bytes, count)
-  ops[#ops + 1] = M.gemm("mlp_down", bs, h, i_t, count, e)
+  -- act(gate) * up: read 2, write 1
+  ops[#ops + 1] = M.elementwise("glu", "glu_activation", 3 * bs * i_t * e.in_bytes, count, bs * i_t, e.in_bytes)
+  ops[#ops + 1] = M.gemm("mlp_down", "mlp_down", bs, h, i_t, count, e)
 end
 
 --- A plain MLP h -> I -> h with an activation in between (read + write).
 function M.mlp(ops, c, w, count)
   local e, bs, h = w.e, w.b * w.s, c.hidden_size
   local i_t = idiv_up(c.intermediate_size, w.t)
-  ops[#ops + 1] = M.gemm("mlp_up", bs, i_t, h, count, e)
-  ops[#ops + 1] = M.elementwise("activation", 2 * bs * i_t * e.in_bytes, count)
-  ops[#ops + 1] = M.gemm("mlp_down", bs, h, i_t, count, e)
+  ops[#ops + 1] = M.gemm("mlp_up", "mlp_up", bs, i_t, h, count, e)
+  ops[#ops + 1] = M.elementwise("activation", "activation", 2 * bs * i_t * e.in_bytes, count, bs * i_t, e.in_bytes)
+  ops[#ops + 1] = M.gemm("mlp_down", "mlp_down", bs, h, i_t, count, e)
 end
 
 --- Weights of a layer's attention: h*(a+2kv)*hd + a*hd*h (no biases).

@@ -10,7 +10,7 @@ local transformer = require "tilewave.cost.forward"
 local rules = require "tilewave.explore.rules"
 local search = require "tilewave.explore.search"
 local inference = require "tilewave.cost.inference"
-local training = require "tilewave.cost.training"
+local training = require "tilewave.explore.training_search"
 local cluster = require "tilewave.data.cluster"
 local quant = require "tilewave.data.quant"
 

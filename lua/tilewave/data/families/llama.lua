@@ -76,13 +76,13 @@ end
 function F.ops(c, w)
   local ops, L = {}, c.num_hidden_layers
   ops[#ops + 1] = layers.embedding(c, w)
-  ops[#ops + 1] = layers.norm("input_rmsnorm", c, w, L)
+  ops[#ops + 1] = layers.norm("input_rmsnorm", c, w, L, "rms")
   layers.attention(ops, c, w, { count = L, s_kv = w.s, rotary_frac = 1 })
   ops[#ops + 1] = layers.residual("attention_residual", c, w, L, 2)
-  ops[#ops + 1] = layers.norm("post_attention_rmsnorm", c, w, L)
+  ops[#ops + 1] = layers.norm("post_attention_rmsnorm", c, w, L, "rms")
   layers.glu_mlp(ops, c, w, L, false)
   ops[#ops + 1] = layers.residual("mlp_residual", c, w, L, 2)
-  ops[#ops + 1] = layers.outside(layers.norm("final_rmsnorm", c, w, 1))
+  ops[#ops + 1] = layers.outside(layers.norm("final_rmsnorm", c, w, 1, "rms"))
   ops[#ops + 1] = layers.logits(c, w)
   return ops
 end

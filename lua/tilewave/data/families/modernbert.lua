@@ -56,24 +56,23 @@ function F.ops(c, w)
   local n_global = F.global_layers(c)
   local n_local = L - n_global
   local h, bs = c.hidden_size, w.b * w.s
-  local g = layers.heads(c, w)
   ops[#ops + 1] = layers.embedding(c, w)
   ops[#ops + 1] = layers.outside(layers.norm("embedding_norm", c, w, 1))
   ops[#ops + 1] = layers.norm("attention_norm", c, w, L - 1)
-  ops[#ops + 1] = layers.gemm("qkv_transform", bs, (g.a_t + 2 * g.kv_t) * g.hd, h, L, w.e)
+  ops[#ops + 1] = layers.qkv(c, w, L)
   layers.attention(ops, c, w, { count = n_global, s_kv = w.s, qkv = false, rotary_frac = 1 })
   if n_local > 0 then
     layers.attention(ops, c, w, { count = n_local, s_kv = math.min(w.s, c.local_attention), qkv = false,
                                   rotary_frac = 1, suffix = "_local" })
   end
-  ops[#ops + 1] = layers.gemm("attention_projection", bs, h, g.a_t * g.hd, L, w.e)
+  ops[#ops + 1] = layers.attn_out(c, w, L)
   ops[#ops + 1] = layers.residual("attention_residual", c, w, L, 2)
   ops[#ops + 1] = layers.norm("mlp_norm", c, w, L)
   layers.glu_mlp(ops, c, w, L, true)
   ops[#ops + 1] = layers.residual("mlp_residual", c, w, L, 2)
   ops[#ops + 1] = layers.outside(layers.norm("final_norm", c, w, 1))
   -- MLM head: dense h -> h, GELU, norm, decoder h -> v (tied weight + bias)
-  ops[#ops + 1] = layers.outside(layers.gemm("head_dense", bs, h, h, 1, w.e))
+  ops[#ops + 1] = layers.outside(layers.gemm("head_dense", "head_dense", bs, h, h, 1, w.e))
   ops[#ops + 1] = layers.outside(layers.norm("head_norm", c, w, 1))
   ops[#ops + 1] = layers.logits(c, w)
   return ops

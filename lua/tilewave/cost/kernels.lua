@@ -1,0 +1,90 @@
+--- tilewave.cost.kernels: which kernels an engine runs for a memory-bound op.
+--
+-- `fused` (compiled code, fused modules): one kernel per logical op, moving the
+-- op's compulsory bytes (tilewave.ops.layers). `unfused`: one kernel per
+-- framework op, as Hugging Face transformers' eager modules run them
+-- (modeling_llama.py / modeling_gpt_neox.py / modeling_modernbert.py), with the
+-- kernel lists of ../shared/reference/calibration/h100/kernels.csv (every kernel
+-- of one eager forward of each layer, PyTorch profiler):
+--   norm "rms"   LlamaRMSNorm in fp32: upcast, pow, mean, add eps, rsqrt, mul,
+--                downcast, weight mul: 8 kernels (2 of them over one value per token)
+--   norm "layer" F.layer_norm: 1 kernel (vectorized_layer_norm_kernel)
+--   rotary       q*cos + rotate_half(q)*sin for q and k: 4 muls, 2 adds and a
+--                cat each (14 kernels, as profiled); a partial rotary (GPT-NeoX)
+--                also concatenates the pass-through part back: 2 more
+--   glu          act(gate), then * up: 2 kernels
+--   activation   GELU: 1 kernel
+--   residual     one add per extra input (a parallel residual: 2 adds)
+--   softmax      of materialized attention: scale, mask add, softmax: 3 kernels
+--                over the score matrix, and 4 copies making Q, K^T, V and the
+--                output contiguous around the batched GEMMs (direct_copy kernels)
+--   embedding    1 kernel (gather)
+-- Every kernel is a list entry: its DRAM bytes (read + write). Kernels over one
+-- value per token carry 0 bytes; they still cost a launch.
+local M = {}
+
+local function rms_unfused(op)
+  local E, e = op.elems, op.elem_bytes
+  -- upcast (read e, write 4), pow (4, 4), mean (read 4), add eps, rsqrt (per token),
+  -- x * rsqrt (4, 4), downcast (4, e), weight * x (e, e)
+  return { (e + 4) * E, 8 * E, 4 * E, 0, 0, 8 * E, (4 + e) * E, 2 * e * E }
+end
+
+local function rotary_unfused(op)
+  local R, e = op.elems / 2, op.elem_bytes -- rotated elements of q, of k (taken equal)
+  local out = {}
+  for _ = 1, 2 do
+    -- as profiled: mul, mul, add, mul, mul, add over the rotated part (read 1 or 2, write 1) and a cat
+    for _, b in ipairs { 2 * R * e, 2 * R * e, 3 * R * e, 2 * R * e, 2 * R * e, 3 * R * e, 2 * R * e } do
+      out[#out + 1] = b
+    end
+    if (op.rotary_frac or 1) < 1 then out[#out + 1] = 2 * R / op.rotary_frac * e end -- cat with the pass-through part
+  end
+  return out
+end
+
+local UNFUSED = {
+  norm = function(op) if op.norm == "rms" then return rms_unfused(op) end return { op.bytes } end,
+  rotary = rotary_unfused,
+  glu = function(op) return { 2 * op.elems * op.elem_bytes, 3 * op.elems * op.elem_bytes } end,
+  residual = function(op)
+    local out = {}
+    for i = 1, math.max(1, (op.inputs or 2) - 1) do out[i] = 3 * op.elems * op.elem_bytes end
+    return out
+  end,
+  softmax = function(op)
+    local S = op.elems * op.elem_bytes
+    return { 2 * S, 2 * S, 2 * S }
+  end,
+}
+
+--- The kernels (array of DRAM bytes per kernel) engine fusion `fusion`
+-- ("fused" | "unfused") runs for elementwise op `op`.
+function M.elementwise(op, fusion)
+  if fusion == "unfused" then
+    local f = UNFUSED[op.role]
+    if f then return f(op) end
+  end
+  return { op.bytes }
+end
+
+--- Extra copies an unfused materialized attention makes around its batched
+-- GEMMs (Q, K^T made contiguous: 1 and 2 tensors' worth; V; the output), byte
+-- per kernel; none when fused.
+function M.attention_copies(op, fusion)
+  if fusion ~= "unfused" or op.impl ~= "standard" then return {} end
+  local q = op.qkv_bytes / 4 -- one of Q, K, V, O (exact for multi-head attention)
+  return { 2 * q, 4 * q, 2 * q, 2 * q }
+end
+
+--- Kernels of one op under `fusion` (GEMMs and flash attention: 1).
+function M.count(op, fusion)
+  if op.kind == "gemm" or op.kind == "bmm" then return 1 end
+  if op.kind == "attention" then
+    if op.impl == "flash" then return 1 end
+    return 2 + #M.elementwise(op.parts[2], fusion) + #M.attention_copies(op, fusion)
+  end
+  return #M.elementwise(op, fusion)
+end
+
+return M

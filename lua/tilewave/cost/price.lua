@@ -1,0 +1,237 @@
+--- tilewave.cost.price: THE pricing layer - the only Lua code that calls the
+-- C core's cost functions (gemm, gemm_many, roofline, decode_step, collective,
+-- attention_io, memory_fit). Everything that turns ops into time comes here.
+--
+-- A pricing context binds a device spec, a dtype and an engine
+-- (tilewave.cost.engines). Every kernel costs its device time (the core's
+-- tile/wave/alignment GEMM model, or bytes at the achievable bandwidth for
+-- memory-bound kernels) plus the engine's per-kernel cost:
+--   launch "graph": time = device + kernel_s
+--   launch "host":  time = max(device + kernel_s, host_s)   (the host dispatches
+--                   each kernel; a kernel shorter than the dispatch waits for it)
+-- GEMM timing "kernel" (default) is that device time among back-to-back
+-- kernels, as CUDA events, profilers and graph replays report it; "isolated" is
+-- one synchronized call timed by wall clock (the co-design paper's torch.mm,
+-- T1 of gemm_calibration.csv): the architecture's call_overhead_s instead.
+-- Units: s, byte, FLOP, FLOP/s, byte/s.
+local check = require "tilewave.util.check"
+local dtype = require "tilewave.data.dtype"
+local hw = require "tilewave.data.hw"
+local engines = require "tilewave.cost.engines"
+local kernels = require "tilewave.cost.kernels"
+local core = require "tilewave.core"
+
+local M = {}
+
+local format, ipairs, pairs, min, max, huge = string.format, ipairs, pairs, math.min, math.max, math.huge
+
+local cache = setmetatable({}, { __mode = "k" })
+
+--- A pricing context for `spec` (resolved), dtype `dt`, engine `eng` (anything
+-- tilewave.cost.engines.resolve takes) and GEMM `timing` ("kernel" default or
+-- "isolated"). Contexts are cached per spec.
+-- @return `{ spec, dtype, e = {in_bytes, out_bytes}, engine (resolved), dev
+--   (core device), bw (elementwise byte/s), kernel_s, host_s, launch, fusion,
+--   peak (FLOP/s), gemm (architecture GEMM parameters) }`
+-- @raise `<path>.dtype: ...`, `<path>.engine...: ...`, `<path>.timing: ...`
+function M.context(spec, dt, eng, path, timing)
+  path = path or "price"
+  timing = check.one_of(timing or "kernel", { kernel = true, isolated = true }, path .. ".timing")
+  local e = type(eng) == "table" and eng.name and eng.fusion and eng or engines.resolve(eng, path .. ".engine")
+  local key = format("%s|%s|%s", tostring(dt), timing, engines.key(e))
+  local per = cache[spec]
+  if per and per[key] then return per[key] end
+  local g = hw.gemm_params(spec)
+  local ks = engines.kernel_s(e, spec.vendor)
+  local isolated = timing == "isolated"
+  local overhead = isolated and g.call_overhead_s or ks
+  local dev, sizes = hw.gemm_device(spec, dt, path .. ".dtype", overhead)
+  local ctx = {
+    spec = spec, dtype = dt, e = sizes, engine = e, dev = dev, gemm = g, timing = timing,
+    bw = spec.mem_bw * g.mem_frac, kernel_s = ks,
+    launch = isolated and "graph" or e.launch, host_s = isolated and 0 or (e.launch == "host" and e.host_s or 0),
+    fusion = e.fusion, peak = spec.peak_flops[dt],
+  }
+  per = per or {}
+  per[key] = ctx
+  cache[spec] = per
+  return ctx
+end
+
+-- The cost of one kernel of device time `t` (without the per-kernel cost).
+local function launched(ctx, t)
+  t = t + ctx.kernel_s
+  if ctx.host_s > t then return ctx.host_s end
+  return t
+end
+
+--- One GEMM/BMM through the core: the core's result table (time_s includes
+-- the engine's per-kernel cost, or the isolated call overhead, and the host floor).
+function M.gemm(ctx, m, n, k, batch)
+  local e = ctx.e
+  local r = core.gemm(ctx.dev, { m = m, n = n, k = k, batch = batch or 1, in_bytes = e.in_bytes,
+                                 out_bytes = e.out_bytes })
+  if ctx.host_s > r.time_s then r.time_s, r.bound = ctx.host_s, "overhead" end
+  return r
+end
+
+--- Many GEMMs sharing `batch`: flat `{ m1, n1, k1, ... }` -> times (s), rates (FLOP/s).
+function M.gemm_many(ctx, shapes, batch)
+  local e = ctx.e
+  local times, rates = core.gemm_many(ctx.dev, shapes, { batch = batch or 1, in_bytes = e.in_bytes,
+                                                         out_bytes = e.out_bytes })
+  if ctx.host_s > 0 then
+    for i, t in ipairs(times) do
+      if ctx.host_s > t then
+        rates[i] = rates[i] * t / ctx.host_s
+        times[i] = ctx.host_s
+      end
+    end
+  end
+  return times, rates
+end
+
+--- Time of memory-bound kernels of `list` (bytes each) run one after another, s.
+function M.kernels_s(ctx, list)
+  local t = 0
+  for _, b in ipairs(list) do t = t + launched(ctx, b / ctx.bw) end
+  return t
+end
+
+-- The main reason a GEMM runs below the device's achievable rate.
+local function loss_of(r)
+  if r.bound ~= "compute" then return r.bound .. "-bound" end
+  local name, worst = "none", 0.985
+  for _, k in ipairs { "tile", "wave", "align" } do
+    local v = r[k .. "_eff"]
+    if v < worst then name, worst = k == "align" and "alignment" or k, v end
+  end
+  return name
+end
+M.loss_of = loss_of
+
+local function gemm_pred(ctx, op)
+  local r = M.gemm(ctx, op.m, op.n, op.k, op.batch)
+  return {
+    time_s = r.time_s, compute_s = r.compute_s, memory_s = r.memory_s, bound = r.bound, kernels = 1,
+    tile = r.tile, tiles = r.tiles, waves = r.waves, split_k = r.split_k,
+    tile_eff = r.tile_eff, wave_eff = r.wave_eff, align_eff = r.align_eff, align_bytes = r.align_bytes,
+    loss = loss_of(r),
+  }
+end
+
+local function attention_pred(ctx, op)
+  local fusion = ctx.fusion
+  if op.impl == "flash" then
+    -- one kernel (Dao et al. 2022): the two BMMs' math at the GEMM model's rate
+    -- (their tile/wave/alignment losses), traffic Q, K, V read and O written once
+    local s = M.gemm(ctx, op.m, op.n, op.k, op.batch)
+    local v = M.gemm(ctx, op.m, op.k, op.n, op.batch)
+    local compute, memory = s.compute_s + v.compute_s, op.qkv_bytes / ctx.bw
+    local p = {
+      time_s = launched(ctx, max(compute, memory)), compute_s = compute, memory_s = memory,
+      bound = compute >= memory and "compute" or "memory", kernels = 1,
+      tile_eff = min(s.tile_eff, v.tile_eff), wave_eff = min(s.wave_eff, v.wave_eff),
+      align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
+    }
+    p.loss = loss_of(p)
+    return p
+  end
+  local score, softmax, av = op.parts[1], op.parts[2], op.parts[3]
+  local s, v = gemm_pred(ctx, score), gemm_pred(ctx, av)
+  local sm = kernels.elementwise(softmax, fusion)
+  local copies = kernels.attention_copies(op, fusion)
+  local mem_s = M.kernels_s(ctx, sm) + M.kernels_s(ctx, copies)
+  local p = {
+    time_s = s.time_s + v.time_s + mem_s, compute_s = s.compute_s + v.compute_s,
+    memory_s = s.memory_s + v.memory_s + mem_s, kernels = 2 + #sm + #copies,
+    tile_eff = min(s.tile_eff, v.tile_eff), wave_eff = min(s.wave_eff, v.wave_eff),
+    align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
+  }
+  p.bound = p.compute_s >= p.memory_s and "compute" or "memory"
+  p.loss = loss_of(p)
+  return p
+end
+
+--- Price one op (tilewave.ops.layers) under the context's engine: a
+-- prediction `{ time_s (per call, s), compute_s, memory_s, bound, loss,
+-- kernels, tile_eff, wave_eff, align_eff, ... }`; the op's fields are not copied.
+function M.op(ctx, op)
+  if op.kind == "gemm" or op.kind == "bmm" then return gemm_pred(ctx, op) end
+  if op.kind == "attention" then return attention_pred(ctx, op) end
+  local list = kernels.elementwise(op, ctx.fusion)
+  local t = M.kernels_s(ctx, list)
+  local bytes = 0
+  for _, b in ipairs(list) do bytes = bytes + b end
+  return { time_s = t, compute_s = 0, memory_s = bytes / ctx.bw, bound = "memory", loss = "memory-bound",
+           kernels = #list, dram_bytes = bytes, tile_eff = 1, wave_eff = 1, align_eff = 1 }
+end
+
+--- Backward time of one op for training, s: a GEMM/BMM's data gradient
+-- (M x K x N) and weight gradient (K x N x M) through the GEMM model;
+-- memory-bound kernels at twice their forward bytes; FlashAttention's backward
+-- recomputes the scores: taken as 2.5x its forward (Dao 2023, FlashAttention-2
+-- §3.1: five matmuls backward against two forward); materialized attention as
+-- the backward of its parts.
+function M.backward(ctx, op)
+  if op.kind == "gemm" or op.kind == "bmm" then
+    return M.gemm(ctx, op.m, op.k, op.n, op.batch).time_s + M.gemm(ctx, op.k, op.n, op.m, op.batch).time_s
+  end
+  if op.kind == "attention" then
+    if op.impl == "flash" then return 2.5 * attention_pred(ctx, op).time_s end
+    local t = 0
+    for _, p in ipairs(op.parts) do t = t + M.backward(ctx, p) end
+    return t
+  end
+  local t = 0
+  for _, b in ipairs(kernels.elementwise(op, ctx.fusion)) do t = t + launched(ctx, 2 * b / ctx.bw) end
+  return t
+end
+
+--- Time of a collective over `n` ranks (src/tilewave.h, tw_collective), s:
+-- `kind` "allreduce" takes the faster of ring and tree for this message size,
+-- as NCCL's tuner does; else one of allgather_ring, reducescatter_ring, p2p.
+-- 0 when n <= 1 or bytes <= 0.
+function M.collective(kind, bytes, n, link_bw, latency_s)
+  if n <= 1 or bytes <= 0 then return 0 end
+  local best = huge
+  local kinds = kind == "allreduce" and { "allreduce_ring", "allreduce_tree" } or { kind }
+  for _, k in ipairs(kinds) do
+    local r = core.collective { kind = k, bytes = bytes, group = n, link_bw = link_bw, latency_s = latency_s }
+    if r.time_s < best then best = r.time_s end
+  end
+  return best
+end
+
+--- One decode step (src/tilewave.h, tw_decode_step) under engine `eng`
+-- (resolved) with `kernels` launches: the core's result; with launch "host"
+-- the step takes at least kernels * host_s, and every step adds the engine's
+-- token_host_s.
+function M.decode(args, eng, vendor)
+  local ks = engines.kernel_s(eng, vendor)
+  args.launch_s = ks
+  local r = core.decode(args)
+  local host = eng.launch == "host" and args.kernels * (eng.host_s or 0) or 0
+  if host > r.tpot_s then
+    r.overhead_s = r.overhead_s + host - r.tpot_s
+    r.tpot_s = host
+    r.bound = "overhead"
+  end
+  r.host_s = eng.token_host_s or 0
+  r.tpot_s = r.tpot_s + r.host_s
+  return r
+end
+
+--- The memory budget (src/tilewave.h, tw_memory_fit).
+function M.memory_fit(args) return core.memory_fit(args) end
+
+--- The roofline bound (src/tilewave.h, tw_roofline).
+function M.roofline(args) return core.roofline(args) end
+
+--- Attention HBM traffic, standard against FlashAttention (src/tilewave.h, tw_attention_io).
+function M.attention_io(args) return core.attention_io(args) end
+
+--- Element sizes of a dtype name (tilewave.data.dtype), or nil.
+M.sizes = dtype.get
+
+return M

@@ -1,0 +1,68 @@
+--- tilewave.ops.transformer: a model's forward pass as ops (per tensor-parallel rank).
+--
+--   tw.transformer.ops(model, { b = 4, s = 2048, t = 1, dtype = "bf16", attention = "flash" })
+--
+-- `model` is a preset id or a config (tilewave.data.models). The op fields,
+-- roles and shapes, with their sources, are in tilewave.ops.layers; each
+-- family's `ops(config, workload)` builds the list.
+local check = require "tilewave.util.check"
+local dtype = require "tilewave.data.dtype"
+local models = require "tilewave.data.models"
+
+local M = {}
+
+local format = string.format
+
+--- The workload fields every forward-pass question shares.
+M.WORKLOAD = { b = true, s = true, t = true, dtype = true, attention = true }
+
+local ATTENTION = { standard = true, flash = true }
+
+--- A validated workload with defaults: b 1, s 2048, t 1, dtype "bf16",
+-- attention "standard" (or `default_attention`), and `e` the dtype's element sizes.
+-- @tparam table opts `b`, `s` (positive integers, b*s <= 2^31-1), `t`
+--   (positive integer, at most the model's num_attention_heads, checked by
+--   M.for_model), `dtype` (a tilewave.data.dtype name), `attention`
+-- @tparam string path the caller's name for messages
+-- @tparam table allowed the option names accepted (unknown ones raise)
+-- @raise `<path>.<field>: <expectation>, got <value>`
+function M.workload(opts, path, allowed, default_attention)
+  opts = opts or {}
+  check.table(opts, path)
+  check.options(opts, allowed or M.WORKLOAD, path)
+  local w = {
+    b = check.positive_int(opts.b or 1, path .. ".b"),
+    s = check.positive_int(opts.s or 2048, path .. ".s"),
+    t = check.positive_int(opts.t or 1, path .. ".t"),
+    dtype = opts.dtype or "bf16",
+    attention = check.one_of(opts.attention or default_attention or "standard", ATTENTION, path .. ".attention"),
+  }
+  w.e = dtype.get(w.dtype)
+  if not w.e then check.fail(path .. ".dtype", "expected one of " .. check.keys(dtype.sizes), w.dtype) end
+  if w.b * w.s > 2 ^ 31 - 1 then check.fail(path .. ".b*s", "expected at most 2^31-1 tokens", w.b * w.s) end
+  return w
+end
+
+--- The ops of config `c` (resolved) under validated workload `w`.
+-- @raise `<path>.t: expected at most num_attention_heads A, got T`
+function M.for_model(c, w, path)
+  if w.t > c.num_attention_heads then
+    check.fail(path .. ".t", format("expected at most num_attention_heads %d", c.num_attention_heads), w.t)
+  end
+  return models.families[c.family].ops(c, w)
+end
+
+--- The ordered ops of one forward pass (see tilewave.ops.layers for the op
+-- fields, roles and shapes), per tensor-parallel rank.
+-- @tparam table opts `b` (micro-batch, default 1), `s` (sequence length,
+--   default 2048), `t` (tensor-parallel size, default 1, at most a),
+--   `dtype` (default "bf16"; sets the bytes), `attention` ("standard" default
+--   or "flash": the composite attention op's implementation)
+-- @raise `transformer.ops.<field>: ...`; model errors as tilewave.data.models
+function M.ops(model, opts)
+  local c = models.resolve(model, "transformer.ops.model")
+  local w = M.workload(opts, "transformer.ops")
+  return M.for_model(c, w, "transformer.ops")
+end
+
+return M
