@@ -1,0 +1,113 @@
+-- busted specs for tilewave.cost.engines, tilewave.cost.kernels and the
+-- engine-aware pricing of tilewave.cost.price: what software does to time.
+local tw = require "tilewave"
+
+local H100 = "h100_sxm5"
+
+describe("tilewave.cost.engines", function()
+  describe("resolve()", function()
+    it("defaults to compiled and composes a preset with overrides", function()
+      assert.equal("compiled", tw.engines.resolve(nil).name)
+      local e = tw.engines.resolve { base = "eager", launch = "graph" }
+      assert.equal("unfused", e.fusion)
+      assert.equal("graph", e.launch)
+      assert.equal("eager+graph", e.name)
+      -- hf inherits eager's kernels and adds per-token host work
+      local hf = tw.engines.resolve("hf")
+      assert.equal("unfused", hf.fusion)
+      assert.equal(tw.engines.presets.eager.host_s, hf.host_s)
+      assert.is_true(hf.token_host_s > 0)
+    end)
+
+    it("names the bad field", function()
+      assert.has_error(function() tw.engines.resolve({ base = "eager", launch = "async" }, "engine") end,
+        "engine.launch: expected one of graph, host, got string 'async'")
+      assert.has_error(function() tw.engines.resolve({ kernel_s = -1 }, "engine") end,
+        "engine.kernel_s: expected non-negative number, got -1")
+      assert.has_error(function() tw.engines.resolve({ base = "vllm" }, "engine") end,
+        "engine.base: expected one of compiled, eager, fused, hf, ideal, llama.cpp, got string 'vllm'")
+    end)
+  end)
+end)
+
+describe("tilewave.cost.kernels", function()
+  local SMALL = { family = "llama", hidden_size = 256, num_attention_heads = 4, num_key_value_heads = 4,
+                  num_hidden_layers = 1, intermediate_size = 512, vocab_size = 1000, name = "small" }
+
+  it("counts one eager Llama layer's kernels as the profiler lists them (kernels.csv, less memsets)", function()
+    -- llama-2-7b, flash, eager forward: 44 kernels in kernels.csv, 5 of them memsets -> 39:
+    -- 2 RMSNorms x 8, fused QKV 1, rotary 2 x 7, SDPA 1, o_proj 1, 2 residual adds, gate/up 1, SiLU and
+    -- mul 2, down 1 = 39 with the measured layer's fused gate/up; the family runs gate and up as two GEMMs: 40
+    local n = 0
+    for _, op in ipairs(tw.transformer.ops(SMALL, { b = 1, s = 8, attention = "flash" })) do
+      if op.scope == "layer" then n = n + tw.kernels.count(op, "unfused") * op.count end
+    end
+    assert.equal(40, n)
+    -- materialized attention: 2 BMMs, scale, mask add, softmax, 4 copies = 9 in place of SDPA's 1:
+    -- 53 kernels in kernels.csv less 6 memsets = 47, + 1 for the separate gate and up GEMMs = 48
+    n = 0
+    for _, op in ipairs(tw.transformer.ops(SMALL, { b = 1, s = 8, attention = "standard" })) do
+      if op.scope == "layer" then n = n + tw.kernels.count(op, "unfused") * op.count end
+    end
+    assert.equal(48, n)
+  end)
+
+  it("makes one kernel per logical op when fused", function()
+    local n = 0
+    for _, op in ipairs(tw.transformer.ops(SMALL, { b = 1, s = 8, attention = "flash" })) do
+      if op.scope == "layer" then n = n + tw.kernels.count(op, "fused") end
+    end
+    -- norm, qkv, rotary, attention, o, residual, norm, gate, up, glu, down, residual
+    assert.equal(12, n)
+  end)
+end)
+
+describe("engine-aware pricing", function()
+  it("times a GEMV as a kernel under 25 us, and at least 15 us more as one isolated call", function()
+    -- 1 x 4096 x 4096 bf16: 32 MiB of weights at 3.35 TB/s x 0.875 = 11.4 us, plus the kernel cost
+    local k = tw.gemm { m = 1, n = 4096, k = 4096, dtype = "bf16", hw = H100 }
+    local i = tw.gemm { m = 1, n = 4096, k = 4096, dtype = "bf16", hw = H100, timing = "isolated" }
+    assert.is_true(k.time_s < 25e-6)
+    assert.is_true(i.time_s >= k.time_s + 15e-6)
+    assert.equal("kernel", k.timing)
+    assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = H100, timing = "wall" } end,
+      "gemm.timing: expected one of isolated, kernel, got string 'wall'")
+  end)
+
+  it("makes eager PyTorch at least 10% slower than compiled code on a llama-2-7b forward", function()
+    local w = { b = 4, s = 2048, attention = "flash" }
+    local c = tw.transformer.estimate("llama-2-7b", H100, w)
+    w.engine = "eager"
+    local e = tw.transformer.estimate("llama-2-7b", H100, w)
+    assert.equal("compiled", c.engine)
+    assert.is_true(e.time_s > 1.10 * c.time_s)
+    assert.is_true(e.kernels > 3 * c.kernels)
+    assert.equal(c.flops, e.flops)
+  end)
+
+  it("orders decode at batch 1: compiled < eager kernels in a graph < eager", function()
+    local function tpot(engine)
+      return tw.inference.decode { model = "llama-2-7b", hw = H100, context = 512, engine = engine }.tpot_s
+    end
+    local c, g, e = tpot("compiled"), tpot { base = "eager", launch = "graph" }, tpot("eager")
+    assert.is_true(c < g)
+    assert.is_true(g < e)
+    -- hf adds its per-token host work to eager's step
+    assert.near(e + tw.engines.presets.hf.token_host_s, tpot("hf"), 1e-12)
+  end)
+
+  it("makes a host-launched kernel cost at least the dispatch time", function()
+    local r = tw.gemm { m = 1, n = 64, k = 64, dtype = "bf16", hw = H100, engine = { base = "eager", host_s = 1e-3 } }
+    assert.equal(1e-3, r.time_s)
+  end)
+
+  it("prices a training step under an engine", function()
+    local o = { model = "llama-3.2-1b", cluster = "dgx_h100", nodes = 1, global_batch = 64, s = 2048 }
+    local c = tw.training.step(o)
+    o.engine = "eager"
+    local e = tw.training.step(o)
+    assert.equal("compiled", c.config.engine)
+    assert.equal("eager", e.config.engine)
+    assert.is_true(e.step_s > c.step_s)
+  end)
+end)
