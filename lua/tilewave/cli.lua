@@ -16,6 +16,7 @@
 -- `tilewave: <message>` on stderr), 2 on a usage error.
 local argparse = require "argparse"
 local tw = require "tilewave"
+local text = require "tilewave.report.text"
 
 local M = {}
 
@@ -26,6 +27,9 @@ local function to_int(s)
   if v == nil then return nil, format("expected an integer, got '%s'", s) end
   return v
 end
+
+local ENGINE_HELP = "How software runs the kernels: compiled (fused, CUDA graph), fused (fused, host-launched), "
+  .. "eager (PyTorch ops from Python), hf (generate()), llama.cpp, ideal. See tilewave.cost.engines."
 
 local function parser()
   local p = argparse("tilewave", "Performance model of transformer workloads on GPUs: GEMM tile/wave/alignment, roofline, model forward, inference, training, sweeps and regression checks.")
@@ -44,6 +48,10 @@ local function parser()
   g:option("--hw", "Device id (see `tilewave hw`) or spec path."):default("a100_sxm4_80gb")
   g:option("--dtype", "Element type: fp32, tf32, fp16, bf16, fp8, int8, fp64."):default("fp16")
   g:option("--batch", "Batch count (batched GEMM)."):default("1"):convert(to_int)
+  g:option("--timing", "kernel: device time among back-to-back kernels (CUDA events, profilers); "
+    .. "isolated: one synchronized call by wall clock (the co-design paper's torch.mm)."):choices({ "kernel", "isolated" })
+    :default("kernel")
+  g:option("--engine", ENGINE_HELP):default("compiled")
   g:option("--format", "Output format."):choices({ "text", "json" }):default("text")
 
   local r = p:command("roofline", "Roofline bound of a kernel of given FLOP and bytes.")
@@ -65,6 +73,7 @@ local function parser()
   rep:option("--t", "Tensor-parallel size t."):default("1"):convert(to_int)
   rep:option("--dtype", "Element type."):default("bf16")
   rep:option("--attention", "Attention kernel."):choices({ "standard", "flash" }):default("standard")
+  rep:option("--engine", ENGINE_HELP):default("compiled")
   rep:option("--cluster", "Cluster for the training section (hw/clusters; default: the one built of --hw).")
   rep:option("--format", "Output format."):choices({ "markdown", "csv", "json" }):default("markdown")
   rep:option("--out", "Write the report to FILE instead of stdout.")
@@ -94,7 +103,7 @@ local function parser()
   de:option("--group", "int4 quantization group size."):convert(to_int)
   de:option("--kv-dtype", "KV cache dtype."):default("bf16")
   de:option("--t", "Tensor-parallel size."):default("1"):convert(to_int)
-  de:option("--engine", "ideal, compiled, eager, llama.cpp."):default("compiled")
+  de:option("--engine", ENGINE_HELP):default("compiled")
   de:option("--format", "Output format."):choices({ "text", "json" }):default("text")
 
   local trn = p:command("train", "Predict a training step (or --search every split) of a model on a cluster.")
@@ -109,6 +118,7 @@ local function parser()
   trn:option("--zero", "ZeRO stage 0-3."):default("0"):convert(to_int)
   trn:option("--checkpointing", "none, selective, full."):default("none")
   trn:option("--attention", "flash or standard."):default("flash")
+  trn:option("--engine", ENGINE_HELP):default("compiled")
   trn:flag("--search", "Rank every (t, p, micro-batch, checkpointing, ZeRO) instead.")
   trn:option("--top", "Rows of --search to print."):default("10"):convert(to_int)
 
@@ -134,7 +144,8 @@ local function gemm_cmd(args)
   for _, k in ipairs { "m", "n", "k", "batch" } do
     if args[k] == nil then error(format("gemm.%s: expected positive integer", k), 0) end
   end
-  local r = tw.gemm { m = args.m, n = args.n, k = args.k, batch = args.batch, dtype = args.dtype, hw = args.hw }
+  local r = tw.gemm { m = args.m, n = args.n, k = args.k, batch = args.batch, dtype = args.dtype, hw = args.hw,
+                      timing = args.timing, engine = args.engine }
   if args.format == "json" then
     stdout:write(tw.report.json(r), "\n")
   else
@@ -149,11 +160,7 @@ local function roofline_cmd(args)
   if args.format == "json" then
     stdout:write(tw.report.json(r), "\n")
   else
-    stdout:write(format("roofline on %s, %s: %s FLOP, %s\n", r.hw, r.dtype, tw.report.si(args.flops, ""),
-      tw.report.si(args.bytes, "B")))
-    stdout:write(format("  time       %s (compute %s, memory %s)\n", tw.report.si(r.time_s, "s"),
-      tw.report.si(r.compute_s, "s"), tw.report.si(r.memory_s, "s")))
-    stdout:write(format("  intensity  %.2f FLOP/B, ridge point %.2f FLOP/B -> %s-bound\n", r.intensity, r.ridge, r.bound))
+    stdout:write(text.roofline(r, args.flops, args.bytes), "\n")
   end
   return 0
 end
@@ -287,7 +294,6 @@ local function check_cmd(args)
 end
 
 local function decode_cmd(args)
-  local si = tw.report.si
   local o = { model = args.model, hw = args.hw, context = args.context, batch = args.batch,
               weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype, t = args.t,
               engine = args.engine }
@@ -302,32 +308,14 @@ local function decode_cmd(args)
     stdout:write(tw.report.json { decode = d, memory = m or false }, "\n")
     return 0
   end
-  stdout:write(format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits), %s KV cache, t = %d, %s engine\n",
-    d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight, d.kv_dtype, d.t, d.engine))
-  stdout:write(format("  TPOT        %s (%.1f tokens/s per sequence, %.1f aggregate)\n", si(d.tpot_s, "s"),
-    d.tokens_per_s, d.aggregate_tokens_per_s))
-  stdout:write(format("  bytes       %s per step: weights %s, KV cache %s; achieved %s\n", si(d.bytes, "B"),
-    si(d.weight_bytes, "B"), si(d.kv_bytes, "B"), si(d.achieved_bw, "B/s")))
-  stdout:write(format("  bound       %s (memory %s, dequant %s, compute %s, launches %s, communication %s)\n", d.bound,
-    si(d.memory_s, "s"), si(d.dequant_s, "s"), si(d.compute_s, "s"), si(d.overhead_s, "s"), si(d.comm_s, "s")))
-  if m then
-    stdout:write(format("  memory      %s of %s (weights %s, KV %s, workspace %s): %s; max batch %d at this context, "
-      .. "max context %d at this batch\n", si(m.total_bytes, "B"), si(m.memory_bytes, "B"), si(m.weight_bytes, "B"),
-      si(m.kv_bytes, "B"), si(m.workspace_bytes, "B"), m.fits and "fits" or "does NOT fit", m.max_batch, m.max_context))
-  end
+  stdout:write(text.decode(d, m), "\n")
   return 0
 end
 
 local function train_cmd(args)
   local o = { model = args.model, cluster = args.cluster, nodes = args.nodes, global_batch = args.global_batch,
-              s = args.s, attention = args.attention }
-  local function line(r)
-    local k = r.config
-    return format("t %d p %d d %d mb %d %-9s ZeRO %d: step %s, %s tokens/s, %.1f TFLOP/s/GPU (MFU %.1f%%, HFU %.1f%%), "
-      .. "%s/GPU%s", k.t, k.p, k.d, k.micro_batch, k.checkpointing, k.zero, tw.report.si(r.step_s, "s"),
-      tw.report.si(r.tokens_per_s, ""), r.model_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu,
-      tw.report.si(r.memory.total, "B"), r.fits and "" or " (does NOT fit)")
-  end
+              s = args.s, attention = args.attention, engine = args.engine }
+  local line = text.train_line
   if args.search then
     local res = tw.training.search(o)
     for i = 1, math.min(args.top, #res.ranked) do stdout:write(format("%3d. %s\n", i, line(res.ranked[i]))) end
@@ -336,21 +324,14 @@ local function train_cmd(args)
   end
   o.t, o.p, o.micro_batch, o.zero, o.checkpointing = args.t, args.p, args.micro_batch, args.zero, args.checkpointing
   local r = tw.training.step(o)
-  local b = r.breakdown
-  stdout:write(line(r), "\n")
-  stdout:write(format("  compute %s, exposed communication %s (TP %s, PP %s, DP %s), bubble %s, optimizer %s\n",
-    tw.report.si(b.compute_s, "s"), tw.report.si(b.comm_exposed_s, "s"), tw.report.si(b.tp_s, "s"),
-    tw.report.si(b.pp_s, "s"), tw.report.si(b.dp_s, "s"), tw.report.si(b.bubble_s, "s"), tw.report.si(b.optimizer_s, "s")))
-  local m = r.memory
-  stdout:write(format("  memory  weights %s, gradients %s, optimizer %s, activations %s, workspace %s\n",
-    tw.report.si(m.weights, "B"), tw.report.si(m.grads, "B"), tw.report.si(m.optimizer, "B"),
-    tw.report.si(m.activations, "B"), tw.report.si(m.workspace, "B")))
+  stdout:write(text.train(r), "\n")
   return 0
 end
 
 local function report_cmd(args)
   local res = tw.analysis.models { models = split(args.models), hw = args.hw, b = args.b, s = args.s, t = args.t,
-                                   dtype = args.dtype, attention = args.attention, cluster = args.cluster }
+                                   dtype = args.dtype, attention = args.attention, cluster = args.cluster,
+                                   engine = args.engine }
   local text
   if args.format == "json" then text = tw.report.models_json(res)
   elseif args.format == "csv" then text = tw.report.models_csv(res)

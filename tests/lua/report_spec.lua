@@ -11,7 +11,7 @@ local function fake()
   return {
     version = "9.9.9",
     hw = { id = "gpu_x", name = "GPU X", peak_flops = { bf16 = 1e15 } },
-    workload = { b = 4, s = 2048, t = 1, dtype = "bf16", attention = "standard" },
+    workload = { b = 4, s = 2048, t = 1, dtype = "bf16", attention = "standard", engine = "eager" },
     models = { {
       id = "m-1", name = "Model, One", family = "fam", config = config,
       params = { total = 2775208960, non_embedding = 2517652480 },
@@ -35,7 +35,7 @@ describe("tilewave.report.format", function()
 
   it("writes a Markdown report with the summary row, the slowest GEMM and the fix", function()
     local md = report.models_markdown(fake())
-    assert.truthy(md:find("Forward pass on GPU X (gpu_x), bf16, b = 4, s = 2048 (8192 tokens), t = 1, standard attention; dense bf16 peak 1000.0 TFLOP/s. tilewave 9.9.9.", 1, true))
+    assert.truthy(md:find("Forward pass on GPU X (gpu_x), bf16, b = 4, s = 2048 (8192 tokens), t = 1, standard attention, eager engine (tilewave.cost.engines); dense bf16 peak 1000.0 TFLOP/s. tilewave 9.9.9.", 1, true))
     assert.truthy(md:find("| m-1 | 2.775B | 100 ms | 81.92 k | 500.0 | 50.0% | 75% | head_dim_64 | a 32 -> 20: x1.200 |", 1, true))
     assert.truthy(md:find("| mlp_up | 8192x10240x2560 | 32 | 18 ms | 16.0% | 758.9 | wave quantization (2560 tiles in 20 waves, eff 0.97) |", 1, true))
     assert.truthy(md:find("- **head_dim_64**: h/a = 80, expected a multiple of 64. Fix: a 32 -> 20 (h/a 80 -> 128), predicted x1.250 (forward time per token).", 1, true))

@@ -211,6 +211,7 @@ function M.decode(args, eng, vendor)
   local ks = engines.kernel_s(eng, vendor)
   args.launch_s = ks
   local r = core.decode(args)
+  r.kernels = args.kernels
   local host = eng.launch == "host" and args.kernels * (eng.host_s or 0) or 0
   if host > r.tpot_s then
     r.overhead_s = r.overhead_s + host - r.tpot_s

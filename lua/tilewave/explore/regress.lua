@@ -113,7 +113,8 @@ function M.load(path)
   if c.sweep ~= nil then
     if type(c.sweep) ~= "table" then fail("sweep", "expected table") end
     local q = { base = c.sweep.base, vary = c.sweep.vary, where = c.sweep.where, hw = specs[1].id,
-                workload = { b = c.workload.b, s = c.workload.s, t = c.workload.t, dtype = c.workload.dtype } }
+                workload = { b = c.workload.b, s = c.workload.s, t = c.workload.t, dtype = c.workload.dtype,
+                             attention = c.workload.attention, engine = c.workload.engine } }
     local oks, it = pcall(sweep.sweep, q)
     if not oks then fail("sweep", it) end
     for cfg in it do
@@ -156,7 +157,7 @@ end
 
 local function workload_of(c)
   local w = c.workload
-  return { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention }
+  return { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention, engine = w.engine }
 end
 
 --- Evaluate a loaded check: one result per pair
@@ -191,7 +192,7 @@ function M.evaluate(c)
       end
       if c.expect.rules == "clean" then
         local w = workload_of(c)
-        local viol = rules.check(p.config, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention }, p.spec)
+        local viol = rules.check(p.config, workload_of(c), p.spec)
         for _, x in ipairs(viol) do
           r.reasons[#r.reasons + 1] = format("rule %s: %s = %s, expected %s (fix: %s)", x.rule, x.field,
             tostring(x.value), x.expected, x.fix_text)

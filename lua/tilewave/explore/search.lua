@@ -24,7 +24,7 @@ local M = {}
 
 local ipairs, pairs, abs, sort = ipairs, pairs, math.abs, table.sort
 
-local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, tolerance = true,
+local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, engine = true, tolerance = true,
                   steps = true, limit = true, head_dim = true }
 
 local function round64(x) return 64 * math.max(1, math.floor(x / 64 + 0.5)) end
@@ -72,7 +72,7 @@ function M.nearby(model, device, opts)
   local steps = opts.steps or 4
   if steps ~= 0 then check.positive_int(steps, "search.nearby.steps") end
   local limit = check.positive_int(opts.limit or 10, "search.nearby.limit")
-  local w = { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention }
+  local w = { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention, engine = opts.engine }
   local t = opts.t or 1
   local base_params = models.params(c).total
   local family = models.families[c.family]

@@ -13,6 +13,7 @@ local inference = require "tilewave.cost.inference"
 local training = require "tilewave.explore.training_search"
 local cluster = require "tilewave.data.cluster"
 local quant = require "tilewave.data.quant"
+local engines = require "tilewave.cost.engines"
 
 local M = {}
 
@@ -62,7 +63,7 @@ end
 --   inference (M.inference, nil for encoders), training (M.training or nil) }`
 function M.model(model, opts)
   local spec = hw.resolve(opts.hw, "report.hw")
-  local w = { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention }
+  local w = { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention, engine = opts.engine }
   local c = models.resolve(model, "report.model")
   local est = transformer.estimate(c, spec, w)
   local gemms = {}
@@ -80,7 +81,7 @@ function M.model(model, opts)
     slowest[i] = p
   end
   local near = search.nearby(c, spec, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
-                                        tolerance = opts.tolerance, limit = 1 })
+                                        engine = w.engine, tolerance = opts.tolerance, limit = 1 })
   local best = near[1]
   if best and (best.is_base or best.size_speedup < M.NEARBY_MIN) then best = nil end
   return {
@@ -107,7 +108,8 @@ function M.training(c, cl, w)
     local gpus = nodes * cl.gpus_per_node
     if gb % gpus == 0 or gpus <= gb then
       local res = training.search { model = c, cluster = cl, nodes = nodes, global_batch = gb, s = s,
-                                    dtype = w.dtype == "fp16" and "fp16" or "bf16", micro_batch = { 1, 2, 4 } }
+                                    dtype = w.dtype == "fp16" and "fp16" or "bf16", micro_batch = { 1, 2, 4 },
+                                    engine = w.engine }
       local best = res.ranked[1]
       if best then
         return { nodes = nodes, gpus = gpus, cluster = cl.id or cl.name, config = best.config,
@@ -125,7 +127,7 @@ M.DECODE_BATCHES = {}
 for i = 0, 12 do M.DECODE_BATCHES[#M.DECODE_BATCHES + 1] = 2 ^ i // 1 end
 
 --- The report's inference view of a decoder: decode at batch 1 with s tokens
--- of context (compiled engine, weights in the workload dtype when it is a
+-- of context (the report's engine, weights in the workload dtype when it is a
 -- weight format, else bf16), and the first batch of DECODE_BATCHES at which
 -- the step turns compute-bound (nil: memory-bound at every one), whether or
 -- not that batch fits in memory (max_batch says what fits); intensity_limit
@@ -135,7 +137,7 @@ function M.inference(c, spec, w)
   if models.families[c.family].encoder then return nil end
   local wd = quant.formats[w.dtype or "bf16"] and (w.dtype or "bf16") or "bf16"
   local sw = inference.sweep { model = c, hw = spec, context = w.s or 2048, t = w.t, weight_dtype = wd,
-                               batch = M.DECODE_BATCHES }
+                               batch = M.DECODE_BATCHES, engine = w.engine }
   local one = sw.rows[1]
   local fit
   if spec.memory_bytes then
@@ -152,18 +154,20 @@ end
 --- Analyse a list of models (ids, family names or configs).
 -- @tparam table opts `models` (default M.DEFAULT_FAMILIES), `hw` (default
 --   "h100_sxm5"), `b` (default 4), `s` (default 2048), `t` (1), `dtype`
---   ("bf16"), `attention` ("standard"), `top`, `tolerance`
+--   ("bf16"), `attention` ("standard"), `engine` (preset name, default
+--   "compiled"; tilewave.cost.engines), `top`, `tolerance`
 -- @return `{ hw = spec, workload = {b, s, t, dtype, attention}, version, models = { per-model results } }`
 function M.models(opts)
   opts = opts or {}
   check.table(opts, "report")
   check.options(opts, { models = true, hw = true, b = true, s = true, t = true, dtype = true,
-                        attention = true, top = true, tolerance = true, cluster = true }, "report")
+                        attention = true, top = true, tolerance = true, cluster = true, engine = true }, "report")
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
   o.hw = o.hw or "h100_sxm5"
   o.b, o.s, o.t = o.b or 4, o.s or 2048, o.t or 1
   o.dtype, o.attention = o.dtype or "bf16", o.attention or "standard"
+  o.engine = engines.resolve(o.engine, "report.engine").name
   local spec = hw.resolve(o.hw, "report.hw")
   -- training: the given cluster, else the cluster built of this device, if any
   if o.cluster == nil then
@@ -185,7 +189,7 @@ function M.models(opts)
   for i, m in ipairs(list) do results[i] = M.model(m, o) end
   return {
     hw = spec, version = require("tilewave.core")._VERSION, models = results, cluster = o.cluster or nil,
-    workload = { b = o.b, s = o.s, t = o.t, dtype = o.dtype, attention = o.attention },
+    workload = { b = o.b, s = o.s, t = o.t, dtype = o.dtype, attention = o.attention, engine = o.engine },
   }
 end
 

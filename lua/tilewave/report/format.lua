@@ -45,7 +45,7 @@ function M.gemm_text(r, spec)
   local slots = r.tiles / (r.waves * r.wave_eff)
   local lines = {
     format("GEMM M=%d N=%d K=%d batch=%d, %s on %s (%s)", r.m, r.n, r.k, r.batch, r.dtype, spec.name, spec.id),
-    format("  time        %s per call", M.si(r.time_s, "s")),
+    format("  time        %s per call (%s timing)", M.si(r.time_s, "s"), r.timing or "kernel"),
     format("  throughput  %.1f TFLOP/s (%.1f%% of the %.1f TFLOP/s dense peak)", r.tflops,
       100 * r.flop_rate / r.peak_flops, r.peak_flops / 1e12),
     format("  work        %s, %s compulsory traffic, %s modeled DRAM traffic", M.si(r.flops, "FLOP"),
@@ -159,9 +159,9 @@ end
 
 local function header(res)
   local w, spec = res.workload, res.hw
-  return format("Forward pass on %s (%s), %s, b = %d, s = %d (%d tokens), t = %d, %s attention; "
-    .. "dense %s peak %.1f TFLOP/s. tilewave %s.", spec.name, spec.id, w.dtype, w.b, w.s, w.b * w.s, w.t,
-    w.attention, w.dtype, spec.peak_flops[w.dtype] / 1e12, res.version)
+  return format("Forward pass on %s (%s), %s, b = %d, s = %d (%d tokens), t = %d, %s attention, %s engine "
+    .. "(tilewave.cost.engines); dense %s peak %.1f TFLOP/s. tilewave %s.", spec.name, spec.id, w.dtype, w.b, w.s,
+    w.b * w.s, w.t, w.attention, w.engine or "compiled", w.dtype, spec.peak_flops[w.dtype] / 1e12, res.version)
 end
 
 --- Markdown text of a tilewave.analysis.models result.

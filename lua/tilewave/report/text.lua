@@ -1,0 +1,61 @@
+--- tilewave.report.text: plain-text views of single results for the CLI
+-- (roofline, decode step, training step). Formats only; never computes a cost.
+local si = require "tilewave.util.si"
+
+local M = {}
+
+local format, concat = string.format, table.concat
+
+--- Text of a tw.roofline result `r` for `flops` (FLOP) and `bytes` (byte).
+function M.roofline(r, flops, bytes)
+  return concat({
+    format("roofline on %s, %s: %s FLOP, %s", r.hw, r.dtype, si(flops, ""), si(bytes, "B")),
+    format("  time       %s (compute %s, memory %s)", si(r.time_s, "s"), si(r.compute_s, "s"), si(r.memory_s, "s")),
+    format("  intensity  %.2f FLOP/B, ridge point %.2f FLOP/B -> %s-bound", r.intensity, r.ridge, r.bound),
+  }, "\n")
+end
+
+--- Text of a tw.inference.decode result `d` and, if given, its memory fit `m`.
+function M.decode(d, m)
+  local lines = {
+    format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits), %s KV cache, t = %d, %s engine",
+      d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight, d.kv_dtype, d.t, d.engine),
+    format("  TPOT        %s (%.1f tokens/s per sequence, %.1f aggregate)", si(d.tpot_s, "s"), d.tokens_per_s,
+      d.aggregate_tokens_per_s),
+    format("  bytes       %s per step: weights %s, KV cache %s; achieved %s", si(d.bytes, "B"), si(d.weight_bytes, "B"),
+      si(d.kv_bytes, "B"), si(d.achieved_bw, "B/s")),
+    format("  bound       %s (memory %s, dequant %s, compute %s, %d kernels %s, host %s, communication %s)", d.bound,
+      si(d.memory_s, "s"), si(d.dequant_s, "s"), si(d.compute_s, "s"), d.kernels, si(d.overhead_s, "s"),
+      si(d.host_s, "s"), si(d.comm_s, "s")),
+  }
+  if m then
+    lines[#lines + 1] = format("  memory      %s of %s (weights %s, KV %s, workspace %s): %s; max batch %d at this "
+      .. "context, max context %d at this batch", si(m.total_bytes, "B"), si(m.memory_bytes, "B"),
+      si(m.weight_bytes, "B"), si(m.kv_bytes, "B"), si(m.workspace_bytes, "B"), m.fits and "fits" or "does NOT fit",
+      m.max_batch, m.max_context)
+  end
+  return concat(lines, "\n")
+end
+
+--- One line of a tw.training.step result.
+function M.train_line(r)
+  local k = r.config
+  return format("t %d p %d d %d mb %d %-9s ZeRO %d: step %s, %s tokens/s, %.1f TFLOP/s/GPU (MFU %.1f%%, HFU %.1f%%), "
+    .. "%s/GPU%s", k.t, k.p, k.d, k.micro_batch, k.checkpointing, k.zero, si(r.step_s, "s"), si(r.tokens_per_s, ""),
+    r.model_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu, si(r.memory.total, "B"), r.fits and "" or " (does NOT fit)")
+end
+
+--- Text of a tw.training.step result: its line, time breakdown and memory.
+function M.train(r)
+  local b, m = r.breakdown, r.memory
+  return concat({
+    M.train_line(r) .. format(" (%s engine)", r.config.engine),
+    format("  compute %s, exposed communication %s (TP %s, PP %s, DP %s), bubble %s, optimizer %s", si(b.compute_s, "s"),
+      si(b.comm_exposed_s, "s"), si(b.tp_s, "s"), si(b.pp_s, "s"), si(b.dp_s, "s"), si(b.bubble_s, "s"),
+      si(b.optimizer_s, "s")),
+    format("  memory  weights %s, gradients %s, optimizer %s, activations %s, workspace %s", si(m.weights, "B"),
+      si(m.grads, "B"), si(m.optimizer, "B"), si(m.activations, "B"), si(m.workspace, "B")),
+  }, "\n")
+end
+
+return M
