@@ -1,4 +1,4 @@
---- tilewave.inference: LLM serving - decode (TPOT), prefill (TTFT), the memory
+--- tilewave.cost.inference: LLM serving - decode (TPOT), prefill (TTFT), the memory
 -- budget and batch sweeps.
 --
 --   tw.inference.decode{ model = "llama-2-7b", hw = "a100_sxm4_80gb", context = 512, weight_dtype = "int4", group = 32 }
@@ -10,7 +10,7 @@
 -- (src/tilewave.h, tw_decode_step); the weight list is the model's GEMMs at
 -- one token per sequence (tilewave.transformer.ops with s = 1), at the bytes
 -- of the weight format (tilewave.quant). What the numbers assume about the
--- software is the engine (tilewave.engines): kernel launches per layer, the
+-- software is the engine (tilewave.cost.engines): kernel launches per layer, the
 -- launch cost not hidden by the queue, the achievable bandwidth fraction.
 -- With t > 1 each rank holds 1/t of the heads, FFN columns and vocabulary
 -- (Megatron-LM) and every layer adds two all-reduces of batch x h activations

@@ -1,4 +1,4 @@
---- tilewave.training: training step time, memory and 3D parallelism.
+--- tilewave.cost.training: training step time, memory and 3D parallelism.
 --
 --   tw.training.step{ model = "geniac-12b", cluster = "dgx_h100", nodes = 4, global_batch = 512,
 --                     micro_batch = 1, s = 4096, t = 1, p = 4, zero = 1, checkpointing = "none" }

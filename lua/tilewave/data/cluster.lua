@@ -1,4 +1,4 @@
---- tilewave.cluster: multi-GPU cluster descriptions - a node type and its links.
+--- tilewave.data.cluster: multi-GPU cluster descriptions - a node type and its links.
 --
 -- A cluster file `hw/clusters/<id>.lua` is pure data loaded like a hardware
 -- spec (sandbox with unit constants, schema, a source per figure):

@@ -1,4 +1,4 @@
---- tilewave.dtype: element types and their sizes in bytes.
+--- tilewave.data.dtype: element types and their sizes in bytes.
 --
 -- `in_bytes` is the size of an element of A and B; `out_bytes` of C as
 -- libraries write it: fp8 GEMMs write bf16, int8 GEMMs accumulate into int32
@@ -14,6 +14,14 @@ M.sizes = {
   fp8 = { in_bytes = 1, out_bytes = 2 },
   int8 = { in_bytes = 1, out_bytes = 4 },
 }
+
+--- The dtype names, sorted.
+function M.names()
+  local out = {}
+  for k in pairs(M.sizes) do out[#out + 1] = k end
+  table.sort(out)
+  return out
+end
 
 --- Sizes of a dtype, or nil if it is not known.
 function M.get(name) return M.sizes[name] end

@@ -1,4 +1,4 @@
---- tilewave.hw: hardware specs - load, validate, list, and turn into GEMM devices.
+--- tilewave.data.hw: hardware specs - load, validate, list, and turn into GEMM devices.
 --
 -- A spec is a Lua file `hw/<id>.lua` returning a table of pure data. It is
 -- loaded as text into an empty environment holding only unit constants
@@ -150,6 +150,14 @@ function M.validate(spec, label)
   if not ok then return nil, format("%s: %s", label, err) end
   local arch, aerr = load_arch(spec.arch)
   if not arch then return nil, format("%s: hw.arch: unknown architecture '%s' (%s)", label, spec.arch, aerr) end
+  -- the core checks the device it will price with (its bounds, e.g. tile sizes up to 4096): build it
+  -- for every dtype now, so a bad figure fails here naming the file, not on first use
+  for _, dt in ipairs(dtype.names()) do
+    if spec.peak_flops[dt] then
+      local okd, derr = pcall(M.gemm_device, spec, dt, "hw.peak_flops." .. dt)
+      if not okd then return nil, format("%s: hw.gemm (%s): %s", label, dt, tostring(derr)) end
+    end
+  end
   return spec
 end
 

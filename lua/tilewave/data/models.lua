@@ -1,4 +1,4 @@
---- tilewave.models: model configs - presets, validation, Hugging Face configs.
+--- tilewave.data.models: model configs - presets, validation, Hugging Face configs.
 --
 -- A config is a plain table using the Hugging Face `config.json` field names:
 --   family                   "gpt_neox" | "llama" | "modernbert" | "gpt3" (or a family a user registered)

@@ -1,4 +1,4 @@
---- tilewave.quant: weight formats for inference - bytes per weight and the
+--- tilewave.data.quant: weight formats for inference - bytes per weight and the
 -- ALU work to dequantize them.
 --
 -- Each format: `bits` per weight of a quantized matrix, including its block

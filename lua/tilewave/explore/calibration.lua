@@ -1,4 +1,4 @@
---- tilewave.calibration: the GEMM calibration set and the model's error on it.
+--- tilewave.explore.calibration: the GEMM calibration set and the model's error on it.
 --
 -- Reads `calibration/gemm_calibration.csv` of the shared reference
 -- (columns gpu, dtype, m, n, k, batch, tflops_measured, timing, what, source),

@@ -1,4 +1,4 @@
---- tilewave.decode_calibration: the decode calibration set and the model's error on it.
+--- tilewave.explore.decode_calibration: the decode calibration set and the model's error on it.
 --
 -- Reads `calibration/decode_calibration.csv` of the shared reference (gpt-fast
 -- on an A100-80GB, llama.cpp on an RTX 4090 and an M2 Ultra; metric

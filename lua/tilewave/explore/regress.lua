@@ -1,4 +1,4 @@
---- tilewave.regress: scripted regression of config families (`tilewave check`).
+--- tilewave.explore.regress: scripted regression of config families (`tilewave check`).
 --
 -- A check file is Lua returning
 --   { name = "our-1b-candidates",

@@ -1,4 +1,4 @@
---- tilewave.rules: the co-design paper's sizing rules, checked with fixes whose
+--- tilewave.explore.rules: the co-design paper's sizing rules, checked with fixes whose
 -- speedups the model computes.
 --
 -- Rules of Anthony et al. 2024, arXiv 2401.14489 (the first author's summary

@@ -1,4 +1,4 @@
---- tilewave.search: nearby model shapes, ranked by predicted throughput.
+--- tilewave.explore.search: nearby model shapes, ranked by predicted throughput.
 --
 --   tw.search.nearby("pythia-2.8b", "h100_sxm5", { b = 4, s = 2048, tolerance = 0.05 })
 --

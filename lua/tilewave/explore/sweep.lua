@@ -1,4 +1,4 @@
---- tilewave.sweep: whole-model forward estimates over a Cartesian grid of configs.
+--- tilewave.explore.sweep: whole-model forward estimates over a Cartesian grid of configs.
 --
 --   for cfg, hw_id, est in tw.sweep{ base = "pythia-1b", hw = { "h100_sxm5" },
 --       vary = { hidden_size = { 1792, 2048, 2304 }, num_attention_heads = { 8, 16, 32 } },

@@ -1,4 +1,4 @@
---- tilewave.analysis: the main report's data - for each model, its parameter
+--- tilewave.report.analysis: the main report's data - for each model, its parameter
 -- count, forward-pass prediction, slowest GEMMs and why, rule violations with
 -- fixes, and the best nearby shape. Computes; tilewave.report formats.
 --

@@ -1,4 +1,4 @@
---- tilewave.report: formatting of result tables (text, JSON). Never computes a cost.
+--- tilewave.report.format: formatting of result tables (text, JSON). Never computes a cost.
 --
 -- All output is deterministic: fixed number formats and sorted JSON keys, so
 -- the same inputs give byte-identical reports.

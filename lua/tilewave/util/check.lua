@@ -1,4 +1,4 @@
---- tilewave.check: argument validation with one message format for the project.
+--- tilewave.util.check: argument validation with one message format for the project.
 --
 -- Every complaint reads `<path>: <expectation>, got <value>`, e.g.
 -- `gemm.m: expected positive integer, got -3`, and is raised with
