@@ -250,7 +250,7 @@ for _, id in ipairs { "pythia-160m", "pythia-410m", "pythia-1.4b", "pythia-6.9b"
   for _, op in ipairs(r.ops) do
     if op.scope == "layer" then
       t = t + op.total_s
-      if op.kind ~= "elementwise" then g = g + op.total_s end
+      g = g + op.gemm_s * op.count -- GEMM/BMM kernels (the softmax of materialized attention excluded)
     end
   end
   share[id] = g / t

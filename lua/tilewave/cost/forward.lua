@@ -34,7 +34,7 @@ local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, 
 --   time_s (forward, s), layer_s (mean per layer, s), flops (GEMM/BMM FLOP of
 --   the pass; elementwise ops carry none), tflops (achieved, 1e12 FLOP/s),
 --   mfu (flops / time / dense peak of dtype), gemm_share (fraction of time in
---   GEMM/BMM and attention), kernels (launched per pass), tokens_per_s, peak_flops }`
+--   GEMM/BMM kernels, FlashAttention included), kernels (launched per pass), tokens_per_s, peak_flops }`
 -- @raise `transformer.estimate.<field>: ...`; model and hw errors
 function M.estimate(model, device, opts)
   local path = "transformer.estimate"
@@ -57,7 +57,7 @@ function M.estimate(model, device, opts)
     flops = flops + p.flops * p.count
     launches = launches + p.kernels * p.count
     if p.scope == "layer" then layer = layer + p.total_s end
-    if p.kind ~= "elementwise" then gemm_time = gemm_time + p.total_s end
+    gemm_time = gemm_time + p.gemm_s * p.count
   end
   local peak = spec.peak_flops[w.dtype]
   return {

@@ -113,7 +113,7 @@ M.loss_of = loss_of
 local function gemm_pred(ctx, op)
   local r = M.gemm(ctx, op.m, op.n, op.k, op.batch)
   return {
-    time_s = r.time_s, compute_s = r.compute_s, memory_s = r.memory_s, bound = r.bound, kernels = 1,
+    time_s = r.time_s, compute_s = r.compute_s, memory_s = r.memory_s, bound = r.bound, kernels = 1, gemm_s = r.time_s,
     tile = r.tile, tiles = r.tiles, waves = r.waves, split_k = r.split_k,
     tile_eff = r.tile_eff, wave_eff = r.wave_eff, align_eff = r.align_eff, align_bytes = r.align_bytes,
     loss = loss_of(r),
@@ -130,7 +130,7 @@ local function attention_pred(ctx, op)
     local compute, memory = s.compute_s + v.compute_s, op.qkv_bytes / ctx.bw
     local p = {
       time_s = launched(ctx, max(compute, memory)), compute_s = compute, memory_s = memory,
-      bound = compute >= memory and "compute" or "memory", kernels = 1,
+      bound = compute >= memory and "compute" or "memory", kernels = 1, gemm_s = launched(ctx, max(compute, memory)),
       tile_eff = min(s.tile_eff, v.tile_eff), wave_eff = min(s.wave_eff, v.wave_eff),
       align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
     }
@@ -144,7 +144,7 @@ local function attention_pred(ctx, op)
   local mem_s = M.kernels_s(ctx, sm) + M.kernels_s(ctx, copies)
   local p = {
     time_s = s.time_s + v.time_s + mem_s, compute_s = s.compute_s + v.compute_s,
-    memory_s = s.memory_s + v.memory_s + mem_s, kernels = 2 + #sm + #copies,
+    memory_s = s.memory_s + v.memory_s + mem_s, kernels = 2 + #sm + #copies, gemm_s = s.time_s + v.time_s,
     tile_eff = min(s.tile_eff, v.tile_eff), wave_eff = min(s.wave_eff, v.wave_eff),
     align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
   }
@@ -155,7 +155,8 @@ end
 
 --- Price one op (tilewave.ops.layers) under the context's engine: a
 -- prediction `{ time_s (per call, s), compute_s, memory_s, bound, loss,
--- kernels, tile_eff, wave_eff, align_eff, ... }`; the op's fields are not copied.
+-- kernels, gemm_s (time in GEMM/BMM kernels, s), tile_eff, wave_eff,
+-- align_eff, ... }`; the op's fields are not copied.
 function M.op(ctx, op)
   if op.kind == "gemm" or op.kind == "bmm" then return gemm_pred(ctx, op) end
   if op.kind == "attention" then return attention_pred(ctx, op) end
@@ -163,7 +164,7 @@ function M.op(ctx, op)
   local t = M.kernels_s(ctx, list)
   local bytes = 0
   for _, b in ipairs(list) do bytes = bytes + b end
-  return { time_s = t, compute_s = 0, memory_s = bytes / ctx.bw, bound = "memory", loss = "memory-bound",
+  return { time_s = t, compute_s = 0, memory_s = bytes / ctx.bw, bound = "memory", loss = "memory-bound", gemm_s = 0,
            kernels = #list, dram_bytes = bytes, tile_eff = 1, wave_eff = 1, align_eff = 1 }
 end
 
