@@ -1,6 +1,6 @@
 -- Calibration error of the GEMM model on ../shared/reference/calibration/gemm_calibration.csv,
 -- or (--decode) of the decode model on decode_calibration.csv; --fit re-runs the decode
--- engines' grid fit (launch_s, mem_frac) and prints the best values.
+-- engines' grid fit (kernel_s, mem_frac) and prints the best values.
 -- Usage: build/tilewave run scripts/calibrate.lua [--decode [--fit]] [CSV]
 local argparse = require "argparse"
 local tw = require "tilewave"
@@ -9,7 +9,7 @@ local dcal = require "tilewave.explore.decode_calibration"
 
 local p = argparse("calibrate.lua", "Model error on the calibration sets.")
 p:flag("--decode", "The decode set instead of the GEMM set.")
-p:flag("--fit", "With --decode: grid-fit the engines' launch_s and mem_frac.")
+p:flag("--fit", "With --decode: grid-fit the engines' kernel_s and mem_frac.")
 p:argument("csv", "CSV path (default: ../shared/reference/calibration/...)."):args("?")
 local args = p:parse(arg)
 
@@ -39,24 +39,24 @@ if args.fit then
   local sub = subset("compiled")
   for l = 0, 12e-6, 0.25e-6 do
     for mf = 0.70, 0.9999, 0.005 do
-      local _, s = dcal.evaluate(sub, function() return { base = "compiled", launch_s = l, mem_frac = mf } end)
-      if not best or s.mape < best.mape then best = { launch_s = l, mem_frac = mf, mape = s.mape } end
+      local _, s = dcal.evaluate(sub, function() return { base = "compiled", kernel_s = l, mem_frac = mf } end)
+      if not best or s.mape < best.mape then best = { kernel_s = l, mem_frac = mf, mape = s.mape } end
     end
   end
-  print(string.format("compiled: launch_s %.3g s, mem_frac %.3f -> MAPE %.1f%%", best.launch_s, best.mem_frac, 100 * best.mape))
+  print(string.format("compiled: kernel_s %.3g s, mem_frac %.3f -> MAPE %.1f%%", best.kernel_s, best.mem_frac, 100 * best.mape))
   best = nil
   sub = subset("llama.cpp")
   for ln = 0, 6e-6, 0.25e-6 do
     for la = 0, 15e-6, 0.25e-6 do
       for mf = 0.70, 0.9999, 0.01 do
         local _, s = dcal.evaluate(sub, function()
-          return { base = "llama.cpp", launch_s = { nvidia = ln, amd = ln, apple = la }, mem_frac = mf }
+          return { base = "llama.cpp", kernel_s = { nvidia = ln, amd = ln, apple = la }, mem_frac = mf }
         end)
         if not best or s.mape < best.mape then best = { ln = ln, la = la, mem_frac = mf, mape = s.mape } end
       end
     end
   end
-  print(string.format("llama.cpp: launch_s nvidia %.3g s, apple %.3g s, mem_frac %.2f -> MAPE %.1f%%", best.ln, best.la,
+  print(string.format("llama.cpp: kernel_s nvidia %.3g s, apple %.3g s, mem_frac %.2f -> MAPE %.1f%%", best.ln, best.la,
     best.mem_frac, 100 * best.mape))
   return
 end

@@ -121,8 +121,9 @@ end
 
 --- Resolve an engine: nil (M.DEFAULT), a preset name, or a table with an
 -- optional `base` preset (default M.DEFAULT) overridden field by field.
--- Returns a fresh table with every field set and `name` (the preset, or
--- "<base>+custom" when fields were overridden).
+-- Returns a fresh table with every field set and `name`: the preset,
+-- "<base>+<launch>" when only `launch` was overridden, else "<base>+custom".
+-- A table that is already resolved is returned as it is.
 -- @raise `<path>: expected one of ...`; `<path>.<field>: <expectation>, got <value>`
 function M.resolve(e, path)
   path = path or "engine"
@@ -140,16 +141,18 @@ function M.resolve(e, path)
     check.fail(path .. ".base", "expected one of " .. check.keys(M.presets), base)
   end
   local out = flatten(base, path .. ".base", 0)
-  local custom = false
+  local changed = {}
   for k, v in pairs(e) do
     if k ~= "base" then
       if type(FIELDS[k]) == "function" then FIELDS[k](v, path .. "." .. k) end
       out[k] = v
-      custom = true
+      changed[#changed + 1] = k
     end
   end
-  out.name = custom and (base .. "+custom") or base
-  if custom and e.launch and not e.description then out.name = base .. "+" .. e.launch end
+  -- "eager", "eager+graph" (only the launch changed), "eager+custom" (anything else)
+  if #changed == 0 then out.name = base
+  elseif #changed == 1 and changed[1] == "launch" then out.name = base .. "+" .. e.launch
+  else out.name = base .. "+custom" end
   return out
 end
 

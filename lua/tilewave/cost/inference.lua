@@ -97,11 +97,12 @@ local DECODE = { model = true, hw = true, batch = true, context = true, weight_d
 --   `weight_dtype` (fp32, bf16, fp16, fp8, int8, int4, q8_0, q4_0, q4_k_m;
 --   default "bf16"), `group` (int4 group size, default 128), `kv_dtype`
 --   (bf16, fp16, fp32, fp8, int8; default "bf16"), `t` (tensor-parallel size,
---   default 1), `engine` ("compiled" default, "ideal", "eager", "llama.cpp",
---   or a table, see tilewave.engines)
+--   default 1), `engine` ("compiled" default, "ideal", "fused", "eager", "hf",
+--   "llama.cpp", or a table, see tilewave.cost.engines)
 -- @return `{ tpot_s, tokens_per_s, aggregate_tokens_per_s, bytes, flops,
 --   weight_bytes, kv_bytes, achieved_bw, bound, compute_s, memory_s,
---   dequant_s, overhead_s, comm_s, bits_per_weight, engine, ... }` (s, byte,
+--   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s,
+--   kernels, bits_per_weight, engine, ... }` (s, byte,
 --   FLOP, token/s, byte/s)
 -- @raise `decode.<field>: ...`
 function M.decode(o)
@@ -210,9 +211,9 @@ local PREFILL = { model = true, hw = true, batch = true, prompt = true, dtype = 
 -- tilewave.transformer), whose last logits give the first token.
 -- @tparam table o `model`, `hw`, `batch` (default 1), `prompt` (tokens,
 --   required), `dtype` (default "bf16"), `attention` ("flash" default or
---   "standard"), `t` (default 1)
--- @return `{ ttft_s, tflops, mfu, flops, ops (per-op breakdown as
---   tilewave.transformer.estimate), estimate }`
+--   "standard"), `t` (default 1), `engine` (default "compiled"; tilewave.cost.engines)
+-- @return `{ ttft_s (s), tflops, mfu, flops, ops (per-op breakdown as
+--   tilewave.transformer.estimate), estimate, engine }`
 function M.prefill(o)
   check.table(o, "prefill")
   check.options(o, PREFILL, "prefill")

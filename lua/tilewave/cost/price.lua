@@ -15,7 +15,6 @@
 -- T1 of gemm_calibration.csv): the architecture's call_overhead_s instead.
 -- Units: s, byte, FLOP, FLOP/s, byte/s.
 local check = require "tilewave.util.check"
-local dtype = require "tilewave.data.dtype"
 local hw = require "tilewave.data.hw"
 local engines = require "tilewave.cost.engines"
 local kernels = require "tilewave.cost.kernels"
@@ -232,8 +231,5 @@ function M.roofline(args) return core.roofline(args) end
 
 --- Attention HBM traffic, standard against FlashAttention (src/tilewave.h, tw_attention_io).
 function M.attention_io(args) return core.attention_io(args) end
-
---- Element sizes of a dtype name (tilewave.data.dtype), or nil.
-M.sizes = dtype.get
 
 return M

@@ -227,7 +227,8 @@ end
 --   `attention` ("flash" default or "standard"), `dropout` (probability, default
 --   0: adds its memory-bound kernels when > 0), `overlap` ({ tp=, pp=, dp= },
 --   fractions of each communication hidden behind compute, default 0),
---   `workspace_bytes` (default M.WORKSPACE_BYTES)
+--   `workspace_bytes` (default M.WORKSPACE_BYTES), `engine` (preset name or
+--   table, default "compiled"; tilewave.cost.engines: kernels, launch costs)
 -- @return `{ step_s, breakdown = { compute_s, comm_exposed_s, bubble_s,
 --   optimizer_s, tp_s, pp_s, dp_s, layer_s (one layer, forward + backward +
 --   recompute + exposed TP, per micro-batch), outside_s (embedding, final

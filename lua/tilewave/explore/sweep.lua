@@ -12,7 +12,7 @@
 -- depends on only some of the varied fields (found by changing one field at a
 -- time from the base), so ops are grouped by that dependency set, each
 -- group's time and FLOPs are computed once per combination of its own fields
--- (GEMMs through the core's batch entry point, core.gemm_many), and a config's
+-- (GEMMs through the pricing layer's batch entry point, tilewave.cost.price.gemm_many), and a config's
 -- total is a handful of table lookups. The factorization is verified against
 -- transformer.estimate on sampled configs; if they disagree (a family whose op
 -- list changes structure across the grid), the sweep falls back to calling
@@ -183,7 +183,7 @@ function M.sweep(o)
         n = n * gsize[j]
       end
       g.n, g.gstride, g.time, g.flops = n, gstride, {}, {}
-      -- shapes of every combination, GEMMs batched per BMM batch count through core.gemm_many
+      -- shapes of every combination, GEMMs batched per BMM batch count through price.gemm_many
       local pending = {}
       for combo = 0, n - 1 do
         local r = copy(base)
