@@ -21,7 +21,7 @@ for _, id in ipairs(tw.hw.list()) do
   local g = tw.hw.gemm_params(s)
   local eight = s.peak_flops.fp8 or s.peak_flops.int8
   rows[#rows + 1] = { id = id, name = s.name, dt = dt, peak = peak, bw = s.mem_bw, ratio = peak / s.mem_bw,
-                      ridge = peak * g.compute_frac / (s.mem_bw * g.mem_frac), eight = eight and eight / s.mem_bw }
+                      ridge = peak * tw.hw.compute_frac(g, dt) / (s.mem_bw * g.mem_frac), eight = eight and eight / s.mem_bw }
 end
 if args.sort == "ratio" then
   table.sort(rows, function(a, b) if a.ratio ~= b.ratio then return a.ratio > b.ratio end return a.id < b.id end)

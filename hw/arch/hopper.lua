@@ -3,14 +3,17 @@
 return {
   name = "NVIDIA Hopper (GH100), sm_90",
   gemm = {
-    compute_frac = 0.82,
-    mem_frac = 0.875,
+    compute_frac = 0.78,
+    dtype_compute_frac = { bf16 = 0.78, fp16 = 0.75, tf32 = 0.7333, fp32 = 0.7774, fp8 = 0.70, int8 = 0.48 },
+    mem_frac = 0.8273,
+    -- memory-bound kernels by class (tilewave.cost.kernels): fraction of mem_bw
+    kernel_bw_frac = { vector = 0.92, strided = 0.49, transpose = 0.28, softmax = 0.40 },
     call_overhead_s = 39 * us,
-    tile_latency_s = 0.9 * us,
-    kstep_latency_s = 0.15 * us,
+    tile_latency_s = 0.002 * us,
+    kstep_latency_s = 0.0868 * us,
     max_split_k = 16,
     -- throughput factor when M, N, K share a power-of-two alignment of 1, 2, 4, 8, 16, 32, 64, 128 bytes
-    align_eff = { 0.245, 0.27, 0.60, 0.62, 0.88, 0.95, 1.00, 1.00 },
+    align_eff = { 0.204, 0.204, 0.3436, 0.33, 0.8095, 0.8782, 1.00, 1.00 },
     tiles = {
       { m = 256, n = 128, eff = 1.00 },
       { m = 128, n = 256, eff = 1.00 },
@@ -22,6 +25,7 @@ return {
       { m = 64, n = 64, eff = 0.75, ctas_per_sm = 2 },
     },
     sources = {
+      kernel_bw_frac = "fitted to ../shared/reference/calibration/h100/kernels.csv: per class, the modeled bytes of every unfused kernel of the 20 profiled layers over their measured device time less 1 us each (scripts/calibrate_h100.lua --kernels); per-layer spread vector 0.81-1.03, strided 0.41-0.63, transpose 0.19-0.37, softmax 0.35-0.42",
       tiles = "NVIDIA Matrix Multiplication Background guide, Typical Tile Dimensions in cuBLAS (256x128/128x256 most efficient ... 64x64 least); relative eff fitted to ../shared/reference/calibration/gemm_calibration.csv: the free fit puts every tile but 64x64 at 1.0 (MAPE 4.2%); 0.92 for the 64-wide tiles keeps the guide's ordering and gives MAPE 4.9%",
       align_eff = "NVIDIA matmul guide, Tensor Core Requirements (16 B, 128 B on A100, for full efficiency); levels fitted to gemm_calibration.csv (A100 logit GEMM K=51200 and tile sweep M=27648)",
       compute_frac = "fitted to gemm_calibration.csv (paper A100 fp16 sweeps, MAMF rows)",

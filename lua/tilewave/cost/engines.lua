@@ -46,7 +46,7 @@ M.presets = {
   },
   compiled = {
     description = "fused kernels replayed as a CUDA graph (torch.compile, gpt-fast, TensorRT class)",
-    fusion = "fused", launch = "graph", kernel_s = 2.8e-6, host_s = 0, token_host_s = 0,
+    fusion = "fused", launch = "graph", kernel_s = 2.5e-6, host_s = 0, token_host_s = 0,
     mem_frac = 0.77, comm_latency_s = 5e-6,
     source = "kernel_s and mem_frac fitted to the gpt-fast A100 rows of " .. CAL .. "decode_calibration.csv " ..
       "(scripts/calibrate.lua --decode --fit; that A100 is power-limited to 330 W, README: 'peak bandwidth about " ..
@@ -54,7 +54,7 @@ M.presets = {
   },
   fused = {
     description = "fused kernels launched from the host (Megatron-LM / Transformer Engine training class)",
-    fusion = "fused", launch = "host", kernel_s = 2.8e-6, host_s = 8e-6, token_host_s = 0,
+    fusion = "fused", launch = "host", kernel_s = 2.5e-6, host_s = 8e-6, token_host_s = 0,
     comm_latency_s = 10e-6,
     source = "kernel_s as compiled; host_s an assumption (C++ dispatch of a fused module, below eager PyTorch's " ..
       "per-op cost), not calibrated: no rows of such software in the calibration data",

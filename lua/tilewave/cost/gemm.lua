@@ -80,7 +80,7 @@ function M.roofline(opts)
   local cf, mf = opts.compute_frac or 1.0, opts.mem_frac or 1.0
   if opts.achievable then
     local g = hw.gemm_params(spec)
-    cf, mf = g.compute_frac, g.mem_frac
+    cf, mf = hw.compute_frac(g, dt), g.mem_frac
   end
   local r = price.roofline { flops = opts.flops, bytes = opts.bytes, peak_flops = spec.peak_flops[dt],
                              compute_frac = cf, mem_bw = spec.mem_bw, mem_frac = mf }

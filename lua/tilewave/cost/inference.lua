@@ -134,7 +134,7 @@ function M.decode(o)
     dequant_ops = eng.dequant == false and 0 or fmt.dequant_ops,
     layers = L, kv_heads = -(-c.num_key_value_heads // t), q_heads = a_t, head_dim = c.head_dim,
     kv_elem_bytes = kvb, context = context, batch = batch, act_bytes = act,
-    peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or g.compute_frac,
+    peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
     vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
     mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
     kernels = launches(c, t, eng),
@@ -247,7 +247,7 @@ function M.sweep(o)
   local spec = hw.resolve(o.hw, "sweep.hw")
   local g = hw.gemm_params(spec)
   local r1 = rows[1]
-  local ridge = spec.peak_flops[r1.compute_dtype] * g.compute_frac / (spec.mem_bw * g.mem_frac)
+  local ridge = spec.peak_flops[r1.compute_dtype] * hw.compute_frac(g, r1.compute_dtype) / (spec.mem_bw * g.mem_frac)
   local ridge_batch
   for _, r in ipairs(rows) do
     if not ridge_batch and r.intensity >= ridge then ridge_batch = r.batch end

@@ -20,61 +20,91 @@
 --                output contiguous around the batched GEMMs (direct_copy kernels)
 --   embedding    1 kernel (gather)
 -- Every kernel is a list entry: its DRAM bytes (read + write). Kernels over one
--- value per token carry 0 bytes; they still cost a launch.
+-- value per token carry 0 bytes; they still cost a launch. A second list gives
+-- each kernel's class, which sets the bandwidth it reaches (hw/arch/*.lua,
+-- gemm.kernel_bw_frac), as the profiled kernel names show:
+--   vector     contiguous, vectorized loads (vectorized_elementwise_kernel,
+--              layer norm, reductions, contiguous cat): near the copy bandwidth
+--   strided    TensorIterator's non-vectorized path (elementwise_kernel<128,4>):
+--              broadcasting (cos/sin, the norm weight, the mask), casts, and
+--              operands that are strided slices (gate/up chunks)
+--   transpose  copies that make a transposed or strided view contiguous
+--              (direct_copy of Q, K^T, V, the attention output; a partial
+--              rotary's cat with the pass-through part)
+--   softmax    softmax_warp_forward over the materialized scores
 local M = {}
 
 local function rms_unfused(op)
   local E, e = op.elems, op.elem_bytes
   -- upcast (read e, write 4), pow (4, 4), mean (read 4), add eps, rsqrt (per token),
   -- x * rsqrt (4, 4), downcast (4, e), weight * x (e, e)
-  return { (e + 4) * E, 8 * E, 4 * E, 0, 0, 8 * E, (4 + e) * E, 2 * e * E }
+  return { (e + 4) * E, 8 * E, 4 * E, 0, 0, 8 * E, (4 + e) * E, 2 * e * E },
+         { "strided", "vector", "vector", "vector", "vector", "strided", "vector", "strided" }
 end
 
 local function rotary_unfused(op)
   local R, e = op.elems / 2, op.elem_bytes -- rotated elements of q, of k (taken equal)
-  local out = {}
+  local out, cls = {}, {}
+  local classes = { "strided", "strided", "vector", "strided", "strided", "vector", "vector" }
   for _ = 1, 2 do
-    -- as profiled: mul, mul, add, mul, mul, add over the rotated part (read 1 or 2, write 1) and a cat
-    for _, b in ipairs { 2 * R * e, 2 * R * e, 3 * R * e, 2 * R * e, 2 * R * e, 3 * R * e, 2 * R * e } do
-      out[#out + 1] = b
+    -- as profiled: mul, mul (by cos/sin, broadcast), add, mul, mul, add over the rotated
+    -- part (read 1 or 2, write 1) and a cat
+    for i, b in ipairs { 2 * R * e, 2 * R * e, 3 * R * e, 2 * R * e, 2 * R * e, 3 * R * e, 2 * R * e } do
+      out[#out + 1], cls[#cls + 1] = b, classes[i]
     end
-    if (op.rotary_frac or 1) < 1 then out[#out + 1] = 2 * R / op.rotary_frac * e end -- cat with the pass-through part
+    if (op.rotary_frac or 1) < 1 then -- cat with the pass-through part
+      out[#out + 1], cls[#cls + 1] = 2 * R / op.rotary_frac * e, "transpose"
+    end
   end
-  return out
+  return out, cls
 end
 
 local UNFUSED = {
   norm = function(op) if op.norm == "rms" then return rms_unfused(op) end return { op.bytes } end,
   rotary = rotary_unfused,
-  glu = function(op) return { 2 * op.elems * op.elem_bytes, 3 * op.elems * op.elem_bytes } end,
-  residual = function(op)
-    local out = {}
-    for i = 1, math.max(1, (op.inputs or 2) - 1) do out[i] = 3 * op.elems * op.elem_bytes end
-    return out
+  -- act(gate) * up over the two halves of the fused projection's output (strided slices)
+  glu = function(op)
+    return { 2 * op.elems * op.elem_bytes, 3 * op.elems * op.elem_bytes }, { "strided", "strided" }
   end,
+  residual = function(op)
+    local out, cls = {}, {}
+    for i = 1, math.max(1, (op.inputs or 2) - 1) do out[i], cls[i] = 3 * op.elems * op.elem_bytes, "vector" end
+    return out, cls
+  end,
+  -- scale (vectorized), mask add (broadcast mask), softmax
   softmax = function(op)
     local S = op.elems * op.elem_bytes
-    return { 2 * S, 2 * S, 2 * S }
+    return { 2 * S, 2 * S, 2 * S }, { "vector", "strided", "softmax" }
   end,
 }
 
---- The kernels (array of DRAM bytes per kernel) engine fusion `fusion`
--- ("fused" | "unfused") runs for elementwise op `op`.
+local VECTOR = { "vector" }
+
+--- The kernels engine fusion `fusion` ("fused" | "unfused") runs for
+-- elementwise op `op`: an array of DRAM bytes per kernel, and an array of
+-- their classes (see above). A fused op is one vectorized kernel.
 function M.elementwise(op, fusion)
   if fusion == "unfused" then
     local f = UNFUSED[op.role]
-    if f then return f(op) end
+    if f then
+      local list, cls = f(op)
+      if not cls then
+        cls = {}
+        for i = 1, #list do cls[i] = "vector" end
+      end
+      return list, cls
+    end
   end
-  return { op.bytes }
+  return { op.bytes }, VECTOR
 end
 
 --- Extra copies an unfused materialized attention makes around its batched
 -- GEMMs (Q, K^T made contiguous: 1 and 2 tensors' worth; V; the output), byte
 -- per kernel; none when fused.
 function M.attention_copies(op, fusion)
-  if fusion ~= "unfused" or op.impl ~= "standard" then return {} end
+  if fusion ~= "unfused" or op.impl ~= "standard" then return {}, {} end
   local q = op.qkv_bytes / 4 -- one of Q, K, V, O (exact for multi-head attention)
-  return { 2 * q, 4 * q, 2 * q, 2 * q }
+  return { 2 * q, 4 * q, 2 * q, 2 * q }, { "transpose", "transpose", "transpose", "transpose" }
 end
 
 --- Kernels of one op under `fusion` (GEMMs and flash attention: 1).

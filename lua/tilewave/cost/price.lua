@@ -26,6 +26,17 @@ local format, ipairs, pairs, min, max, huge = string.format, ipairs, pairs, math
 
 local cache = setmetatable({}, { __mode = "k" })
 
+-- Bandwidth of a memory-bound kernel by class (tilewave.cost.kernels), byte/s:
+-- the architecture's gemm.kernel_bw_frac, or its GEMM mem_frac for every class.
+local function kernel_bw(spec, g)
+  local f = g.kernel_bw_frac or {}
+  local out = {}
+  for _, c in ipairs { "vector", "strided", "transpose", "softmax" } do
+    out[c] = spec.mem_bw * (f[c] or g.mem_frac)
+  end
+  return out
+end
+
 --- A pricing context for `spec` (resolved), dtype `dt`, engine `eng` (anything
 -- tilewave.cost.engines.resolve takes) and GEMM `timing` ("kernel" default or
 -- "isolated"). Contexts are cached per spec.
@@ -47,7 +58,7 @@ function M.context(spec, dt, eng, path, timing)
   local dev, sizes = hw.gemm_device(spec, dt, path .. ".dtype", overhead)
   local ctx = {
     spec = spec, dtype = dt, e = sizes, engine = e, dev = dev, gemm = g, timing = timing,
-    bw = spec.mem_bw * g.mem_frac, kernel_s = ks,
+    bw = spec.mem_bw * g.mem_frac, kbw = kernel_bw(spec, g), kernel_s = ks,
     launch = isolated and "graph" or e.launch, host_s = isolated and 0 or (e.launch == "host" and e.host_s or 0),
     fusion = e.fusion, peak = spec.peak_flops[dt],
   }
@@ -91,9 +102,10 @@ function M.gemm_many(ctx, shapes, batch)
 end
 
 --- Time of memory-bound kernels of `list` (bytes each) run one after another, s.
-function M.kernels_s(ctx, list)
-  local t = 0
-  for _, b in ipairs(list) do t = t + launched(ctx, b / ctx.bw) end
+function M.kernels_s(ctx, list, classes, scale)
+  local t, kbw = 0, ctx.kbw
+  scale = scale or 1
+  for i, b in ipairs(list) do t = t + launched(ctx, scale * b / kbw[classes and classes[i] or "vector"]) end
   return t
 end
 
@@ -138,9 +150,9 @@ local function attention_pred(ctx, op)
   end
   local score, softmax, av = op.parts[1], op.parts[2], op.parts[3]
   local s, v = gemm_pred(ctx, score), gemm_pred(ctx, av)
-  local sm = kernels.elementwise(softmax, fusion)
-  local copies = kernels.attention_copies(op, fusion)
-  local mem_s = M.kernels_s(ctx, sm) + M.kernels_s(ctx, copies)
+  local sm, sm_cls = kernels.elementwise(softmax, fusion)
+  local copies, copy_cls = kernels.attention_copies(op, fusion)
+  local mem_s = M.kernels_s(ctx, sm, sm_cls) + M.kernels_s(ctx, copies, copy_cls)
   local p = {
     time_s = s.time_s + v.time_s + mem_s, compute_s = s.compute_s + v.compute_s,
     memory_s = s.memory_s + v.memory_s + mem_s, kernels = 2 + #sm + #copies, gemm_s = s.time_s + v.time_s,
@@ -159,8 +171,8 @@ end
 function M.op(ctx, op)
   if op.kind == "gemm" or op.kind == "bmm" then return gemm_pred(ctx, op) end
   if op.kind == "attention" then return attention_pred(ctx, op) end
-  local list = kernels.elementwise(op, ctx.fusion)
-  local t = M.kernels_s(ctx, list)
+  local list, cls = kernels.elementwise(op, ctx.fusion)
+  local t = M.kernels_s(ctx, list, cls)
   local bytes = 0
   for _, b in ipairs(list) do bytes = bytes + b end
   return { time_s = t, compute_s = 0, memory_s = bytes / ctx.bw, bound = "memory", loss = "memory-bound", gemm_s = 0,
@@ -183,9 +195,8 @@ function M.backward(ctx, op)
     for _, p in ipairs(op.parts) do t = t + M.backward(ctx, p) end
     return t
   end
-  local t = 0
-  for _, b in ipairs(kernels.elementwise(op, ctx.fusion)) do t = t + launched(ctx, 2 * b / ctx.bw) end
-  return t
+  local list, cls = kernels.elementwise(op, ctx.fusion)
+  return M.kernels_s(ctx, list, cls, 2)
 end
 
 --- Time of a collective over `n` ranks (src/tilewave.h, tw_collective), s:

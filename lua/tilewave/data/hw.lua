@@ -64,6 +64,16 @@ local GEMM_FIELDS = {
   compute_frac = check.fraction, mem_frac = check.fraction,
   call_overhead_s = check.nonneg, tile_latency_s = check.nonneg, kstep_latency_s = check.nonneg,
   max_split_k = check.positive_int, tiles = validate_tiles,
+  kernel_bw_frac = function(v, p)
+    check.table(v, p)
+    fields(v, { vector = true, strided = true, transpose = true, softmax = true }, p)
+    for k, x in pairs(v) do check.fraction(x, p .. "." .. k) end
+  end,
+  dtype_compute_frac = function(v, p)
+    check.table(v, p)
+    fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do check.fraction(x, p .. "." .. k) end
+  end,
   align_eff = function(v, p)
     check.table(v, p)
     if #v ~= 8 then check.fail(p, "expected 8 numbers (1, 2, 4 ... 128 bytes)", #v) end
@@ -77,7 +87,8 @@ local function validate_gemm(g, path, complete)
   fields(g, GEMM_FIELDS, path)
   for k, f in pairs(GEMM_FIELDS) do
     if g[k] ~= nil then f(g[k], path .. "." .. k)
-    elseif complete and k ~= "sources" then check.fail(path .. "." .. k, "expected a value", nil) end
+    elseif complete and k ~= "sources" and k ~= "dtype_compute_frac"
+           and k ~= "kernel_bw_frac" then check.fail(path .. "." .. k, "expected a value", nil) end
   end
 end
 
@@ -234,6 +245,14 @@ function M.gemm_params(spec)
   return g
 end
 
+--- The sustained fraction of the dense peak a GEMM of dtype `dt` reaches:
+-- `gemm.dtype_compute_frac[dt]` where the architecture gives one (Hopper's
+-- fp8 and int8 kernels sustain less of their datasheet peak than bf16),
+-- otherwise `gemm.compute_frac`. `g` is a gemm_params() table.
+function M.compute_frac(g, dt)
+  return g.dtype_compute_frac and g.dtype_compute_frac[dt] or g.compute_frac
+end
+
 local device_cache = setmetatable({}, { __mode = "k" })
 
 --- The core GEMM device (userdata) of a spec for a dtype, and the dtype's
@@ -255,7 +274,7 @@ function M.gemm_device(spec, dt, path, call_overhead_s)
   end
   local g = M.gemm_params(spec)
   local dev = core.device {
-    sm_count = spec.sm_count, peak_flops = peak, compute_frac = g.compute_frac,
+    sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, l2_bytes = spec.l2_bytes or 0,
     call_overhead_s = call_overhead_s or g.call_overhead_s, tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,

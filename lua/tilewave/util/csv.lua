@@ -1,6 +1,7 @@
 --- tilewave.util.csv: reading CSV files and the one number format of CSV output.
 --
--- Reading follows RFC 4180 (quoted fields, doubled quotes; no embedded newlines).
+-- Reading follows RFC 4180 (quoted fields, doubled quotes, CRLF or LF line ends; no
+-- embedded newlines).
 -- Writing: integers (and integral floats below 2^53) as integers, other numbers
 -- with 6 significant digits (`%.6g`), text quoted when it holds `,`, `"` or a newline.
 local M = {}
@@ -37,6 +38,7 @@ function M.read(path)
   if not f then return nil, err end
   local header, rows = nil, {}
   for line in f:lines() do
+    if line:sub(-1) == "\r" then line = line:sub(1, -2) end -- CRLF, as RFC 4180 writes it
     if line ~= "" then
       local cells = M.split(line)
       if not header then header = cells
