@@ -7,6 +7,9 @@ return {
     dtype_compute_frac = { bf16 = 0.78, fp16 = 0.75, tf32 = 0.7333, fp32 = 0.7774, fp8 = 0.70, int8 = 0.48 },
     mem_frac = 0.8273,
     -- memory-bound kernels by class (tilewave.cost.kernels): fraction of mem_bw
+    -- fused (flash) attention MMA, forward and backward: fraction of the dense peak (tilewave.cost.price)
+    attention_frac = 0.70,
+    attention_bwd_frac = 0.45,
     kernel_bw_frac = { vector = 0.92, strided = 0.49, transpose = 0.28, softmax = 0.40 },
     call_overhead_s = 39 * us,
     tile_latency_s = 0.002 * us,
@@ -25,6 +28,8 @@ return {
       { m = 64, n = 64, eff = 0.75, ctas_per_sm = 2 },
     },
     sources = {
+      attention_frac = "fitted to ../shared/reference/calibration/h100/attention.csv, cuDNN SDPA (the backend PyTorch picked in layers.csv), causal, bf16, forward: MAPE 8.1% over 12 rows (s 512-16384, head dim 64 and 128); PyTorch's FlashAttention-2 backend runs about 1.5x slower (not modeled separately)",
+      attention_bwd_frac = "fitted to the same file's fwd+bwd rows: within 14% for s >= 2048; s <= 1024 backward carries a fixed cost not modeled (MAPE 22.8% over all 12 rows)",
       kernel_bw_frac = "fitted to ../shared/reference/calibration/h100/kernels.csv: per class, the modeled bytes of every unfused kernel of the 20 profiled layers over their measured device time less 1 us each (scripts/calibrate_h100.lua --kernels); per-layer spread vector 0.81-1.03, strided 0.41-0.63, transpose 0.19-0.37, softmax 0.35-0.42",
       tiles = "NVIDIA Matrix Multiplication Background guide, Typical Tile Dimensions in cuBLAS (256x128/128x256 most efficient ... 64x64 least); relative eff fitted to ../shared/reference/calibration/gemm_calibration.csv: the free fit puts every tile but 64x64 at 1.0 (MAPE 4.2%); 0.92 for the 64-wide tiles keeps the guide's ordering and gives MAPE 4.9%",
       align_eff = "NVIDIA matmul guide, Tensor Core Requirements (16 B, 128 B on A100, for full efficiency); levels fitted to gemm_calibration.csv (A100 logit GEMM K=51200 and tile sweep M=27648)",

@@ -131,23 +131,43 @@ local function gemm_pred(ctx, op)
   }
 end
 
+-- Fused (flash) attention: one kernel (Dao et al. 2022, FlashAttention). Per
+-- computed score element it does 4*hd FLOP of MMA (Q.K^T and P.V) and one
+-- exponential on the special-function units, which FlashAttention-2-class
+-- kernels do not overlap with the MMA (Shah et al. 2024, FlashAttention-3,
+-- Sec. 1 and 3.1: H100 SXM5 989 TFLOP/s of MMA against 3.9 TFLOP/s of exp).
+-- exp rate = fp32 peak / 16: 16 SFU results per SM per clock against 128 FMA
+-- lanes (CUDA C++ Programming Guide, arithmetic instruction throughput).
+-- A causal kernel skips the masked blocks (op.causal_elems). The MMA runs
+-- at gemm.attention_frac of the dense peak (hw/arch; default: the GEMM
+-- compute fraction; the backward's at gemm.attention_bwd_frac). Traffic: Q, K, V read and O written once. `mma_x`
+-- scales the MMA work (backward: 2.5, five matmuls against two, Dao 2023
+-- FlashAttention-2 Sec. 3.1) and `exp_x` the exponentials (backward recomputes P: 1).
+local function flash_pred(ctx, op, mma_x, exp_x, backward)
+  local g, spec = ctx.gemm, ctx.spec
+  local frac = g.attention_frac or hw.compute_frac(g, ctx.dtype)
+  if backward then frac = g.attention_bwd_frac or frac end
+  local elems = op.causal_elems or op.elems
+  local mma = mma_x * elems * 4 * op.head_dim / (ctx.peak * frac)
+  local exp_rate = (spec.peak_flops.fp32 or ctx.peak / 16) / 16
+  local compute = mma + (exp_x or 1) * elems / exp_rate
+  local memory = op.qkv_bytes / ctx.bw
+  local t = launched(ctx, max(compute, memory))
+  local s = M.gemm(ctx, op.m, op.n, op.k, op.batch)
+  local v = M.gemm(ctx, op.m, op.k, op.n, op.batch)
+  local p = {
+    time_s = t, compute_s = compute, memory_s = memory, bound = compute >= memory and "compute" or "memory",
+    kernels = 1, gemm_s = t,
+    tile_eff = min(s.tile_eff, v.tile_eff), wave_eff = min(s.wave_eff, v.wave_eff),
+    align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
+  }
+  p.loss = loss_of(p)
+  return p
+end
+
 local function attention_pred(ctx, op)
   local fusion = ctx.fusion
-  if op.impl == "flash" then
-    -- one kernel (Dao et al. 2022): the two BMMs' math at the GEMM model's rate
-    -- (their tile/wave/alignment losses), traffic Q, K, V read and O written once
-    local s = M.gemm(ctx, op.m, op.n, op.k, op.batch)
-    local v = M.gemm(ctx, op.m, op.k, op.n, op.batch)
-    local compute, memory = s.compute_s + v.compute_s, op.qkv_bytes / ctx.bw
-    local p = {
-      time_s = launched(ctx, max(compute, memory)), compute_s = compute, memory_s = memory,
-      bound = compute >= memory and "compute" or "memory", kernels = 1, gemm_s = launched(ctx, max(compute, memory)),
-      tile_eff = min(s.tile_eff, v.tile_eff), wave_eff = min(s.wave_eff, v.wave_eff),
-      align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
-    }
-    p.loss = loss_of(p)
-    return p
-  end
+  if op.impl == "flash" then return flash_pred(ctx, op, 1) end
   local score, softmax, av = op.parts[1], op.parts[2], op.parts[3]
   local s, v = gemm_pred(ctx, score), gemm_pred(ctx, av)
   local sm, sm_cls = kernels.elementwise(softmax, fusion)
@@ -182,15 +202,15 @@ end
 --- Backward time of one op for training, s: a GEMM/BMM's data gradient
 -- (M x K x N) and weight gradient (K x N x M) through the GEMM model;
 -- memory-bound kernels at twice their forward bytes; FlashAttention's backward
--- recomputes the scores: taken as 2.5x its forward (Dao 2023, FlashAttention-2
--- §3.1: five matmuls backward against two forward); materialized attention as
+-- does five matmuls against two forward and recomputes the exponentials (Dao
+-- 2023, FlashAttention-2 Sec. 3.1; see flash_pred); materialized attention as
 -- the backward of its parts.
 function M.backward(ctx, op)
   if op.kind == "gemm" or op.kind == "bmm" then
     return M.gemm(ctx, op.m, op.k, op.n, op.batch).time_s + M.gemm(ctx, op.k, op.n, op.m, op.batch).time_s
   end
   if op.kind == "attention" then
-    if op.impl == "flash" then return 2.5 * attention_pred(ctx, op).time_s end
+    if op.impl == "flash" then return flash_pred(ctx, op, 2.5, 1, true).time_s end
     local t = 0
     for _, p in ipairs(op.parts) do t = t + M.backward(ctx, p) end
     return t

@@ -64,6 +64,7 @@ local GEMM_FIELDS = {
   compute_frac = check.fraction, mem_frac = check.fraction,
   call_overhead_s = check.nonneg, tile_latency_s = check.nonneg, kstep_latency_s = check.nonneg,
   max_split_k = check.positive_int, tiles = validate_tiles,
+  attention_frac = check.fraction, attention_bwd_frac = check.fraction,
   kernel_bw_frac = function(v, p)
     check.table(v, p)
     fields(v, { vector = true, strided = true, transpose = true, softmax = true }, p)
@@ -88,7 +89,8 @@ local function validate_gemm(g, path, complete)
   for k, f in pairs(GEMM_FIELDS) do
     if g[k] ~= nil then f(g[k], path .. "." .. k)
     elseif complete and k ~= "sources" and k ~= "dtype_compute_frac"
-           and k ~= "kernel_bw_frac" then check.fail(path .. "." .. k, "expected a value", nil) end
+           and k ~= "kernel_bw_frac" and k ~= "attention_frac"
+           and k ~= "attention_bwd_frac" then check.fail(path .. "." .. k, "expected a value", nil) end
   end
 end
 

@@ -100,7 +100,7 @@ function M.attention(ops, c, w, opt)
     op.rotary_frac = opt.rotary_frac
     ops[#ops + 1] = op
   end
-  ops[#ops + 1] = M.core_attention(c, w, n, opt.s_kv, sfx)
+  ops[#ops + 1] = M.core_attention(c, w, n, opt.s_kv, sfx, opt.causal ~= false)
   if opt.qkv ~= false then ops[#ops + 1] = M.attn_out(c, w, n) end
 end
 
@@ -119,8 +119,27 @@ function M.attn_out(c, w, count)
 end
 
 --- The composite attention op: softmax(Q K^T) V over `s_kv` keys per query,
--- implementation `w.attention` ("standard" default, or "flash").
-function M.core_attention(c, w, count, s_kv, suffix)
+-- implementation `w.attention` ("standard" default, or "flash"). `causal`
+-- (decoders) lets a fused kernel skip the masked half of the scores
+-- (`causal_elems`: score elements computed, in whole 128 x 128 blocks, the
+-- block size of FlashAttention-2 for head dims 64-128 (Dao 2023, Sec. 3.3);
+-- blocks on the diagonal are computed in full); materialized attention
+-- computes them all.
+local BLOCK = 128
+--- Score elements a causal fused kernel computes for s queries (the last s of
+-- s_kv keys), in whole BLOCK x BLOCK blocks.
+function M.causal_elems(s, s_kv)
+  -- the queries are the last s of s_kv keys: row block i sees keys up to its last query
+  local rows, total = -(-s // BLOCK), 0
+  for i = 1, rows do
+    local q_hi = math.min(i * BLOCK, s) + (s_kv - s)
+    local q_n = math.min(i * BLOCK, s) - (i - 1) * BLOCK
+    total = total + q_n * math.min(s_kv, -(-q_hi // BLOCK) * BLOCK)
+  end
+  return total * 1.0
+end
+
+function M.core_attention(c, w, count, s_kv, suffix, causal)
   local e, g = w.e, M.heads(c, w)
   local impl = w.attention or "standard"
   local score = M.gemm("attn_score", "attention_score" .. (suffix or ""), w.s, s_kv, g.hd, count, e, g.batch)
@@ -139,7 +158,8 @@ function M.core_attention(c, w, count, s_kv, suffix)
     bytes = impl == "flash" and qkvo or score.bytes + softmax.bytes + av.bytes,
     qkv_bytes = qkvo, -- Q, K, V read and O written once, byte
     parts = impl == "standard" and { score, softmax, av } or nil,
-    elems = scores * 1.0, elem_bytes = e.out_bytes,
+    elems = scores * 1.0, elem_bytes = e.out_bytes, causal = causal and true or false,
+    causal_elems = causal and g.batch * M.causal_elems(w.s, s_kv) or scores * 1.0,
   }
 end
 

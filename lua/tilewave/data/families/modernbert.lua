@@ -60,9 +60,9 @@ function F.ops(c, w)
   ops[#ops + 1] = layers.outside(layers.norm("embedding_norm", c, w, 1))
   ops[#ops + 1] = layers.norm("attention_norm", c, w, L - 1)
   ops[#ops + 1] = layers.qkv(c, w, L)
-  layers.attention(ops, c, w, { count = n_global, s_kv = w.s, qkv = false, rotary_frac = 1 })
+  layers.attention(ops, c, w, { count = n_global, s_kv = w.s, qkv = false, rotary_frac = 1, causal = false })
   if n_local > 0 then
-    layers.attention(ops, c, w, { count = n_local, s_kv = math.min(w.s, c.local_attention), qkv = false,
+    layers.attention(ops, c, w, { count = n_local, s_kv = math.min(w.s, c.local_attention), qkv = false, causal = false,
                                   rotary_frac = 1, suffix = "_local" })
   end
   ops[#ops + 1] = layers.attn_out(c, w, L)
