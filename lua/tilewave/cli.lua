@@ -11,12 +11,14 @@
 --   tilewave check FILE.lua... [--update-baseline] [--junit FILE] [--tap]
 --   tilewave decode MODEL --hw ID --context N [--batch B] [--weight-dtype DT] [--group G] [--t T] [--engine E]
 --   tilewave train MODEL --cluster ID --nodes N --global-batch B --s S [--t T --p P ...] [--search]
+--   tilewave calibrate [DIR...] [--hw ID] [--rows] [--bounds FILE]   error per calibration set and engine
 --
 -- main(args) returns the exit status: 0 on success, 1 on bad input (one line
 -- `tilewave: <message>` on stderr), 2 on a usage error.
 local argparse = require "argparse"
 local tw = require "tilewave"
 local text = require "tilewave.report.text"
+local calibrate = require "tilewave.cli.calibrate"
 
 local M = {}
 
@@ -122,6 +124,7 @@ local function parser()
   trn:flag("--search", "Rank every (t, p, micro-batch, checkpointing, ZeRO) instead.")
   trn:option("--top", "Rows of --search to print."):default("10"):convert(to_int)
 
+  calibrate.define(p)
   local h = p:command("hw", "List devices, or show one.")
   h:argument("id", "Device id or spec path."):args("?")
   h:option("--format", "Output format."):choices({ "text", "json" }):default("text")
@@ -383,7 +386,7 @@ function M.main(argv)
   end
   local handlers = { run = run_script, gemm = gemm_cmd, roofline = roofline_cmd, hw = hw_cmd,
                      report = report_cmd, models = models_cmd, sweep = sweep_cmd, check = check_cmd,
-                     decode = decode_cmd, train = train_cmd }
+                     decode = decode_cmd, train = train_cmd, calibrate = function(a) return calibrate.run(a, stdout) end }
   local okr, status = pcall(handlers[args.command], args)
   if not okr then
     stderr:write("tilewave: ", (tostring(status):gsub("\n.*", "")), "\n")

@@ -65,7 +65,7 @@ M.presets = {
     comm_latency_s = 10e-6,
     source = "kernel lists of " .. CAL .. "h100/kernels.csv; kernel_s fitted to the 9 graph rows (MAPE 2.6%) and " ..
       "host_s to the 5 eager rows (MAPE 9.6%) of " .. CAL .. "h100/decode.csv (llama-2-7b, batch 1-64, context " ..
-      "512-8192; grid fit, scripts/calibrate_h100.lua reports the errors)",
+      "512-8192; grid fit; tilewave calibrate reports the errors)",
   },
   hf = {
     description = "Hugging Face transformers generate(): eager modules plus per-token host work",

@@ -33,7 +33,8 @@ local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, 
 --   time_s (forward, s), layer_s (mean per layer, s), flops (GEMM/BMM FLOP of
 --   the pass; elementwise ops carry none), tflops (achieved, 1e12 FLOP/s),
 --   mfu (flops / time / dense peak of dtype), gemm_share (fraction of time in
---   GEMM/BMM kernels, FlashAttention included), kernels (launched per pass), tokens_per_s, peak_flops }`
+--   GEMM/BMM kernels, FlashAttention included), kernels (launched per pass), tokens_per_s, peak_flops,
+--   interval = { low, high (s), borrowed } of time_s (tilewave.cost.price.interval) }`
 -- @raise `transformer.estimate.<field>: ...`; model and hw errors
 function M.estimate(model, device, opts)
   local path = "transformer.estimate"
@@ -64,6 +65,7 @@ function M.estimate(model, device, opts)
     engine = eng.name, ops = preds, time_s = total, layer_s = layer / c.num_hidden_layers, flops = flops,
     tflops = flops / total / 1e12, mfu = flops / total / peak, gemm_share = gemm_time / total,
     kernels = launches, tokens_per_s = w.b * w.s / total, peak_flops = peak,
+    interval = price.interval(spec, "forward", total),
   }
 end
 

@@ -25,7 +25,8 @@ local OPTIONS = { m = true, n = true, k = true, batch = true, dtype = true, hw =
 --   intensity (FLOP/byte), bound ("compute"|"memory"|"overhead"),
 --   compute_s, memory_s, overhead_s (s), tile = {m=, n=}, split_k, tiles,
 --   waves, tile_eff, wave_eff, align_eff (each in (0, 1]), align_bytes,
---   m, n, k, batch, dtype, hw (id), timing }`
+--   m, n, k, batch, dtype, hw (id), timing, interval = { low, high (s), borrowed }
+--   (tilewave.cost.price.interval: 5th-95th percentile of the calibration residuals) }`
 -- @raise `gemm.<field>: <expectation>, got <value>`; unknown options;
 --   unknown device; a dtype the device does not support.
 function M.gemm(opts)
@@ -38,6 +39,7 @@ function M.gemm(opts)
   local r = price.gemm(ctx, opts.m, opts.n, opts.k, batch)
   r.m, r.n, r.k, r.batch, r.dtype, r.hw, r.timing = opts.m, opts.n, opts.k, batch, dt, spec.id, ctx.timing
   r.peak_flops = spec.peak_flops[dt]
+  r.interval = price.interval(spec, "gemm", r.time_s)
   return r
 end
 

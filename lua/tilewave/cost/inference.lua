@@ -102,7 +102,8 @@ local DECODE = { model = true, hw = true, batch = true, context = true, weight_d
 -- @return `{ tpot_s, tokens_per_s, aggregate_tokens_per_s, bytes, flops,
 --   weight_bytes, kv_bytes, achieved_bw, bound, compute_s, memory_s,
 --   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s,
---   kernels, bits_per_weight, engine, ... }` (s, byte,
+--   kernels, bits_per_weight, engine, interval = { low, high (s), borrowed } of
+--   tpot_s (tilewave.cost.price.interval), ... }` (s, byte,
 --   FLOP, token/s, byte/s)
 -- @raise `decode.<field>: ...`
 function M.decode(o)
@@ -149,6 +150,7 @@ function M.decode(o)
   end
   r.comm_s = comm
   r.tpot_s = r.tpot_s + comm
+  r.interval = price.interval(spec, "decode", r.tpot_s)
   r.tokens_per_s = 1 / r.tpot_s
   r.aggregate_tokens_per_s = batch / r.tpot_s
   r.achieved_bw = r.bytes / r.tpot_s
@@ -212,7 +214,7 @@ local PREFILL = { model = true, hw = true, batch = true, prompt = true, dtype = 
 -- @tparam table o `model`, `hw`, `batch` (default 1), `prompt` (tokens,
 --   required), `dtype` (default "bf16"), `attention` ("flash" default or
 --   "standard"), `t` (default 1), `engine` (default "compiled"; tilewave.cost.engines)
--- @return `{ ttft_s (s), tflops, mfu, flops, ops (per-op breakdown as
+-- @return `{ ttft_s (s), interval (of ttft_s), tflops, mfu, flops, ops (per-op breakdown as
 --   tilewave.transformer.estimate), estimate, engine }`
 function M.prefill(o)
   check.table(o, "prefill")
@@ -221,7 +223,7 @@ function M.prefill(o)
   check.positive_int(o.prompt, "prefill.prompt")
   local est = forward.estimate(o.model, o.hw, { b = o.batch or 1, s = o.prompt, t = o.t or 1,
     dtype = o.dtype or "bf16", attention = o.attention or "flash", engine = o.engine })
-  return { ttft_s = est.time_s, engine = est.engine, tflops = est.tflops, mfu = est.mfu, flops = est.flops, ops = est.ops,
+  return { ttft_s = est.time_s, interval = est.interval, engine = est.engine, tflops = est.tflops, mfu = est.mfu, flops = est.flops, ops = est.ops,
            estimate = est, model = est.model, hw = est.hw, batch = est.b, prompt = est.s }
 end
 

@@ -229,7 +229,7 @@ end
 --   fractions of each communication hidden behind compute, default 0),
 --   `workspace_bytes` (default M.WORKSPACE_BYTES), `engine` (preset name or
 --   table, default "compiled"; tilewave.cost.engines: kernels, launch costs)
--- @return `{ step_s, breakdown = { compute_s, comm_exposed_s, bubble_s,
+-- @return `{ step_s, interval (tilewave.cost.price.interval), breakdown = { compute_s, comm_exposed_s, bubble_s,
 --   optimizer_s, tp_s, pp_s, dp_s, layer_s (one layer, forward + backward +
 --   recompute + exposed TP, per micro-batch), outside_s (embedding, final
 --   norm, LM head), stage_s (the slowest stage per micro-batch) },
@@ -291,7 +291,7 @@ function M._step(x, cache)
   local pp_s = x.m * pp
   local peak = spec.peak_flops[x.dtype]
   return {
-    step_s = step,
+    step_s = step, interval = price.interval(spec, "training", step),
     breakdown = { compute_s = x.m * stage - tp_s, comm_exposed_s = tp_s + pp_s + dp, bubble_s = bubble,
                   optimizer_s = optimizer, tp_s = tp_s, pp_s = pp_s, dp_s = dp,
                   layer_s = layer, outside_s = outside, stage_s = stage },

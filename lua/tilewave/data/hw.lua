@@ -65,6 +65,16 @@ local GEMM_FIELDS = {
   call_overhead_s = check.nonneg, tile_latency_s = check.nonneg, kstep_latency_s = check.nonneg,
   max_split_k = check.positive_int, tiles = validate_tiles,
   attention_frac = check.fraction, attention_bwd_frac = check.fraction,
+  intervals = function(v, p)
+    check.table(v, p)
+    fields(v, { gemm = true, attention = true, forward = true, decode = true, training = true }, p)
+    for k, iv in pairs(v) do
+      check.table(iv, p .. "." .. k)
+      check.positive(iv[1], p .. "." .. k .. "[1]")
+      check.positive(iv[2], p .. "." .. k .. "[2]")
+      if iv[1] > 1 or iv[2] < 1 then check.fail(p .. "." .. k, "expected { low <= 1, high >= 1 }", iv[1]) end
+    end
+  end,
   kernel_bw_frac = function(v, p)
     check.table(v, p)
     fields(v, { vector = true, strided = true, transpose = true, softmax = true }, p)
@@ -90,7 +100,7 @@ local function validate_gemm(g, path, complete)
     if g[k] ~= nil then f(g[k], path .. "." .. k)
     elseif complete and k ~= "sources" and k ~= "dtype_compute_frac"
            and k ~= "kernel_bw_frac" and k ~= "attention_frac"
-           and k ~= "attention_bwd_frac" then check.fail(path .. "." .. k, "expected a value", nil) end
+           and k ~= "attention_bwd_frac" and k ~= "intervals" then check.fail(path .. "." .. k, "expected a value", nil) end
   end
 end
 
@@ -235,6 +245,11 @@ function M.resolve(v, path)
     return spec
   end
   check.fail(path, "expected device id or spec table", v)
+end
+
+--- The fitted parameters of architecture `name` (hw/arch/<name>.lua), its `gemm` table.
+function M.arch_params(name)
+  return assert(load_arch(name)).gemm
 end
 
 --- The GEMM kernel parameters of a spec: its architecture's, overridden by

@@ -1,0 +1,203 @@
+--- tilewave.explore.accuracy: the model's error on every calibration set, by set and engine.
+--
+-- Sets:
+--   * a measurement folder in the format of ../shared/reference/calibration/h100/
+--     (README there; CUDA-graph replays timed with CUDA events = device time,
+--     `eager` rows launched from Python): gemm.csv (tw.gemm, kernel timing),
+--     layers.csv (one layer's forward), decode.csv (one decode step),
+--     hf_generate.csv (generate() TPOT), attention.csv (fused SDPA kernels,
+--     forward and forward + backward). Each file is optional.
+--   * the published sets: gemm_calibration.csv (tilewave.explore.calibration)
+--     and decode_calibration.csv (tilewave.explore.decode_calibration).
+-- Every row: `{ set, engine, class, predicted (s), measured (s), low, high }`
+-- where [low, high] is the prediction interval (tilewave.cost.price.interval).
+-- Layers and decode rows are compared under two engines: the one matching how
+-- they were run (graph rows: { base = "eager", launch = "graph" }; eager rows:
+-- "eager"; generate(): "hf") and the default, "compiled".
+local tw_gemm = require "tilewave.cost.gemm"
+local forward = require "tilewave.cost.forward"
+local inference = require "tilewave.cost.inference"
+local price = require "tilewave.cost.price"
+local layers = require "tilewave.ops.layers"
+local models = require "tilewave.data.models"
+local hw = require "tilewave.data.hw"
+local csv = require "tilewave.util.csv"
+local calibration = require "tilewave.explore.calibration"
+local decode_calibration = require "tilewave.explore.decode_calibration"
+
+local M = {}
+local format, tonumber, ipairs, abs = string.format, tonumber, ipairs, math.abs
+
+local ENGINE_OF = { graph = { base = "eager", launch = "graph" }, eager = "eager" }
+--- A short name of an engine as the rows use it.
+function M.engine_name(e) return type(e) == "table" and "eager+graph" or e end
+
+--- The measured layer ids -> model configs (a ModernBERT global layer: every layer global).
+function M.layer_model(id)
+  if id == "modernbert-base-global" then
+    local d = {}
+    for k, v in pairs(models.load("modernbert-base")) do d[k] = v end
+    d.global_attn_every_n_layers, d.id, d.name = 1, nil, "modernbert-base (all layers global)"
+    return models.define(d)
+  end
+  return assert(models.load(id))
+end
+
+local function row(rows, set, engine, class, spec, predicted, measured, label)
+  local iv = price.interval(spec, class, predicted)
+  rows[#rows + 1] = { set = set, engine = M.engine_name(engine), class = class, predicted = predicted,
+                      measured = measured, low = iv.low, high = iv.high, label = label }
+end
+
+local function gemm_rows(rows, dir, spec)
+  for _, r in ipairs(csv.read(dir .. "/gemm.csv") or {}) do
+    local g = tw_gemm.gemm { m = tonumber(r.m), n = tonumber(r.n), k = tonumber(r.k), batch = tonumber(r.batch),
+                             dtype = r.dtype, hw = spec }
+    row(rows, format("gemm %s %s", r.set, r.dtype), "compiled", "gemm", spec, g.time_s, tonumber(r.time_s),
+        format("%s %sx%sx%s b%s", r.label, r.m, r.n, r.k, r.batch))
+  end
+end
+
+local function layer_rows(rows, dir, spec)
+  for _, r in ipairs(csv.read(dir .. "/layers.csv") or {}) do
+    local c = M.layer_model(r.id)
+    for _, eng in ipairs { ENGINE_OF[r.timing], "compiled" } do
+      local est = forward.estimate(c, spec, { b = tonumber(r.b), s = tonumber(r.s), dtype = "bf16",
+                                              attention = r.attention, engine = eng })
+      row(rows, format("layers %s %s", r.timing, r.attention), eng, "forward", spec, est.layer_s, tonumber(r.time_s),
+          format("%s b%s s%s", r.id, r.b, r.s))
+    end
+  end
+end
+
+local function decode_rows(rows, dir, spec)
+  for _, r in ipairs(csv.read(dir .. "/decode.csv") or {}) do
+    for _, eng in ipairs { ENGINE_OF[r.timing], "compiled" } do
+      local d = inference.decode { model = r.id, hw = spec, batch = tonumber(r.batch),
+                                   context = tonumber(r.context), engine = eng }
+      row(rows, "decode " .. r.timing, eng, "decode", spec, d.tpot_s, tonumber(r.step_s),
+          format("%s batch %s context %s", r.id, r.batch, r.context))
+    end
+  end
+  for _, r in ipairs(csv.read(dir .. "/hf_generate.csv") or {}) do
+    -- mean context over the timed tokens: prompt + 8 ... prompt + 72
+    local d = inference.decode { model = r.id, hw = spec, batch = tonumber(r.batch),
+                                 context = tonumber(r.prompt) + 40, engine = "hf" }
+    row(rows, "generate() TPOT", "hf", "decode", spec, d.tpot_s, tonumber(r.tpot_s), format("%s batch %s", r.id, r.batch))
+  end
+end
+
+-- Fused SDPA kernels: cuDNN's (the backend PyTorch chose in layers.csv) and
+-- FlashAttention-2's, causal, bf16, priced as one flash attention op.
+local function attention_rows(rows, dir, spec)
+  local ctx = price.context(spec, "bf16", ENGINE_OF.graph, "accuracy")
+  for _, r in ipairs(csv.read(dir .. "/attention.csv") or {}) do
+    if r.impl == "cudnn" or r.impl == "flash" then
+      local b, h, s, hd = tonumber(r.b), tonumber(r.heads), tonumber(r.s), tonumber(r.hd)
+      local op = { kind = "attention", impl = "flash", m = s, n = s, k = hd, batch = b * h, head_dim = hd,
+                   elems = b * h * s * s, causal_elems = b * h * layers.causal_elems(s, s),
+                   qkv_bytes = 4.0 * b * s * h * hd * 2 }
+      local t = price.op(ctx, op).time_s
+      if r.pass == "fwd+bwd" then t = t + price.backward(ctx, op) end
+      row(rows, format("attention %s %s", r.impl == "flash" and "fa2" or r.impl, r.pass), "eager+graph",
+          "attention", spec, t, tonumber(r.time_s), format("b%s s%s hd%s", r.b, r.s, r.hd))
+    end
+  end
+end
+
+--- Rows of a measurement folder `dir` on device `hw_id` (default "h100_sxm5"),
+-- each set prefixed with `prefix` (default: the folder's name).
+-- @raise `accuracy: <dir>: no measurement files` when none is there
+function M.measured(dir, hw_id, prefix)
+  local spec = hw.resolve(hw_id or "h100_sxm5", "calibrate.hw")
+  local rows = {}
+  gemm_rows(rows, dir, spec)
+  layer_rows(rows, dir, spec)
+  decode_rows(rows, dir, spec)
+  attention_rows(rows, dir, spec)
+  if #rows == 0 then error(format("calibrate: %s: no gemm/layers/decode/hf_generate/attention .csv there", dir), 0) end
+  prefix = prefix or dir:match("([^/]+)/*$")
+  for _, r in ipairs(rows) do r.set = prefix .. ": " .. r.set end
+  return rows
+end
+
+--- Rows of the published sets (gemm_calibration.csv, decode_calibration.csv);
+-- rows for devices without a spec are left out.
+function M.published()
+  local rows = {}
+  local results = calibration.evaluate(assert(calibration.load()))
+  for _, x in ipairs(results) do
+    local e, r = x.estimate, x.row
+    local flops = 2 * r.m * r.n * r.k * (r.batch or 1)
+    local iv = e.interval
+    rows[#rows + 1] = { set = "published GEMM " .. r.gpu, engine = e.timing, class = "gemm",
+      predicted = flops / (x.predicted_tflops * 1e12), measured = flops / (r.tflops_measured * 1e12),
+      low = iv.low * flops / (x.predicted_tflops * 1e12) / e.time_s,
+      high = iv.high * flops / (x.predicted_tflops * 1e12) / e.time_s, label = format("%dx%dx%d", r.m, r.n, r.k) }
+  end
+  local dresults = decode_calibration.evaluate(assert(decode_calibration.load()))
+  for _, x in ipairs(dresults) do
+    local d, r = x.decode, x.row
+    rows[#rows + 1] = { set = "published decode " .. r.hw, engine = r.engine, class = "decode",
+      predicted = 1 / x.predicted, measured = 1 / r.measured,
+      low = d.interval.low / d.tpot_s / x.predicted, high = d.interval.high / d.tpot_s / x.predicted,
+      label = r.model_id .. " " .. r.format }
+  end
+  return rows
+end
+
+--- Per (set, engine), in first-seen order: `{ set, engine, n, mape, bias,
+-- worst (signed relative errors), coverage (fraction of measurements inside
+-- the interval) }`. Errors are (predicted - measured) / measured.
+function M.summarize(rows)
+  local order, by = {}, {}
+  for _, r in ipairs(rows) do
+    local key = r.set .. "|" .. r.engine
+    local s = by[key]
+    if not s then
+      s = { set = r.set, engine = r.engine, n = 0, mape = 0, bias = 0, worst = 0, coverage = 0 }
+      by[key] = s
+      order[#order + 1] = s
+    end
+    local e = (r.predicted - r.measured) / r.measured
+    s.n, s.mape, s.bias = s.n + 1, s.mape + abs(e), s.bias + e
+    if abs(e) > abs(s.worst) then s.worst = e end
+    if r.measured >= r.low and r.measured <= r.high then s.coverage = s.coverage + 1 end
+  end
+  for _, s in ipairs(order) do s.mape, s.bias, s.coverage = s.mape / s.n, s.bias / s.n, s.coverage / s.n end
+  return order
+end
+
+--- The q-quantile (0..1) of measured / predicted over `rows` with class `class`
+-- and engine `engine` (any when nil): how the intervals of hw/arch are derived.
+function M.ratio_quantile(rows, class, q, engine)
+  local xs = {}
+  for _, r in ipairs(rows) do
+    if r.class == class and (engine == nil or r.engine == engine) then xs[#xs + 1] = r.measured / r.predicted end
+  end
+  if #xs == 0 then return nil end
+  table.sort(xs)
+  return xs[math.max(1, math.min(#xs, math.floor(q * (#xs - 1) + 1.5)))], #xs
+end
+
+--- Check summaries against `bounds` (`{ ["<set>|<engine>"] = max MAPE }`):
+-- an array of failure lines, and of bound keys that matched no set.
+function M.check(summaries, bounds)
+  local fails, seen = {}, {}
+  for _, s in ipairs(summaries) do
+    local key = s.set .. "|" .. s.engine
+    local b = bounds[key]
+    if b then
+      seen[key] = true
+      if s.mape > b then
+        fails[#fails + 1] = format("%s (%s): MAPE %.1f%% above its bound %.1f%%", s.set, s.engine, 100 * s.mape, 100 * b)
+      end
+    end
+  end
+  local missing = {}
+  for k in pairs(bounds) do if not seen[k] then missing[#missing + 1] = k end end
+  table.sort(missing)
+  return fails, missing
+end
+
+return M
