@@ -16,6 +16,14 @@ M.si = require("tilewave.util.si")
 --- JSON text of a value, object keys sorted (tilewave.util.json).
 M.json = json.encode
 
+--- " (low-high)" of a prediction interval (tilewave.cost.price.interval), in s
+-- with SI prefixes and "borrowed" when carried over from another architecture;
+-- "" when `iv` is nil.
+function M.interval(iv)
+  if not iv then return "" end
+  return string.format(" (%s-%s%s)", M.si(iv.low, "s"), M.si(iv.high, "s"), iv.borrowed and ", borrowed" or "")
+end
+
 --- Aligned text table: headers (array of strings), rows (arrays of strings).
 -- Columns are right-aligned except the first.
 function M.table(headers, rows)
@@ -45,7 +53,7 @@ function M.gemm_text(r, spec)
   local slots = r.tiles / (r.waves * r.wave_eff)
   local lines = {
     format("GEMM M=%d N=%d K=%d batch=%d, %s on %s (%s)", r.m, r.n, r.k, r.batch, r.dtype, spec.name, spec.id),
-    format("  time        %s per call (%s timing)", M.si(r.time_s, "s"), r.timing or "kernel"),
+    format("  time        %s%s per call (%s timing)", M.si(r.time_s, "s"), M.interval(r.interval), r.timing or "kernel"),
     format("  throughput  %.1f TFLOP/s (%.1f%% of the %.1f TFLOP/s dense peak)", r.tflops,
       100 * r.flop_rate / r.peak_flops, r.peak_flops / 1e12),
     format("  work        %s, %s compulsory traffic, %s modeled DRAM traffic", M.si(r.flops, "FLOP"),
@@ -178,7 +186,7 @@ function M.models_markdown(res)
     local rules = {}
     for _, v in ipairs(r.violations) do rules[#rules + 1] = v.rule end
     L[#L + 1] = format("| %s | %s | %s | %s | %.1f | %.1f%% | %.0f%% | %s | %s |", r.id, M.count(r.params.total),
-      M.si(e.time_s, "s"), M.si(e.tokens_per_s, ""), e.tflops, 100 * e.mfu, 100 * e.gemm_share,
+      M.si(e.time_s, "s") .. M.interval(e.interval), M.si(e.tokens_per_s, ""), e.tflops, 100 * e.mfu, 100 * e.gemm_share,
       #rules == 0 and "none" or concat(rules, ", "), nearby_text(r))
   end
   local any = false
@@ -241,8 +249,8 @@ function M.models_markdown(res)
       c.head_dim, c.num_hidden_layers, c.intermediate_size, c.vocab_size,
       c.tie_word_embeddings and "tied" or "untied", M.group(r.params.total), M.group(r.params.non_embedding))
     L[#L + 1] = ""
-    L[#L + 1] = format("Forward %s (%s per layer), %.1f TFLOP/s, MFU %.1f%%, %.0f%% of the time in GEMMs.",
-      M.si(e.time_s, "s"), M.si(e.layer_s, "s"), e.tflops, 100 * e.mfu, 100 * e.gemm_share)
+    L[#L + 1] = format("Forward %s%s (%s per layer), %.1f TFLOP/s, MFU %.1f%%, %.0f%% of the time in GEMMs.",
+      M.si(e.time_s, "s"), M.interval(e.interval), M.si(e.layer_s, "s"), e.tflops, 100 * e.mfu, 100 * e.gemm_share)
     L[#L + 1] = ""
     L[#L + 1] = "| slowest GEMMs | M x N x K | calls | time | share | TFLOP/s | limited by |"
     L[#L + 1] = "|---|---|---:|---:|---:|---:|---|"
