@@ -93,14 +93,17 @@ local GEMM_FIELDS = {
   sources = check.table,
 }
 
+-- Architecture fields that may be left out (the fallbacks: compute_frac for every
+-- dtype, mem_frac for every kernel class and the attention MMA, borrowed intervals).
+local OPTIONAL = { sources = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
+                   attention_bwd_frac = true, intervals = true }
+
 local function validate_gemm(g, path, complete)
   check.table(g, path)
   fields(g, GEMM_FIELDS, path)
   for k, f in pairs(GEMM_FIELDS) do
     if g[k] ~= nil then f(g[k], path .. "." .. k)
-    elseif complete and k ~= "sources" and k ~= "dtype_compute_frac"
-           and k ~= "kernel_bw_frac" and k ~= "attention_frac"
-           and k ~= "attention_bwd_frac" and k ~= "intervals" then check.fail(path .. "." .. k, "expected a value", nil) end
+    elseif complete and not OPTIONAL[k] then check.fail(path .. "." .. k, "expected a value", nil) end
   end
 end
 

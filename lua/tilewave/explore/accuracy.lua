@@ -128,12 +128,13 @@ function M.published()
   local results = calibration.evaluate(assert(calibration.load()))
   for _, x in ipairs(results) do
     local e, r = x.estimate, x.row
+    -- the set compares FLOP/s; as times: FLOP / rate, the interval scaled with the prediction
     local flops = 2 * r.m * r.n * r.k * (r.batch or 1)
-    local iv = e.interval
-    rows[#rows + 1] = { set = "published GEMM " .. r.gpu, engine = e.timing, class = "gemm",
-      predicted = flops / (x.predicted_tflops * 1e12), measured = flops / (r.tflops_measured * 1e12),
-      low = iv.low * flops / (x.predicted_tflops * 1e12) / e.time_s,
-      high = iv.high * flops / (x.predicted_tflops * 1e12) / e.time_s, label = format("%dx%dx%d", r.m, r.n, r.k) }
+    local predicted = flops / (x.predicted_tflops * 1e12)
+    local scale = predicted / e.time_s
+    rows[#rows + 1] = { set = "published GEMM " .. r.gpu, engine = e.timing, class = "gemm", predicted = predicted,
+      measured = flops / (r.tflops_measured * 1e12), low = e.interval.low * scale, high = e.interval.high * scale,
+      label = format("%dx%dx%d", r.m, r.n, r.k) }
   end
   local dresults = decode_calibration.evaluate(assert(decode_calibration.load()))
   for _, x in ipairs(dresults) do

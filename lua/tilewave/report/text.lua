@@ -1,6 +1,7 @@
 --- tilewave.report.text: plain-text views of single results for the CLI
 -- (roofline, decode step, training step). Formats only; never computes a cost.
 local si = require "tilewave.util.si"
+local interval = require("tilewave.report.format").interval
 
 local M = {}
 
@@ -21,7 +22,7 @@ function M.decode(d, m)
     format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits), %s KV cache, t = %d, %s engine",
       d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight, d.kv_dtype, d.t, d.engine),
     format("  TPOT        %s%s (%.1f tokens/s per sequence, %.1f aggregate)", si(d.tpot_s, "s"),
-      require("tilewave.report.format").interval(d.interval), d.tokens_per_s,
+      interval(d.interval), d.tokens_per_s,
       d.aggregate_tokens_per_s),
     format("  bytes       %s per step: weights %s, KV cache %s; achieved %s", si(d.bytes, "B"), si(d.weight_bytes, "B"),
       si(d.kv_bytes, "B"), si(d.achieved_bw, "B/s")),
@@ -43,7 +44,7 @@ function M.train_line(r)
   local k = r.config
   return format("t %d p %d d %d mb %d %-9s ZeRO %d: step %s, %s tokens/s, %.1f TFLOP/s/GPU (MFU %.1f%%, HFU %.1f%%), "
     .. "%s/GPU%s", k.t, k.p, k.d, k.micro_batch, k.checkpointing, k.zero,
-    si(r.step_s, "s") .. require("tilewave.report.format").interval(r.interval), si(r.tokens_per_s, ""),
+    si(r.step_s, "s") .. interval(r.interval), si(r.tokens_per_s, ""),
     r.model_tflops_per_gpu, 100 * r.mfu, 100 * r.hfu, si(r.memory.total, "B"), r.fits and "" or " (does NOT fit)")
 end
 
