@@ -3,13 +3,14 @@ local tw = require "tilewave"
 
 local FIX = "tests/lua/fixtures/"
 local ALL = { "a10", "a100_pcie_80gb", "a100_sxm4_40gb", "a100_sxm4_80gb", "apple_m1", "apple_m1_max", "apple_m1_pro",
-              "apple_m1_ultra", "apple_m2_max", "apple_m2_ultra", "apple_m3_max", "apple_m4_max", "b200", "h100_pcie",
+              "apple_m1_ultra", "apple_m2", "apple_m2_max", "apple_m2_pro", "apple_m2_ultra", "apple_m3", "apple_m3_max",
+              "apple_m3_pro", "apple_m3_ultra", "apple_m4", "apple_m4_max", "apple_m4_pro", "b200", "h100_pcie",
               "h100_sxm5", "h200_sxm", "l4", "l40s", "mi250x_gcd", "mi300x", "p100_pcie", "rtx3090ti", "rtx4090", "t4",
               "v100_sxm2" }
 
 describe("tilewave.data.hw", function()
   describe("list()", function()
-    it("lists the 25 devices of the library, sorted", function()
+    it("lists the 32 devices of the library, sorted", function()
       assert.same(ALL, tw.hw.list())
     end)
   end)
@@ -22,6 +23,15 @@ describe("tilewave.data.hw", function()
       assert.is_nil(s.memory_bytes)
       -- 76 cores x 2.6 TFLOPS / 8 cores (M1, Apple) = 24.7 TFLOP/s
       assert.near(24.7e12, s.peak_flops.fp16, 1e9)
+    end)
+
+    it("has the M2 to M4 chips at Apple's bandwidths (M3 Pro 150 GB/s, M3 Ultra 819.2 GB/s, M4 Pro 273 GB/s)", function()
+      assert.equal(150e9, assert(tw.hw.load("apple_m3_pro")).mem_bw)
+      assert.equal(819.2e9, assert(tw.hw.load("apple_m3_ultra")).mem_bw)
+      assert.equal(273e9, assert(tw.hw.load("apple_m4_pro")).mem_bw)
+      assert.equal(100e9, assert(tw.hw.load("apple_m2")).mem_bw)
+      -- 20 cores x 2.6 TFLOPS / 8 cores (M1) = 6.5 TFLOP/s
+      assert.near(6.5e12, assert(tw.hw.load("apple_m4_pro")).peak_flops.fp32, 1e9)
     end)
 
     it("still requires clock, memory and L2 from NVIDIA and AMD specs", function()

@@ -15,7 +15,25 @@ local function default_path()
   return (calibration.default_path():gsub("gemm_calibration%.csv$", "decode_calibration.csv"))
 end
 
-local DEVICES = { { "A100%-80GB", "a100_sxm4_80gb" }, { "M2 Ultra", "apple_m2_ultra" }, { "RTX 4090", "rtx4090" } }
+-- NVIDIA device names as the published sources write them, most specific first.
+local DEVICES = {
+  { "A100%-80GB", "a100_sxm4_80gb" }, { "A100 80GB", "a100_sxm4_80gb" }, { "A100%-40GB", "a100_sxm4_40gb" },
+  { "H100 PCIe", "h100_pcie" }, { "H100", "h100_sxm5" }, { "H200", "h200_sxm" }, { "RTX 4090", "rtx4090" },
+  { "RTX 3090 Ti", "rtx3090ti" }, { "L40S", "l40s" }, { "V100", "v100_sxm2" },
+}
+
+-- The hardware id of a device name: "Apple M3 Pro (18-core GPU)" -> apple_m3_pro
+-- (one file per chip, whatever the bin); NVIDIA names through DEVICES.
+local function device_id(name)
+  local chip, tier = name:match("Apple (M%d+)%s*(%a*)")
+  if chip then
+    tier = ({ Pro = "_pro", Max = "_max", Ultra = "_ultra" })[tier] or ""
+    return "apple_" .. chip:lower() .. tier
+  end
+  for _, d in ipairs(DEVICES) do
+    if name:find(d[1]) then return d[2] end
+  end
+end
 local MODELS = { ["Llama-2-7B"] = "llama-2-7b", ["LLaMA-2 7B"] = "llama-2-7b" }
 local FORMATS = {
   ["bf16"] = { "bf16" }, ["int8 (weight-only)"] = { "int8" }, ["int4 (weight-only, group 32)"] = { "int4", 32 },
@@ -30,9 +48,7 @@ function M.load(path)
   local rows = {}
   for _, r in ipairs(all) do
     if r.metric == "decode_tok_s" then
-      for _, d in ipairs(DEVICES) do
-        if r.hardware:find(d[1]) then r.hw = d[2] end
-      end
+      r.hw = device_id(r.hardware)
       r.model_id = MODELS[r.model]
       local fmt = FORMATS[r.weight_dtype]
       if fmt then r.format, r.group = fmt[1], fmt[2] end
