@@ -16,6 +16,7 @@
 --   activation   GELU: 1 kernel
 --   residual     one add per extra input (a parallel residual: 2 adds)
 --   softmax      of materialized attention: scale, mask add, softmax: 3 kernels
+--                (2 when the layer is bidirectional: no mask to add)
 --                over the score matrix, and 4 copies making Q, K^T, V and the
 --                output contiguous around the batched GEMMs (direct_copy kernels)
 --   embedding    1 kernel (gather)
@@ -71,9 +72,11 @@ local UNFUSED = {
     for i = 1, math.max(1, (op.inputs or 2) - 1) do out[i], cls[i] = 3 * op.elems * op.elem_bytes, "vector" end
     return out, cls
   end,
-  -- scale (vectorized), mask add (broadcast mask), softmax
+  -- scale (vectorized), mask add (broadcast mask; only when masked: a bidirectional
+  -- layer such as ModernBERT's, unpadded, adds none, as its profile shows), softmax
   softmax = function(op)
     local S = op.elems * op.elem_bytes
+    if op.masked == false then return { 2 * S, 2 * S }, { "vector", "softmax" } end
     return { 2 * S, 2 * S, 2 * S }, { "vector", "strided", "softmax" }
   end,
 }

@@ -149,6 +149,7 @@ function M.core_attention(c, w, count, s_kv, suffix, causal)
   -- scale, mask, softmax on the score matrix: read + write
   local softmax = M.elementwise("softmax", "softmax" .. (suffix or ""), 2 * scores * e.out_bytes, count, scores,
     e.out_bytes)
+  softmax.masked = causal and true or false -- a causal mask is added; a bidirectional layer has none to add
   local qkvo = w.b * w.s * (2 * g.a_t + 2 * g.kv_t) * g.hd * e.in_bytes * 1.0
   return {
     role = "attention", kind = "attention", impl = impl, name = (impl == "flash" and "flash_attention" or "attention")
