@@ -14,6 +14,8 @@ return {
     -- fused (flash) attention MMA, forward and backward: fraction of the dense peak (tilewave.cost.price)
     attention_frac = 0.70,
     attention_bwd_frac = 0.45,
+    attention_frac_fa2 = 0.32,
+    attention_bwd_frac_fa2 = 0.26,
     -- memory-bound kernels by class (tilewave.cost.kernels): fraction of mem_bw
     kernel_bw_frac = { vector = 0.92, strided = 0.49, transpose = 0.28, softmax = 0.40 },
     call_overhead_s = 39 * us,
@@ -37,7 +39,9 @@ return {
     },
     sources = {
       intervals = "5th/95th percentiles of measured/predicted on ../shared/reference/calibration/h100/ and its second_machine/ (tilewave calibrate; explore/accuracy.ratio_quantile): gemm 4688 GEMMs 0.88/1.35; attention 24 cuDNN SDPA rows 0.90/2.3 (short-sequence backward); forward 96 layer rows under their matching engine 0.86/1.17; decode 16 rows 0.92/1.08, rounded out to 0.90/1.15 for so few rows; training not measured: the forward interval widened to 0.80/1.35",
-      attention_frac = "fitted to ../shared/reference/calibration/h100/attention.csv, cuDNN SDPA (the backend PyTorch picked in layers.csv), causal, bf16, forward: MAPE 8.1% over 12 rows (s 512-16384, head dim 64 and 128); PyTorch's FlashAttention-2 backend runs about 1.5x slower (not modeled separately)",
+      attention_frac = "fitted to ../shared/reference/calibration/h100/attention.csv, cuDNN SDPA (the backend PyTorch picked in layers.csv), causal, bf16, forward: MAPE 8.1% over 12 rows (s 512-16384, head dim 64 and 128); scripts/fit_attention.lua (its optimum 0.72 gives the same MAPE)",
+      attention_frac_fa2 = "engines with flash_kernel = 'fa2' (PyTorch's FlashAttention-2 backend, no wgmma/TMA): fitted by scripts/fit_attention.lua to the same file's flash rows, forward MAPE 9.6% over 12 rows; Shah et al. 2024 (FlashAttention-3, abstract) report FlashAttention-2 at 35% utilization of the H100",
+      attention_bwd_frac_fa2 = "same fit, fwd+bwd rows: MAPE 17.3% over 12 rows (short sequences carry the error, as for cuDNN)",
       attention_bwd_frac = "fitted to the same file's fwd+bwd rows: within 14% for s >= 2048; s <= 1024 backward carries a fixed cost not modeled (MAPE 22.8% over all 12 rows)",
       kernel_bw_frac = "fitted to ../shared/reference/calibration/h100/kernels.csv: per class, the modeled bytes of every unfused kernel of the 20 profiled layers over their measured device time less 1 us each (scripts/fit_kernel_classes.lua); per-layer spread vector 0.81-1.03, strided 0.41-0.63, transpose 0.19-0.37, softmax 0.35-0.42",
       tiles = "NVIDIA Matrix Multiplication Background guide, Typical Tile Dimensions in cuBLAS (256x128/128x256 most efficient ... 64x64 least); relative eff fitted to ../shared/reference/calibration/gemm_calibration.csv: the free fit puts every tile but 64x64 at 1.0 (MAPE 4.2%); 0.92 for the 64-wide tiles keeps the guide's ordering and gives MAPE 4.9%",

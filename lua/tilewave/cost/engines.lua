@@ -17,6 +17,11 @@
 --                     (sampling, cache bookkeeping, Python), s
 --   attention         the attention kernel used when the caller names none
 --                     ("flash" | "standard"; nil: the caller's default)
+--   flash_kernel      which fused attention kernel "flash" means: "cudnn" (default;
+--                     cuDNN's SDPA, the backend PyTorch picked on the H100 in
+--                     h100/layers.csv, FlashAttention-3 class on Hopper) or "fa2"
+--                     (Dao's FlashAttention-2, no Hopper wgmma/TMA); priced at the
+--                     architecture's attention_frac or attention_frac_fa2
 --   mem_frac          achievable fraction of DRAM bandwidth for decode's weight
 --                     and KV stream (default: the architecture's GEMM mem_frac)
 --   compute_frac      achievable fraction of the dense peak in decode (default: the architecture's)
@@ -104,6 +109,7 @@ local FIELDS = {
   launch = function(v, p) return check.one_of(v, { graph = true, host = true }, p) end,
   kernel_s = kernel_cost, host_s = check.nonneg, token_host_s = check.nonneg,
   attention = function(v, p) return check.one_of(v, { flash = true, standard = true }, p) end,
+  flash_kernel = function(v, p) return check.one_of(v, { cudnn = true, fa2 = true }, p) end,
   mem_frac = check.fraction, compute_frac = check.fraction,
   dequant = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
   comm_latency_s = check.nonneg, kernels_per_layer = check.nonneg, kernels_fixed = check.nonneg,

@@ -140,13 +140,15 @@ end
 -- lanes (CUDA C++ Programming Guide, arithmetic instruction throughput).
 -- A causal kernel skips the masked blocks (op.causal_elems). The MMA runs
 -- at gemm.attention_frac of the dense peak (hw/arch; default: the GEMM
--- compute fraction; the backward's at gemm.attention_bwd_frac). Traffic: Q, K, V read and O written once. `mma_x`
+-- compute fraction; the backward's at gemm.attention_bwd_frac; an engine with
+-- flash_kernel = "fa2" uses attention_frac_fa2 / attention_bwd_frac_fa2 where the architecture has them). Traffic: Q, K, V read and O written once. `mma_x`
 -- scales the MMA work (backward: 2.5, five matmuls against two, Dao 2023
 -- FlashAttention-2 Sec. 3.1) and `exp_x` the exponentials (backward recomputes P: 1).
 local function flash_pred(ctx, op, mma_x, exp_x, backward)
   local g, spec = ctx.gemm, ctx.spec
-  local frac = g.attention_frac or hw.compute_frac(g, ctx.dtype)
-  if backward then frac = g.attention_bwd_frac or frac end
+  local fa2 = ctx.engine.flash_kernel == "fa2"
+  local frac = (fa2 and g.attention_frac_fa2) or g.attention_frac or hw.compute_frac(g, ctx.dtype)
+  if backward then frac = (fa2 and g.attention_bwd_frac_fa2) or g.attention_bwd_frac or frac end
   local elems = op.causal_elems or op.elems
   local mma = mma_x * elems * 4 * op.head_dim / (ctx.peak * frac)
   local exp_rate = (spec.peak_flops.fp32 or ctx.peak / 16) / 16

@@ -65,6 +65,7 @@ local GEMM_FIELDS = {
   call_overhead_s = check.nonneg, tile_latency_s = check.nonneg, kstep_latency_s = check.nonneg,
   max_split_k = check.positive_int, tiles = validate_tiles,
   attention_frac = check.fraction, attention_bwd_frac = check.fraction,
+  attention_frac_fa2 = check.fraction, attention_bwd_frac_fa2 = check.fraction,
   intervals = function(v, p)
     check.table(v, p)
     fields(v, { gemm = true, attention = true, forward = true, decode = true, training = true }, p)
@@ -96,7 +97,8 @@ local GEMM_FIELDS = {
 -- Architecture fields that may be left out (the fallbacks: compute_frac for every
 -- dtype, mem_frac for every kernel class and the attention MMA, borrowed intervals).
 local OPTIONAL = { sources = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
-                   attention_bwd_frac = true, intervals = true }
+                   attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
+                   intervals = true }
 
 local function validate_gemm(g, path, complete)
   check.table(g, path)

@@ -89,32 +89,36 @@ end
 
 -- Fused SDPA kernels: cuDNN's (the backend PyTorch chose in layers.csv) and
 -- FlashAttention-2's, causal, bf16, priced as one flash attention op.
+local FA2 = { base = "eager", launch = "graph", flash_kernel = "fa2" }
 local function attention_rows(rows, dir, spec)
-  local ctx = price.context(spec, "bf16", ENGINE_OF.graph, "accuracy")
+  local cudnn, fa2 = price.context(spec, "bf16", ENGINE_OF.graph, "accuracy"), price.context(spec, "bf16", FA2, "accuracy")
   for _, r in ipairs(csv.read(dir .. "/attention.csv") or {}) do
     if r.impl == "cudnn" or r.impl == "flash" then
+      local ctx = r.impl == "flash" and fa2 or cudnn
       local b, h, s, hd = tonumber(r.b), tonumber(r.heads), tonumber(r.s), tonumber(r.hd)
       local op = { kind = "attention", impl = "flash", m = s, n = s, k = hd, batch = b * h, head_dim = hd,
                    elems = b * h * s * s, causal_elems = b * h * layers.causal_elems(s, s),
                    qkv_bytes = 4.0 * b * s * h * hd * 2 }
       local t = price.op(ctx, op).time_s
       if r.pass == "fwd+bwd" then t = t + price.backward(ctx, op) end
-      row(rows, format("attention %s %s", r.impl == "flash" and "fa2" or r.impl, r.pass), "eager+graph",
+      row(rows, format("attention %s %s", r.impl == "flash" and "fa2" or r.impl, r.pass), M.engine_name(ctx.engine),
           "attention", spec, t, tonumber(r.time_s), format("b%s s%s hd%s", r.b, r.s, r.hd))
     end
   end
 end
 
---- Rows of a measurement folder `dir` on device `hw_id` (default "h100_sxm5"),
--- each set prefixed with `prefix` (default: the folder's name).
--- @raise `accuracy: <dir>: no measurement files` when none is there
-function M.measured(dir, hw_id, prefix)
+local READERS = { gemm = gemm_rows, layers = layer_rows, decode = decode_rows, attention = attention_rows }
+local ALL_KINDS = { "gemm", "layers", "decode", "attention" }
+
+--- Rows of a measurement folder `dir` on device `hw_id` (an id or a spec
+-- table; default "h100_sxm5"), each set prefixed with `prefix` (default: the
+-- folder's name). `kinds` (optional) limits the files read: an array of
+-- "gemm", "layers", "decode" (with hf_generate), "attention".
+-- @raise `calibrate: <dir>: no ... .csv there` when none is there
+function M.measured(dir, hw_id, prefix, kinds)
   local spec = hw.resolve(hw_id or "h100_sxm5", "calibrate.hw")
   local rows = {}
-  gemm_rows(rows, dir, spec)
-  layer_rows(rows, dir, spec)
-  decode_rows(rows, dir, spec)
-  attention_rows(rows, dir, spec)
+  for _, k in ipairs(kinds or ALL_KINDS) do READERS[k](rows, dir, spec) end
   if #rows == 0 then error(format("calibrate: %s: no gemm/layers/decode/hf_generate/attention .csv there", dir), 0) end
   prefix = prefix or dir:match("([^/]+)/*$")
   for _, r in ipairs(rows) do r.set = prefix .. ": " .. r.set end

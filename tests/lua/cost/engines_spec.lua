@@ -52,6 +52,21 @@ describe("tilewave.cost.kernels", function()
     assert.equal(48, n)
   end)
 
+  it("leaves out the mask add of a bidirectional layer (ModernBERT's profile: scale, softmax)", function()
+    local mb = tw.models.load("modernbert-base")
+    local att
+    for _, op in ipairs(tw.transformer.ops(mb, { b = 1, s = 8, attention = "standard" })) do
+      if op.role == "attention" and not att then att = op end
+    end
+    assert.is_false(att.causal)
+    -- 2 BMMs, scale, softmax, 4 copies
+    assert.equal(8, tw.kernels.count(att, "unfused"))
+    local llama = tw.transformer.ops(SMALL, { b = 1, s = 8, attention = "standard" })
+    for _, op in ipairs(llama) do
+      if op.role == "attention" then assert.equal(9, tw.kernels.count(op, "unfused")) end
+    end
+  end)
+
   it("makes one kernel per logical op when fused", function()
     local n = 0
     for _, op in ipairs(tw.transformer.ops(SMALL, { b = 1, s = 8, attention = "flash" })) do
@@ -94,6 +109,21 @@ describe("engine-aware pricing", function()
     assert.is_true(g < e)
     -- hf adds its per-token host work to eager's step
     assert.near(e + tw.engines.presets.hf.token_host_s, tpot("hf"), 1e-12)
+  end)
+
+  it("prices FlashAttention-2 on Hopper at its own MMA fraction (0.32 against cuDNN's 0.70)", function()
+    -- llama-2-7b at s 16384: the causal attention is MMA-bound, so its time scales with 1/fraction,
+    -- less the exp term and the kernel cost that both kernels share
+    local w = { b = 1, s = 16384, attention = "flash", engine = "compiled" }
+    local function attention_s(est)
+      for _, op in ipairs(est.ops) do if op.role == "attention" then return op.time_s end end
+    end
+    local cudnn = attention_s(tw.transformer.estimate("llama-2-7b", H100, w))
+    w.engine = { base = "compiled", flash_kernel = "fa2" }
+    local fa2 = attention_s(tw.transformer.estimate("llama-2-7b", H100, w))
+    assert.is_true(fa2 / cudnn > 1.8 and fa2 / cudnn < 0.70 / 0.32)
+    assert.has_error(function() tw.engines.resolve({ flash_kernel = "fa3" }, "engine") end,
+      "engine.flash_kernel: expected one of cudnn, fa2, got string 'fa3'")
   end)
 
   it("makes a host-launched kernel cost at least the dispatch time", function()
