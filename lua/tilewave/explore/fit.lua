@@ -1,0 +1,311 @@
+--- tilewave.explore.fit: fit a device's GEMM and attention parameters to a
+-- measurement folder (the format of ../shared/reference/calibration/h100,
+-- which scripts/probe writes) and build a hardware spec from them.
+--
+-- What is fitted, starting from the base device's architecture (hw/arch):
+--   gemm.csv (required)   per-dtype sustained fraction of the dense peak
+--                         (dtype_compute_frac), mem_frac, kstep_latency_s,
+--                         tile_latency_s and, when the folder has GEMMs off
+--                         alignment, the alignment classes align_eff[1..6]:
+--                         coordinate descent on the mean over (set, dtype)
+--                         groups of each group's MAPE, every group weighted
+--                         equally (the method of scripts/fit_hopper_gemm.lua)
+--   bw.csv                kernel_bw_frac.vector = the measured copy bandwidth
+--                         over the datasheet's; the other kernel classes keep
+--                         their ratio to it (hw/arch of the base)
+--   attention.csv         attention_frac / attention_bwd_frac (cuDNN rows) and
+--                         the _fa2 pair (FlashAttention-2 rows): grid search,
+--                         step 0.01, on MAPE
+-- Prediction intervals of GEMMs (and attention where measured) are the 5th and
+-- 95th percentiles of measured / predicted under the fitted parameters, as in
+-- hw/arch/hopper.lua; layer, decode and training intervals stay the base's.
+-- Fitted numbers are rounded (fractions to 0.001, latencies to 1 ns) before the
+-- errors after the fit are taken, so the errors are those of the written file.
+-- Deterministic: rows, groups and parameters are visited in a fixed order.
+local hw = require "tilewave.data.hw"
+local price = require "tilewave.cost.price"
+local csv = require "tilewave.util.csv"
+local accuracy = require "tilewave.explore.accuracy"
+
+local M = {}
+local format, ipairs, pairs, abs, floor, sort = string.format, ipairs, pairs, math.abs, math.floor, table.sort
+
+local function copy(t)
+  if type(t) ~= "table" then return t end
+  local o = {}
+  for k, v in pairs(t) do o[k] = copy(v) end
+  return o
+end
+
+-- gemm.csv as groups { name = "set dtype", dtype, parts = { { batch, shapes (flat m,n,k), measured } } }
+local function gemm_groups(rows, spec)
+  local by, names = {}, {}
+  for i, r in ipairs(rows) do
+    local m, n, k, b, t = tonumber(r.m), tonumber(r.n), tonumber(r.k), tonumber(r.batch) or 1, tonumber(r.time_s)
+    if not (m and n and k and t and r.dtype and r.set) then
+      error(format("calibrate: gemm.csv row %d: expected m, n, k, time_s, dtype and set", i + 1), 0)
+    end
+    if spec.peak_flops[r.dtype] then
+      local name = r.set .. " " .. r.dtype
+      local g = by[name]
+      if not g then
+        g = { name = name, dtype = r.dtype, parts = {}, n = 0, align = r.set == "align" }
+        by[name] = g
+        names[#names + 1] = name
+      end
+      local p = g.parts[b]
+      if not p then p = { batch = b, shapes = {}, measured = {} }; g.parts[b] = p end
+      local s = p.shapes
+      s[#s + 1], s[#s + 2], s[#s + 3] = m, n, k
+      p.measured[#p.measured + 1] = t
+      g.n = g.n + 1
+    end
+  end
+  sort(names)
+  local out = {}
+  for _, name in ipairs(names) do
+    local g, batches = by[name], {}
+    for b in pairs(g.parts) do batches[#batches + 1] = b end
+    sort(batches)
+    local parts = {}
+    for _, b in ipairs(batches) do parts[#parts + 1] = g.parts[b] end
+    g.parts = parts
+    out[#out + 1] = g
+  end
+  return out
+end
+
+local function spec_with(base, g)
+  local s = {}
+  for k, v in pairs(base) do s[k] = v end
+  s.gemm = copy(g)
+  return s
+end
+
+-- Mean over groups of each group's MAPE; `ratios` (optional) collects measured/predicted.
+local function gemm_loss(base, g, groups, ratios)
+  local spec = spec_with(base, g)
+  local sum = 0
+  for _, grp in ipairs(groups) do
+    local ctx = price.context(spec, grp.dtype, "compiled", "calibrate")
+    local e = 0
+    for _, p in ipairs(grp.parts) do
+      local times = price.gemm_many(ctx, p.shapes, p.batch)
+      for i, t in ipairs(times) do
+        local meas = p.measured[i]
+        e = e + abs(t - meas) / meas
+        if ratios then ratios[#ratios + 1] = meas / t end
+      end
+    end
+    sum = sum + e / grp.n
+  end
+  return sum / #groups
+end
+
+-- The parameters the GEMM fit moves: { name, get, set, lo, hi, tiny }.
+local function gemm_params(g, groups)
+  local ps, dts, seen, align = {}, {}, {}, false
+  for _, grp in ipairs(groups) do
+    if not seen[grp.dtype] then seen[grp.dtype] = true; dts[#dts + 1] = grp.dtype end
+    align = align or grp.align
+  end
+  g.dtype_compute_frac = g.dtype_compute_frac or {}
+  for _, dt in ipairs(dts) do
+    g.dtype_compute_frac[dt] = g.dtype_compute_frac[dt] or g.compute_frac
+    ps[#ps + 1] = { name = "dtype_compute_frac." .. dt, lo = 0.01, hi = 1,
+                    get = function() return g.dtype_compute_frac[dt] end,
+                    set = function(v) g.dtype_compute_frac[dt] = v end }
+  end
+  local function field(name, lo, hi, tiny)
+    ps[#ps + 1] = { name = name, lo = lo, hi = hi, tiny = tiny,
+                    get = function() return g[name] end, set = function(v) g[name] = v end }
+  end
+  field("mem_frac", 0.05, 1)
+  field("kstep_latency_s", 0, 1e-5, 1e-9)
+  field("tile_latency_s", 0, 1e-5, 1e-9)
+  if align then
+    g.align_eff = copy(g.align_eff)
+    ps[#ps + 1] = { name = "align_eff[1..2]", lo = 0.01, hi = 1, get = function() return g.align_eff[2] end,
+                    set = function(v) g.align_eff[1], g.align_eff[2] = v, v end }
+    for i = 3, 6 do
+      ps[#ps + 1] = { name = format("align_eff[%d]", i), lo = 0.01, hi = 1,
+                      get = function() return g.align_eff[i] end, set = function(v) g.align_eff[i] = v end }
+    end
+  end
+  return ps
+end
+
+local function clamp(p, v)
+  if v < p.lo then return p.lo end
+  if v > p.hi then return p.hi end
+  return v
+end
+
+-- Coordinate descent with multiplicative steps 0.25/round; `progress(round, rounds, loss)`.
+local function descend(ps, loss, rounds, progress)
+  local best = loss()
+  for round = 1, rounds do
+    local step = 0.25 / round
+    for _, p in ipairs(ps) do
+      for _, dir in ipairs { 1, -1 } do
+        local moved = 0
+        while moved < 40 do
+          local old = p.get()
+          local new = clamp(p, old == 0 and (dir > 0 and p.tiny or 0) or old * (1 + dir * step))
+          if new == old then break end
+          p.set(new)
+          local l = loss()
+          if l < best - 1e-12 then best, moved = l, moved + 1 else p.set(old); break end
+        end
+        if moved > 0 then break end
+      end
+    end
+    if progress then progress(round, rounds, best) end
+  end
+  return best
+end
+
+-- x rounded to a multiple of q, as the nearest double to its 10-digit decimal (what tilewave.util.literal writes)
+local function round_to(x, q) return tonumber(format("%.10g", floor(x / q + 0.5) * q)) end
+
+local function quantile(xs, q)
+  local s = copy(xs)
+  sort(s)
+  local pos = 1 + (#s - 1) * q
+  local i = floor(pos)
+  local f = pos - i
+  return s[i] + ((s[i + 1] or s[i]) - s[i]) * f
+end
+
+local function attention_mape(base, g, dir, set)
+  local rows = accuracy.measured(dir, spec_with(base, g), "fit", { "attention" })
+  local sum, n, ratios = 0, 0, {}
+  for _, r in ipairs(rows) do
+    if r.set == "fit: " .. set then
+      sum, n = sum + abs(r.predicted - r.measured) / r.measured, n + 1
+      ratios[#ratios + 1] = r.measured / r.predicted
+    end
+  end
+  return n > 0 and sum / n or nil, n, ratios
+end
+
+--- What a measurement folder holds: device name and date (device.txt, else the
+-- gpu column), the copy bandwidth (bw.csv), the GEMM rows.
+-- @raise `calibrate: <dir>/gemm.csv: ...` when gemm.csv is missing or empty
+function M.read(dir)
+  local rows = csv.read(dir .. "/gemm.csv")
+  if not rows or #rows == 0 then
+    error(format("calibrate: %s/gemm.csv: %s (scripts/probe writes it)", dir, rows and "no rows" or "cannot read it"), 0)
+  end
+  local info = { dir = dir, gemm = rows, device = rows[1].gpu or "unknown device" }
+  local f = io.open(dir .. "/device.txt", "r")
+  if f then
+    local text = f:read("a")
+    f:close()
+    info.device = text:match("name ([^\n]-) sms ") or info.device
+    info.date = text:match("Timestamp%s*:%s*([^\n]+)")
+  end
+  for _, r in ipairs(csv.read(dir .. "/bw.csv") or {}) do
+    if r.kind and r.kind:match("^copy") then info.copy_bps = tonumber(r.gbps) * 1e9 end
+  end
+  return info
+end
+
+--- Fit the base device `base` (id, path or spec) to folder `dir`.
+-- `opts`: `rounds` (coordinate-descent rounds, default 6), `progress`
+-- (function(stage, i, n, loss)), `date` (overrides device.txt's).
+-- @return `{ spec (the fitted spec data, loadable), params = { {name, value} },
+--   gemm_before, gemm_after (mean group MAPE), attention = { {set, frac fields,
+--   before, after, n} }, info }`
+-- @raise `calibrate: ...` for a missing gemm.csv or a base that is not a device
+function M.run(dir, base, opts)
+  opts = opts or {}
+  base = hw.resolve(base, "calibrate.base")
+  dir = dir:gsub("/+$", "")
+  local info = M.read(dir)
+  info.date = opts.date or info.date or "date not recorded"
+  local groups = gemm_groups(info.gemm, base)
+  if #groups == 0 then error(format("calibrate: %s/gemm.csv: no row of a dtype %s has a peak for", dir, base.id), 0) end
+  local g = copy(hw.gemm_params(base)) -- deep: the architecture's tables are shared and cached
+  g.sources = nil
+  local before = gemm_loss(base, g, groups)
+  local ps = gemm_params(g, groups)
+  local progress = opts.progress
+  descend(ps, function() return gemm_loss(base, g, groups) end, opts.rounds or 6,
+          progress and function(i, n, l) progress("gemm", i, n, l) end)
+  local params = {}
+  for _, p in ipairs(ps) do
+    local v = p.get()
+    p.set(p.tiny and round_to(v, 1e-9) or round_to(v, 0.001))
+    params[#params + 1] = { name = p.name, value = p.get() }
+  end
+  local ratios = {}
+  local after = gemm_loss(base, g, groups, ratios)
+  local n_gemm = #ratios
+  g.intervals = copy(g.intervals) or {}
+  g.intervals.gemm = { round_to(math.min(1, quantile(ratios, 0.05)) - 0.005, 0.01),
+                       round_to(math.max(1, quantile(ratios, 0.95)) + 0.005, 0.01) }
+  local src = format("fitted by tilewave calibrate to %s (%s, measured %s)", dir, info.device, info.date)
+  local sources = {
+    dtype_compute_frac = format("%s: gemm.csv, %d rows in %d (set, dtype) groups; mean group MAPE %.1f%% -> %.1f%%",
+                                src, n_gemm, #groups, 100 * before, 100 * after),
+    intervals = format("%s: gemm = 5th/95th percentiles of measured/predicted over the %d GEMMs after the fit "
+      .. "(attention likewise over attention.csv's cuDNN rows, when there); forward, decode and training as the "
+      .. "base architecture (%s)", src, n_gemm, base.arch),
+  }
+  for _, k in ipairs { "mem_frac", "kstep_latency_s", "tile_latency_s", "align_eff" } do
+    sources[k] = format("%s: same GEMM fit as dtype_compute_frac", src)
+  end
+  if info.copy_bps then
+    local old = g.kernel_bw_frac or {}
+    local vector = round_to(math.min(1, info.copy_bps / base.mem_bw), 0.001)
+    local scale = old.vector and vector / old.vector or 1
+    local kb = {}
+    for k, v in pairs(old) do kb[k] = round_to(math.min(1, v * scale), 0.001) end
+    kb.vector = vector
+    g.kernel_bw_frac = kb
+    params[#params + 1] = { name = "kernel_bw_frac.vector", value = vector }
+    sources.kernel_bw_frac = format("%s: bw.csv copy %.0f GB/s of the datasheet's %.0f; strided, transpose and "
+      .. "softmax keep their ratio to vector in hw/arch/%s.lua", src, info.copy_bps / 1e9, base.mem_bw / 1e9, base.arch)
+  end
+  local att = {}
+  for _, a in ipairs { { "attention cudnn fwd", "attention_frac" }, { "attention cudnn fwd+bwd", "attention_bwd_frac" },
+                       { "attention fa2 fwd", "attention_frac_fa2" },
+                       { "attention fa2 fwd+bwd", "attention_bwd_frac_fa2" } } do
+    local set, field = a[1], a[2]
+    local e0, n = attention_mape(base, g, dir, set)
+    if e0 then
+      local best, best_f = math.huge, nil
+      for i = 10, 99 do
+        g[field] = i / 100
+        local e = attention_mape(base, g, dir, set)
+        if e < best then best, best_f = e, i / 100 end
+      end
+      g[field] = best_f
+      att[#att + 1] = { set = set, field = field, value = best_f, before = e0, after = best, n = n }
+      params[#params + 1] = { name = field, value = best_f }
+      sources[field] = format("%s: attention.csv '%s', %d rows, grid search: MAPE %.1f%% -> %.1f%%",
+                              src, set, n, 100 * e0, 100 * best)
+    end
+  end
+  local _, _, aratios = attention_mape(base, g, dir, "attention cudnn fwd")
+  if #aratios > 0 then
+    local _, _, more = attention_mape(base, g, dir, "attention cudnn fwd+bwd")
+    for _, r in ipairs(more) do aratios[#aratios + 1] = r end
+    g.intervals.attention = { round_to(math.min(1, quantile(aratios, 0.05)) - 0.005, 0.01),
+                              round_to(math.max(1, quantile(aratios, 0.95)) + 0.005, 0.01) }
+  end
+  g.sources = sources
+  local spec = {}
+  for k, v in pairs(base) do
+    if k ~= "id" then spec[k] = copy(v) end
+  end
+  spec.name = format("%s, fitted to %s", base.name, dir:match("([^/]+)/*$") or dir)
+  spec.gemm = g
+  spec.notes = format("Generated by `tilewave calibrate %s --base %s` from %s measured %s; the device figures "
+    .. "(peaks, bandwidth, SMs) are the base's. Regenerate rather than edit.", dir, base.id, info.device, info.date)
+  return { spec = spec, params = params, gemm_before = before, gemm_after = after, attention = att, info = info,
+           groups = #groups, rows = n_gemm }
+end
+
+return M
