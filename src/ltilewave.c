@@ -101,6 +101,7 @@ static int core_error(lua_State *L, int t, const char *prefix, const char *field
     const char *dot = strchr(field, '.');
     const char *key = dot != NULL ? dot + 1 : field;
     const char *expect = tw_field_expectation(field);
+    if (strcmp(field, "device.figures") == 0) return raise(L, "%s: %s", prefix, expect);
     if (status == TW_ERANGE && strcmp(field, "m*n*batch") != 0)
         expect = strcmp(prefix, "gemm") == 0 ? "out of range (max 2147483647)"
                                               : "out of range (element counts must stay below 2^53)";
@@ -289,6 +290,8 @@ static int l_gemm_many(lua_State *L)
         shapes[i].k = v[2];
     }
     status = tw_gemm_estimate_many(dev, shapes, (size_t)count, times, rates, &bad_index, &bad);
+    if (status != TW_OK && strcmp(bad, "device.figures") == 0)
+        return raise(L, "gemm_many: %s", tw_field_expectation(bad));
     if (status != TW_OK)
         return raise(L, "gemm_many.shapes[%I].%s: %s", (lua_Integer)bad_index + 1, bad,
                           status == TW_ERANGE ? "out of range" : tw_field_expectation(bad));

@@ -156,6 +156,15 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     c->split_k = split;
 }
 
+/* A usable estimate: positive, finite time and rate (absurd device figures, e.g. a bandwidth of
+ * 1e-300 byte/s or a latency near DBL_MAX, give infinite or zero times). */
+static int finite_time(const candidate *c, const tw_gemm_shape *s)
+{
+    double rate = 2.0 * (double)s->m * (double)s->n * (double)s->k * (double)s->batch / c->time_s;
+    return isfinite(c->time_s) && c->time_s > 0.0 && isfinite(rate) && rate > 0.0 &&
+           isfinite(c->compute_s) && isfinite(c->memory_s);
+}
+
 /* Fastest candidate over all tiles and, where one wave is not filled, split-K. */
 static void choose(const tw_device *d, const tw_gemm_shape *s, double align, candidate *best)
 {
@@ -167,7 +176,9 @@ static void choose(const tw_device *d, const tw_gemm_shape *s, double align, can
         const tw_tile *t = &d->tiles[ti];
         int64_t slots = (int64_t)d->sm_count * t->ctas_per_sm;
         evaluate(d, s, ti, 1, align, &c);
-        if (c.time_s < best->time_s) *best = c;
+        /* the first candidate is always kept, so best->tile is valid even when every time is
+         * infinite (absurd device figures); the caller rejects a non-finite best */
+        if (ti == 0 || c.time_s < best->time_s) *best = c;
         /* split-K only fills an unfilled wave; keep >= 64 of K per split */
         for (split = 2; split <= d->max_split_k && c.tiles * split <= slots && s->k / split >= 64;
              split *= 2) {
@@ -193,6 +204,10 @@ int tw_gemm_estimate(const tw_device *d, const tw_gemm_shape *s, tw_gemm_result 
 
     cls = align_class(s);
     choose(d, s, d->align_eff[cls], &best);
+    if (!finite_time(&best, s)) {
+        if (bad_field != NULL) *bad_field = "device.figures";
+        return TW_ERANGE;
+    }
     t = &d->tiles[best.tile];
 
     out->time_s = best.time_s;
@@ -241,6 +256,11 @@ int tw_gemm_estimate_many(const tw_device *d, const tw_gemm_shape *shapes, size_
             return status;
         }
         choose(d, s, d->align_eff[align_class(s)], &best);
+        if (!finite_time(&best, s)) {
+            if (bad_index != NULL) *bad_index = i;
+            if (bad_field != NULL) *bad_field = "device.figures";
+            return TW_ERANGE;
+        }
         time_s[i] = best.time_s;
         if (flop_rate != NULL)
             flop_rate[i] =

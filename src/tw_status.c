@@ -81,6 +81,8 @@ static const struct {
     {"group", "expected integer in [1, 1000000]"},
     {"link_bw", "expected positive number"},
     {"latency_s", "expected non-negative number"},
+    {"device.figures", "the device's figures give a non-finite or zero time (expected peak_flops, mem_bw, "
+                       "fractions and latencies in a physical range)"},
 };
 
 const char *tw_field_expectation(const char *field)

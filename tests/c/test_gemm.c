@@ -275,6 +275,26 @@ static void test_gemm_largest_accepted_shape_is_finite(void **state)
     assert_true(r.tiles > 0 && r.waves > 0);
 }
 
+static void test_gemm_absurd_device_gives_error_not_crash(void **state)
+{
+    /* A valid but absurd device (bandwidth 1e-320 byte/s): every candidate's time is infinite.
+     * The estimate must refuse it (TW_ERANGE, "device.figures"), never read an unset tile. */
+    tw_device d = bare();
+    const char *bad = NULL;
+    tw_gemm_shape s = fp16(4096, 4096, 4096);
+    tw_gemm_result r;
+    double t;
+    size_t idx = 99;
+    d.mem_bw = 1e-320;
+    assert_int_equal(tw_gemm_estimate(&d, &s, &r, &bad), TW_ERANGE);
+    assert_string_equal(bad, "device.figures");
+    bad = NULL;
+    assert_int_equal(tw_gemm_estimate_many(&d, &s, 1, &t, NULL, &idx, &bad), TW_ERANGE);
+    assert_string_equal(bad, "device.figures");
+    assert_int_equal(idx, 0);
+    (void)state;
+}
+
 static void expect_device_error(tw_device d, const char *field)
 {
     const char *bad = NULL;
@@ -345,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_gemm_rejects_bad_shapes),
         cmocka_unit_test(test_gemm_largest_accepted_shape_is_finite),
         cmocka_unit_test(test_device_validation),
+        cmocka_unit_test(test_gemm_absurd_device_gives_error_not_crash),
         cmocka_unit_test(test_gemm_many_matches_single),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,7 +102,15 @@ describe("tilewave.cost.gemm", function()
       for k, v in pairs(tw.hw.load(A100)) do bad[k] = v end
       bad.mem_bw = -1
       assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = bad } end,
-        "gemm.hw: hw.mem_bw: expected positive number, got -1")
+        "gemm.hw: hw.mem_bw: expected byte/s from 1e+09 to 1e+15, got -1")
+      -- finite but absurd figures are refused by name, not priced into 1e+282 s
+      bad.mem_bw = 1e-300
+      assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = bad } end,
+        "gemm.hw: hw.mem_bw: expected byte/s from 1e+09 to 1e+15, got 1e-300")
+      bad.mem_bw = 2.039e12
+      bad.gemm = { compute_frac = 1e-300 }
+      assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = bad } end,
+        "gemm.hw: hw.gemm.compute_frac: expected fraction from 0.01 to 1, got 1e-300")
     end)
   end)
 

@@ -90,7 +90,7 @@ describe("tilewave.data.hw", function()
 
     it("rejects a bandwidth given as a string", function()
       local _, err = tw.hw.load(FIX .. "string_bw.lua")
-      assert.equal(FIX .. "string_bw.lua: hw.mem_bw: expected positive number, got string '3.35TB/s'", err)
+      assert.equal(FIX .. "string_bw.lua: hw.mem_bw: expected byte/s from 1e+09 to 1e+15, got string '3.35TB/s'", err)
     end)
 
     it("rejects a negative SM count", function()

@@ -60,12 +60,17 @@ local function validate_tiles(tiles, path)
   end
 end
 
+-- Physical ranges of the figures (generous: every real device sits well inside them).
+local function frac(v, p) return check.within(v, 0.01, 1, "fraction", p) end
+local function latency(v, p) return check.within(v, 0, 1e-3, "s", p) end
+
 local GEMM_FIELDS = {
-  compute_frac = check.fraction, mem_frac = check.fraction,
-  call_overhead_s = check.nonneg, tile_latency_s = check.nonneg, kstep_latency_s = check.nonneg,
-  max_split_k = check.positive_int, tiles = validate_tiles,
-  attention_frac = check.fraction, attention_bwd_frac = check.fraction,
-  attention_frac_fa2 = check.fraction, attention_bwd_frac_fa2 = check.fraction,
+  compute_frac = frac, mem_frac = frac,
+  call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
+  tile_latency_s = latency, kstep_latency_s = latency,
+  max_split_k = function(v, p) check.positive_int(v, p); return check.within(v, 1, 64, "integer", p) end,
+  tiles = validate_tiles,
+  attention_frac = frac, attention_bwd_frac = frac, attention_frac_fa2 = frac, attention_bwd_frac_fa2 = frac,
   intervals = function(v, p)
     check.table(v, p)
     fields(v, { gemm = true, attention = true, forward = true, decode = true, training = true }, p)
@@ -79,17 +84,17 @@ local GEMM_FIELDS = {
   kernel_bw_frac = function(v, p)
     check.table(v, p)
     fields(v, { vector = true, strided = true, transpose = true, softmax = true }, p)
-    for k, x in pairs(v) do check.fraction(x, p .. "." .. k) end
+    for k, x in pairs(v) do frac(x, p .. "." .. k) end
   end,
   dtype_compute_frac = function(v, p)
     check.table(v, p)
     fields(v, dtype.sizes, p)
-    for k, x in pairs(v) do check.fraction(x, p .. "." .. k) end
+    for k, x in pairs(v) do frac(x, p .. "." .. k) end
   end,
   align_eff = function(v, p)
     check.table(v, p)
     if #v ~= 8 then check.fail(p, "expected 8 numbers (1, 2, 4 ... 128 bytes)", #v) end
-    for i = 1, 8 do check.fraction(v[i], format("%s[%d]", p, i)) end
+    for i = 1, 8 do frac(v[i], format("%s[%d]", p, i)) end
   end,
   sources = check.table,
 }
@@ -111,14 +116,18 @@ end
 
 local SPEC_FIELDS = {
   name = check.string, vendor = check.string, arch = check.string, form_factor = check.string,
-  compute_capability = check.positive, sm_count = check.positive_int,
-  boost_clock_hz = check.positive, memory_bytes = check.positive, mem_bw = check.positive,
-  l2_bytes = check.positive, smem_per_sm_bytes = check.positive, tdp_w = check.positive,
+  compute_capability = check.positive,
+  sm_count = function(v, p) check.positive_int(v, p); return check.within(v, 1, 100000, "integer", p) end,
+  boost_clock_hz = function(v, p) return check.within(v, 1e7, 1e10, "Hz", p) end,
+  memory_bytes = function(v, p) return check.within(v, 1e6, 1e14, "byte", p) end,
+  mem_bw = function(v, p) return check.within(v, 1e9, 1e15, "byte/s", p) end,
+  l2_bytes = function(v, p) return check.within(v, 1e3, 1e11, "byte", p) end,
+  smem_per_sm_bytes = check.positive, tdp_w = check.positive,
   peak_flops = function(v, p)
     check.table(v, p)
     fields(v, dtype.sizes, p)
     if next(v) == nil then check.fail(p, "expected at least one dtype", v) end
-    for k, x in pairs(v) do check.positive(x, p .. "." .. k) end
+    for k, x in pairs(v) do check.within(x, 1e9, 1e18, "FLOP/s", p .. "." .. k) end
   end,
   interconnect = function(v, p)
     check.table(v, p)

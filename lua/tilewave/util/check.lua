@@ -59,6 +59,16 @@ function M.fraction(v, path)
   return v
 end
 
+--- A number in [lo, hi] (a physical range: absurd figures such as a bandwidth
+-- of 1e-300 byte/s would give finite but meaningless times); returns it.
+-- `unit` names what is expected, e.g. "byte/s".
+function M.within(v, lo, hi, unit, path)
+  if type(v) ~= "number" or not finite(v) or v < lo or v > hi then
+    M.fail(path, string.format("expected %s from %g to %g", unit, lo, hi), v)
+  end
+  return v
+end
+
 --- A string; returns it.
 function M.string(v, path)
   if type(v) ~= "string" then M.fail(path, "expected string", v) end
