@@ -181,8 +181,17 @@ function M.ratio_quantile(rows, class, q, engine)
     if r.class == class and (engine == nil or r.engine == engine) then xs[#xs + 1] = r.measured / r.predicted end
   end
   if #xs == 0 then return nil end
-  table.sort(xs)
-  return xs[math.max(1, math.min(#xs, math.floor(q * (#xs - 1) + 1.5)))], #xs
+  return M.quantile(xs, q), #xs
+end
+
+--- The q-quantile (0 <= q <= 1) of the numbers `xs` (not modified), nearest
+-- rank; nil when empty. The method of every prediction interval (hw/arch).
+function M.quantile(xs, q)
+  if #xs == 0 then return nil end
+  local s = {}
+  for i, x in ipairs(xs) do s[i] = x end
+  table.sort(s)
+  return s[math.max(1, math.min(#s, math.floor(q * (#s - 1) + 1.5)))]
 end
 
 --- Check summaries against `bounds` (`{ ["<set>|<engine>"] = max MAPE }`):

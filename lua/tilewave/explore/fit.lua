@@ -168,13 +168,11 @@ end
 -- x rounded to a multiple of q, as the nearest double to its 10-digit decimal (what tilewave.util.literal writes)
 local function round_to(x, q) return tonumber(format("%.10g", floor(x / q + 0.5) * q)) end
 
-local function quantile(xs, q)
-  local s = copy(xs)
-  sort(s)
-  local pos = 1 + (#s - 1) * q
-  local i = floor(pos)
-  local f = pos - i
-  return s[i] + ((s[i + 1] or s[i]) - s[i]) * f
+-- { low, high } of measured/predicted ratios: 5th and 95th percentiles (accuracy.quantile, the method of
+-- hw/arch's intervals), rounded outward to 0.01 and bracketing 1
+local function interval_of(ratios)
+  return { round_to(math.min(1, accuracy.quantile(ratios, 0.05)) - 0.005, 0.01),
+           round_to(math.max(1, accuracy.quantile(ratios, 0.95)) + 0.005, 0.01) }
 end
 
 local function attention_mape(base, g, dir, set)
@@ -243,8 +241,7 @@ function M.run(dir, base, opts)
   local after = gemm_loss(base, g, groups, ratios)
   local n_gemm = #ratios
   g.intervals = copy(g.intervals) or {}
-  g.intervals.gemm = { round_to(math.min(1, quantile(ratios, 0.05)) - 0.005, 0.01),
-                       round_to(math.max(1, quantile(ratios, 0.95)) + 0.005, 0.01) }
+  g.intervals.gemm = interval_of(ratios)
   local src = format("fitted by tilewave calibrate to %s (%s, measured %s)", dir, info.device, info.date)
   local sources = {
     dtype_compute_frac = format("%s: gemm.csv, %d rows in %d (set, dtype) groups; mean group MAPE %.1f%% -> %.1f%%",
@@ -292,8 +289,7 @@ function M.run(dir, base, opts)
   if #aratios > 0 then
     local _, _, more = attention_mape(base, g, dir, "attention cudnn fwd+bwd")
     for _, r in ipairs(more) do aratios[#aratios + 1] = r end
-    g.intervals.attention = { round_to(math.min(1, quantile(aratios, 0.05)) - 0.005, 0.01),
-                              round_to(math.max(1, quantile(aratios, 0.95)) + 0.005, 0.01) }
+    g.intervals.attention = interval_of(aratios)
   end
   g.sources = sources
   local spec = {}
