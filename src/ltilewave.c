@@ -134,8 +134,10 @@ static int l_device(lua_State *L)
     dev.compute_frac = get_num(L, 1, "compute_frac", "device", NAN);
     dev.mem_bw = get_num(L, 1, "mem_bw", "device", NAN);
     dev.mem_frac = get_num(L, 1, "mem_frac", "device", NAN);
+    dev.write_frac = get_num(L, 1, "write_frac", "device", dev.mem_frac);
     dev.l2_bytes = get_num(L, 1, "l2_bytes", "device", 0.0);
     dev.call_overhead_s = get_num(L, 1, "call_overhead_s", "device", 0.0);
+    dev.reduce_overhead_s = get_num(L, 1, "reduce_overhead_s", "device", 0.0);
     dev.tile_latency_s = get_num(L, 1, "tile_latency_s", "device", 0.0);
     dev.kstep_latency_s = get_num(L, 1, "kstep_latency_s", "device", 0.0);
     dev.max_split_k = (int)get_int(L, 1, "max_split_k", "device", 1);
@@ -166,6 +168,22 @@ static int l_device(lua_State *L)
             return field_error(L, "device", "align_eff", "expected number in (0, 1]", -1);
         dev.align_eff[i] = lua_tonumber(L, -1);
         lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+
+    /* optional: 1 for every class when absent */
+    for (i = 0; i < TW_ALIGN_CLASSES; i++) dev.align_mem_eff[i] = 1.0;
+    if (lua_getfield(L, 1, "align_mem_eff") == LUA_TTABLE) {
+        if (luaL_len(L, -1) != TW_ALIGN_CLASSES)
+            return raise(L, "device.align_mem_eff: expected 8 numbers (1, 2, 4 ... 128 bytes)");
+        for (i = 0; i < TW_ALIGN_CLASSES; i++) {
+            if (lua_rawgeti(L, -1, i + 1) != LUA_TNUMBER)
+                return field_error(L, "device", "align_mem_eff", "expected number in (0, 1]", -1);
+            dev.align_mem_eff[i] = lua_tonumber(L, -1);
+            lua_pop(L, 1);
+        }
+    } else if (!lua_isnil(L, -1)) {
+        return field_error(L, "device", "align_mem_eff", "expected array of 8 numbers", -1);
     }
     lua_pop(L, 1);
 

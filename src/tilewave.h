@@ -118,9 +118,14 @@ typedef struct {
     double compute_frac;    /* achievable fraction of peak_flops by the best
                                tile in steady state; (0, 1] */
     double mem_bw;          /* DRAM bandwidth, byte/s; > 0 */
-    double mem_frac;        /* achievable fraction of mem_bw by a GEMM kernel; (0, 1] */
+    double mem_frac;        /* achievable fraction of mem_bw reading a GEMM's operands; (0, 1] */
+    double write_frac;      /* achievable fraction of mem_bw writing C (and split-K partials);
+                               (0, 1]. HBM writes are slower than reads (bus turnaround):
+                               reads and writes share the bus, so their times add */
     double l2_bytes;        /* L2 (last-level) cache size, byte; >= 0 */
     double call_overhead_s; /* fixed cost per call (launch + host sync), s; >= 0 */
+    double reduce_overhead_s; /* fixed cost of the split-K reduction, a second kernel
+                                 (its gap and fill in the stream), s; >= 0 */
     double tile_latency_s;  /* fixed cost per tile (pipeline fill, epilogue), s; >= 0 */
     double kstep_latency_s; /* least time a CTA spends per 64 bytes of K (one main-loop
                                stage: load latency not hidden by math), s; >= 0 */
@@ -134,6 +139,11 @@ typedef struct {
        Each in (0, 1]. Source: NVIDIA matmul guide, "Tensor Core Requirements"
        (16 B, or 128 B on A100, for full efficiency). */
     double align_eff[TW_ALIGN_CLASSES];
+    /* Bandwidth factor by the same classes: the kernel a misaligned GEMM gets
+       cannot use 16-byte vector (or TMA) loads and stores, so its DRAM traffic
+       also runs slower. Multiplies mem_frac and write_frac; each in (0, 1]
+       (1 where the library's fast kernels apply). */
+    double align_mem_eff[TW_ALIGN_CLASSES];
 } tw_device;
 
 /* A GEMM problem: batch independent products C[MxN] = A[MxK] . B[KxN]. */
@@ -183,9 +193,11 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *             * align_eff / ctas_per_sm),  ceil(ceil(K/s)*in_bytes/64) * kstep_latency_s)
  *             + tile_latency_s      (math-bound or latency-bound main loop)
  *   compute = waves * t_tile
- *   memory  = DRAM bytes of the tiled kernel / (mem_bw * mem_frac): operands
- *             once if A+B fit in L2, else each wave's A and B panels, plus C
- *   time    = call_overhead_s + max(compute, memory) + split-K reduction
+ *   memory  = (operand bytes / (mem_bw * mem_frac) + C bytes / (mem_bw * write_frac))
+ *             / align_mem_eff:
+ *             operands once if A+B fit in L2, else each wave's A and B panels
+ *   time    = call_overhead_s + max(compute, memory)
+ *             + (s > 1: reduce_overhead_s + the reduction's reads and writes at the same rates)
  * and the fastest candidate is kept (first in list order on ties).
  * Sources: NVIDIA Matrix Multiplication Background guide ("Dimension
  * Quantization Effects", "Tensor Core Requirements"); GPU Performance

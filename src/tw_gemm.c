@@ -21,8 +21,10 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     else if (!fraction(d->compute_frac)) bad = "device.compute_frac";
     else if (!positive(d->mem_bw)) bad = "device.mem_bw";
     else if (!fraction(d->mem_frac)) bad = "device.mem_frac";
+    else if (!fraction(d->write_frac)) bad = "device.write_frac";
     else if (!nonneg(d->l2_bytes)) bad = "device.l2_bytes";
     else if (!nonneg(d->call_overhead_s)) bad = "device.call_overhead_s";
+    else if (!nonneg(d->reduce_overhead_s)) bad = "device.reduce_overhead_s";
     else if (!nonneg(d->tile_latency_s)) bad = "device.tile_latency_s";
     else if (!nonneg(d->kstep_latency_s)) bad = "device.kstep_latency_s";
     else if (d->max_split_k < 1 || d->max_split_k > 64) bad = "device.max_split_k";
@@ -36,6 +38,7 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     }
     for (i = 0; bad == NULL && i < TW_ALIGN_CLASSES; i++)
         if (!fraction(d->align_eff[i])) bad = "device.align_eff";
+        else if (!fraction(d->align_mem_eff[i])) bad = "device.align_mem_eff";
     if (bad != NULL) {
         if (bad_field != NULL) *bad_field = bad;
         return TW_EINVAL;
@@ -120,7 +123,7 @@ static double operand_traffic(const tw_device *d, const tw_gemm_shape *s, int64_
 }
 
 static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int split, double align,
-                     candidate *c)
+                     double align_mem, candidate *c)
 {
     const tw_tile *t = &d->tiles[ti];
     int64_t grid_m = (s->m + t->m - 1) / t->m;
@@ -133,25 +136,30 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     double t_math = 2.0 * (double)t->m * (double)t->n * (double)k_split / cta_rate;
     double t_loop = ceil((double)k_split * (double)s->in_bytes / 64.0) * d->kstep_latency_s;
     double t_tile = (t_math > t_loop ? t_math : t_loop) + d->tile_latency_s;
-    double bw = d->mem_bw * d->mem_frac;
-    double kernel_bytes, reduce_bytes = 0.0;
+    double bw = d->mem_bw * d->mem_frac * align_mem, bw_w = d->mem_bw * d->write_frac * align_mem;
+    double kernel_bytes, reduce_bytes = 0.0, kernel_s, reduce_s = 0.0;
 
     c->tiles = grid_m * grid_n * s->batch * split;
     c->waves = (c->tiles + slots - 1) / slots;
     c->compute_s = (double)c->waves * t_tile;
     kernel_bytes = batch * operand_traffic(d, s, t->m, t->n, grid_m, grid_n, slots);
+    kernel_s = kernel_bytes / bw;
     if (split > 1) {
-        /* fp32 partial sums written by the GEMM, read back by the reduction */
-        kernel_bytes += batch * (double)split * mn * 4.0;
-        reduce_bytes = batch * ((double)split * mn * 4.0 + mn * (double)s->out_bytes);
+        /* fp32 partial sums written by the GEMM, read back by the reduction, which writes C */
+        double partials = batch * (double)split * mn * 4.0, out = batch * mn * (double)s->out_bytes;
+        kernel_bytes += partials;
+        kernel_s += partials / bw_w;
+        reduce_bytes = partials + out;
+        reduce_s = partials / bw + out / bw_w + d->reduce_overhead_s;
     } else {
-        kernel_bytes += batch * mn * (double)s->out_bytes;
+        double out = batch * mn * (double)s->out_bytes;
+        kernel_bytes += out;
+        kernel_s += out / bw_w;
     }
     c->dram_bytes = kernel_bytes + reduce_bytes;
-    c->memory_s = kernel_bytes / bw;
-    c->time_s = d->call_overhead_s + (c->compute_s > c->memory_s ? c->compute_s : c->memory_s) +
-                reduce_bytes / bw;
-    c->memory_s += reduce_bytes / bw;
+    c->memory_s = kernel_s;
+    c->time_s = d->call_overhead_s + (c->compute_s > c->memory_s ? c->compute_s : c->memory_s) + reduce_s;
+    c->memory_s += reduce_s;
     c->tile = ti;
     c->split_k = split;
 }
@@ -166,16 +174,17 @@ static int finite_time(const candidate *c, const tw_gemm_shape *s)
 }
 
 /* Fastest candidate over all tiles and, where one wave is not filled, split-K. */
-static void choose(const tw_device *d, const tw_gemm_shape *s, double align, candidate *best)
+static void choose(const tw_device *d, const tw_gemm_shape *s, int cls, candidate *best)
 {
     candidate c;
     int ti, split;
+    double align = d->align_eff[cls], align_mem = d->align_mem_eff[cls];
 
     best->time_s = INFINITY;
     for (ti = 0; ti < d->n_tiles; ti++) {
         const tw_tile *t = &d->tiles[ti];
         int64_t slots = (int64_t)d->sm_count * t->ctas_per_sm;
-        evaluate(d, s, ti, 1, align, &c);
+        evaluate(d, s, ti, 1, align, align_mem, &c);
         /* the first candidate is always kept, so best->tile is valid even when every time is
          * infinite (absurd device figures); the caller rejects a non-finite best */
         if (ti == 0 || c.time_s < best->time_s) *best = c;
@@ -183,7 +192,7 @@ static void choose(const tw_device *d, const tw_gemm_shape *s, double align, can
         for (split = 2; split <= d->max_split_k && c.tiles * split <= slots && s->k / split >= 64;
              split *= 2) {
             candidate cs;
-            evaluate(d, s, ti, split, align, &cs);
+            evaluate(d, s, ti, split, align, align_mem, &cs);
             if (cs.time_s < best->time_s) *best = cs;
         }
     }
@@ -203,7 +212,7 @@ int tw_gemm_estimate(const tw_device *d, const tw_gemm_shape *s, tw_gemm_result 
     if (status != TW_OK) return status;
 
     cls = align_class(s);
-    choose(d, s, d->align_eff[cls], &best);
+    choose(d, s, cls, &best);
     if (!finite_time(&best, s)) {
         if (bad_field != NULL) *bad_field = "device.figures";
         return TW_ERANGE;
@@ -255,7 +264,7 @@ int tw_gemm_estimate_many(const tw_device *d, const tw_gemm_shape *shapes, size_
             if (bad_index != NULL) *bad_index = i;
             return status;
         }
-        choose(d, s, d->align_eff[align_class(s)], &best);
+        choose(d, s, align_class(s), &best);
         if (!finite_time(&best, s)) {
             if (bad_index != NULL) *bad_index = i;
             if (bad_field != NULL) *bad_field = "device.figures";

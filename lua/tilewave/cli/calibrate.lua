@@ -27,6 +27,8 @@ function M.define(p)
     .. "bandwidth and attention parameters are fitted to the one folder DIR. Needs --out.")
   c:option("--out", "Fit mode: the hardware spec file to write (loadable by tw.hw.load and --hw).")
   c:option("--date", "Fit mode: the measurement date for the sources (default: device.txt's Timestamp).")
+  c:option("--holdout", "Fit mode: comma-separated gemm.csv sets left out of the fit and reported as held out "
+    .. "(scripts/probe's 'random' shapes by default; '' fits every set)."):default("random")
   c:option("--rounds", "Fit mode: coordinate-descent rounds."):default("6"):convert(tonumber)
 end
 
@@ -41,7 +43,9 @@ local function fit_run(args, out)
     error(format("calibrate.rounds: expected an integer from 1 to 50, got %s", tostring(args.rounds)), 0)
   end
   local dir = args.dir[1]:gsub("/+$", "")
-  local r = fit.run(dir, args.base, { rounds = args.rounds, date = args.date, progress = function(stage, i, n, l)
+  local holdout = {}
+  for set in (args.holdout or ""):gmatch("[^,%s]+") do holdout[#holdout + 1] = set end
+  local r = fit.run(dir, args.base, { rounds = args.rounds, date = args.date, holdout = holdout, progress = function(stage, i, n, l)
     io.stderr:write(format("\rfit %s: round %d/%d, mean group MAPE %.2f%%", stage, i, n, 100 * l))
     if i == n then io.stderr:write("\n") end
   end })
@@ -66,13 +70,16 @@ local function fit_run(args, out)
   end
   local before = accuracy.summarize(accuracy.measured(dir, args.base, "base"))
   local after = accuracy.summarize(accuracy.measured(dir, spec, "fitted"))
-  local rows = {}
+  local rows, held = {}, {}
+  for _, set in ipairs(holdout) do held[set] = true end
   for i, s in ipairs(after) do
-    local b = before[i]
-    rows[#rows + 1] = { s.set:gsub("^fitted: ", ""), s.engine, tostring(s.n), b and pct(b.mape) or "",
-                        pct(s.mape), pct(s.coverage) }
+    local b, name = before[i], s.set:gsub("^fitted: ", "")
+    local gset = name:match("^gemm (%S+) ")
+    rows[#rows + 1] = { name, s.engine, tostring(s.n), b and pct(b.mape) or "", pct(s.mape), pct(s.coverage),
+                        gset and held[gset] and "held out" or "" }
   end
-  out:write("\n", table_text({ "set", "engine", "rows", "MAPE base", "MAPE fitted", "in interval" }, rows), "\n")
+  out:write("\n", table_text({ "set", "engine", "rows", "MAPE base", "MAPE fitted", "in interval", "" }, rows),
+            "\n")
   out:write(format("\nwrote %s\n", args.out))
   return 0
 end

@@ -55,7 +55,8 @@ function M.context(spec, dt, eng, path, timing)
   local ks = engines.kernel_s(e, spec.vendor)
   local isolated = timing == "isolated"
   local overhead = isolated and g.call_overhead_s or ks
-  local dev, sizes = hw.gemm_device(spec, dt, path .. ".dtype", overhead)
+  -- a split-K GEMM is two kernels: the reduction costs one more kernel's gap and fill
+  local dev, sizes = hw.gemm_device(spec, dt, path .. ".dtype", overhead, ks)
   local ctx = {
     spec = spec, dtype = dt, e = sizes, engine = e, dev = dev, gemm = g, timing = timing,
     bw = spec.mem_bw * g.mem_frac, kbw = kernel_bw(spec, g), kernel_s = ks,

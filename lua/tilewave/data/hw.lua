@@ -65,7 +65,7 @@ local function frac(v, p) return check.within(v, 0.01, 1, "fraction", p) end
 local function latency(v, p) return check.within(v, 0, 1e-3, "s", p) end
 
 local GEMM_FIELDS = {
-  compute_frac = frac, mem_frac = frac,
+  compute_frac = frac, mem_frac = frac, write_frac = frac,
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
   tile_latency_s = latency, kstep_latency_s = latency,
   max_split_k = function(v, p) check.positive_int(v, p); return check.within(v, 1, 64, "integer", p) end,
@@ -96,12 +96,17 @@ local GEMM_FIELDS = {
     if #v ~= 8 then check.fail(p, "expected 8 numbers (1, 2, 4 ... 128 bytes)", #v) end
     for i = 1, 8 do frac(v[i], format("%s[%d]", p, i)) end
   end,
+  align_mem_eff = function(v, p)
+    check.table(v, p)
+    if #v ~= 8 then check.fail(p, "expected 8 numbers (1, 2, 4 ... 128 bytes)", #v) end
+    for i = 1, 8 do frac(v[i], format("%s[%d]", p, i)) end
+  end,
   sources = check.table,
 }
 
 -- Architecture fields that may be left out (the fallbacks: compute_frac for every
 -- dtype, mem_frac for every kernel class and the attention MMA, borrowed intervals).
-local OPTIONAL = { sources = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
+local OPTIONAL = { sources = true, write_frac = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
                    intervals = true }
 
@@ -290,10 +295,11 @@ local device_cache = setmetatable({}, { __mode = "k" })
 -- element sizes. `call_overhead_s` (optional, s >= 0) replaces the
 -- architecture's per-call overhead (which is the isolated torch.mm wall-clock
 -- overhead the calibration data carries), e.g. with a back-to-back kernel gap
--- for kernels queued in one stream. Raises `<path>: ...` if the spec has no
--- peak for the dtype.
-function M.gemm_device(spec, dt, path, call_overhead_s)
-  local key = call_overhead_s and format("%s@%.17g", dt, call_overhead_s) or dt
+-- for kernels queued in one stream. `reduce_overhead_s` (optional, s >= 0,
+-- default 0) is the fixed cost of a split-K reduction kernel (the engine's
+-- per-kernel cost). Raises `<path>: ...` if the spec has no peak for the dtype.
+function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)
+  local key = format("%s@%.17g@%.17g", dt, call_overhead_s or -1, reduce_overhead_s or 0)
   local by_dtype = device_cache[spec]
   if by_dtype and by_dtype[key] then return by_dtype[key], dtype.get(dt) end
   local sizes = dtype.get(dt)
@@ -306,10 +312,12 @@ function M.gemm_device(spec, dt, path, call_overhead_s)
   local g = M.gemm_params(spec)
   local dev = core.device {
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
-    mem_bw = spec.mem_bw, mem_frac = g.mem_frac, l2_bytes = spec.l2_bytes or 0,
-    call_overhead_s = call_overhead_s or g.call_overhead_s, tile_latency_s = g.tile_latency_s,
+    mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
+    call_overhead_s = call_overhead_s or g.call_overhead_s, reduce_overhead_s = reduce_overhead_s or 0,
+    tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
     max_split_k = g.max_split_k, tiles = g.tiles, align_eff = g.align_eff,
+    align_mem_eff = g.align_mem_eff,
   }
   by_dtype = by_dtype or {}
   by_dtype[key] = dev
