@@ -37,13 +37,13 @@ int main(int argc, char **argv)
     /* an A100-like device with the full 8-tile list and split-K up to 16 */
     memset(&d, 0, sizeof d);
     d.sm_count = 108; d.peak_flops = 312e12; d.compute_frac = 0.865; d.mem_bw = 1555e9;
-    d.mem_frac = 0.875; d.l2_bytes = 40e6; d.call_overhead_s = 39e-6; d.tile_latency_s = 0.9e-6;
+    d.mem_frac = 0.875; d.write_frac = 0.875; d.l2_bytes = 40e6; d.call_overhead_s = 39e-6; d.tile_latency_s = 0.9e-6;
     d.kstep_latency_s = 0.15e-6; d.max_split_k = 16; d.n_tiles = 8;
     for (i = 0; i < 8; i++) {
         d.tiles[i].m = tiles[i][0]; d.tiles[i].n = tiles[i][1];
         d.tiles[i].eff = i == 7 ? 0.75 : 1.0; d.tiles[i].ctas_per_sm = i == 7 ? 2 : 1;
     }
-    for (i = 0; i < TW_ALIGN_CLASSES; i++) d.align_eff[i] = 1.0;
+    for (i = 0; i < TW_ALIGN_CLASSES; i++) d.align_eff[i] = d.align_mem_eff[i] = 1.0;
 
     for (i = 0; i < n; i++) {
         shapes[i].m = (int64_t)1 << (lcg(&seed) % 15);

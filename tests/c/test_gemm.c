@@ -23,6 +23,7 @@ static tw_device bare(void)
     d.compute_frac = 1.0;
     d.mem_bw = 1555e9;
     d.mem_frac = 1.0;
+    d.write_frac = 1.0;
     d.l2_bytes = 40e6;
     d.max_split_k = 1;
     d.n_tiles = 1;
@@ -30,7 +31,7 @@ static tw_device bare(void)
     d.tiles[0].n = 128;
     d.tiles[0].eff = 1.0;
     d.tiles[0].ctas_per_sm = 1;
-    for (i = 0; i < TW_ALIGN_CLASSES; i++) d.align_eff[i] = 1.0;
+    for (i = 0; i < TW_ALIGN_CLASSES; i++) d.align_eff[i] = d.align_mem_eff[i] = 1.0;
     return d;
 }
 
@@ -116,6 +117,32 @@ static void test_gemm_memory_bound_skinny_27648x64(void **state)
     assert_int_equal(r.bound, TW_BOUND_MEMORY);
 }
 
+static void test_gemm_writes_and_misaligned_bandwidth(void **state)
+{
+    /* The same skinny GEMM with C written at write_frac = 0.5: operands
+       227,540,992 B at 1555e9 B/s (146.328 us) + C 3,538,944 B at 777.5e9 B/s
+       (4.5517 us) = 150.880 us; DRAM bytes unchanged. */
+    tw_device d = bare();
+    tw_gemm_result r;
+    d.write_frac = 0.5;
+    r = run(&d, fp16(27648, 64, 4096));
+    assert_close(r.dram_bytes, 231079936.0, 1e-12);
+    assert_close(r.memory_s, 227540992.0 / 1555e9 + 3538944.0 / 777.5e9, 1e-12);
+    assert_close(r.time_s, 150.880e-6, 1e-4);
+    /* N = 65 (130 B: class 2 B) with align_mem_eff[1] = 0.25: every byte at a
+       quarter of the rate. Two waves of 108 tile rows: panels 2*(113,246,208 +
+       B 4096*65*2 = 532,480) = 227,557,376 B, C = 27648*65*2 = 3,594,240 B:
+       231,151,616 B / (1555e9 * 0.25) = 594.60 us > compute 2*46.46 = 92.9 us. */
+    d = bare();
+    d.align_mem_eff[1] = 0.25;
+    r = run(&d, fp16(27648, 65, 4096));
+    assert_int_equal(r.align_bytes, 2);
+    assert_int_equal(r.bound, TW_BOUND_MEMORY);
+    assert_close(r.memory_s, r.dram_bytes / (1555e9 * 0.25), 1e-12);
+    assert_close(r.dram_bytes, 231151616.0, 1e-12);
+    assert_close(r.time_s, 594.602e-6, 1e-4);
+}
+
 static void test_gemm_alignment_classes(void **state)
 {
     /* align_eff by class 1, 2, 4, ... 128 bytes; the class is the coarsest power
@@ -196,6 +223,12 @@ static void test_gemm_split_k_fills_idle_sms(void **state)
     assert_int_equal(r.tiles, 16);
     assert_int_equal(r.waves, 1);
     assert_close(r.time_s, 6.50290e-6, 1e-5);
+    /* the reduction is a second kernel: reduce_overhead_s = 2 us is added once */
+    d.reduce_overhead_s = 2e-6;
+    r = run(&d, fp16(128, 128, 8192));
+    assert_int_equal(r.split_k, 16);
+    assert_close(r.time_s, 8.50290e-6, 1e-5);
+    d.reduce_overhead_s = 0;
     /* max_split_k = 1 forbids it */
     d.max_split_k = 1;
     r = run(&d, fp16(128, 128, 8192));
@@ -328,6 +361,9 @@ static void test_device_validation(void **state)
     d = ok; d.tiles[0].eff = 1.5; expect_device_error(d, "device.tiles.eff");
     d = ok; d.tiles[0].ctas_per_sm = 0; expect_device_error(d, "device.tiles.ctas_per_sm");
     d = ok; d.align_eff[3] = 0; expect_device_error(d, "device.align_eff");
+    d = ok; d.write_frac = 1.5; expect_device_error(d, "device.write_frac");
+    d = ok; d.reduce_overhead_s = -1e-6; expect_device_error(d, "device.reduce_overhead_s");
+    d = ok; d.align_mem_eff[0] = NAN; expect_device_error(d, "device.align_mem_eff");
 }
 
 static void test_gemm_many_matches_single(void **state)
@@ -357,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_gemm_full_wave_2304x1536),
         cmocka_unit_test(test_gemm_tile_quantization_27648x130),
         cmocka_unit_test(test_gemm_memory_bound_skinny_27648x64),
+        cmocka_unit_test(test_gemm_writes_and_misaligned_bandwidth),
         cmocka_unit_test(test_gemm_alignment_classes),
         cmocka_unit_test(test_gemm_picks_fastest_tile),
         cmocka_unit_test(test_gemm_split_k_fills_idle_sms),
