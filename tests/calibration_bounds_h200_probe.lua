@@ -1,0 +1,16 @@
+-- Pinned calibration error on the project's own probe measurements (hw/measured/, scripts/probe,
+-- 2026-11-22), under its device's shipped file: ctest calibration_bounds_h200_probe
+-- (--hw h200_sxm). As tests/calibration_bounds.lua,
+-- each bound is the MAPE of the commit that set it plus 10% of it and 0.5 points. The `random` sets
+-- were held out of every fit: they measure generalization (issue 12's goal is 10%).
+return {
+  ["h200_probe_2026-11-22: gemm paper fp16|compiled"] = 0.083,
+  ["h200_probe_2026-11-22: gemm paper bf16|compiled"] = 0.034,
+  ["h200_probe_2026-11-22: gemm linears bf16|compiled"] = 0.111,
+  ["h200_probe_2026-11-22: gemm align bf16|compiled"] = 0.128,
+  ["h200_probe_2026-11-22: gemm bmm bf16|compiled"] = 0.061,
+  ["h200_probe_2026-11-22: gemm splitk bf16|compiled"] = 0.193,
+  ["h200_probe_2026-11-22: gemm random bf16|compiled"] = 0.161,
+  ["h200_probe_2026-11-22: gemm random fp16|compiled"] = 0.158,
+  ["h200_probe_2026-11-22: attention cudnn fwd|eager+graph"] = 0.099,
+}
