@@ -118,6 +118,35 @@ static int core_error(lua_State *L, int t, const char *prefix, const char *field
     return field_error(L, prefix, key, expect, -1);
 }
 
+/* device.<key>: an array of TW_ALIGN_CLASSES numbers into out[]; an optional one
+ * (required = 0) that is absent leaves 1 in every class. Raises a one-line error. */
+static int get_classes(lua_State *L, const char *key, int required, double *out)
+{
+    int i, type = lua_getfield(L, 1, key);
+
+    for (i = 0; i < TW_ALIGN_CLASSES; i++) out[i] = 1.0;
+    if (type == LUA_TNIL && !required) {
+        lua_pop(L, 1);
+        return TW_OK;
+    }
+    if (type != LUA_TTABLE) return field_error(L, "device", key, "expected array of 8 numbers", -1);
+    if (luaL_len(L, -1) != TW_ALIGN_CLASSES)
+        return raise(L, "device.%s: expected 8 numbers (1, 2, 4 ... 128 bytes)", key);
+    for (i = 0; i < TW_ALIGN_CLASSES; i++) {
+        if (lua_rawgeti(L, -1, i + 1) != LUA_TNUMBER)
+            return field_error(L, "device", key, "expected number in (0, 1]", -1);
+        out[i] = lua_tonumber(L, -1);
+        if (!(out[i] > 0.0 && out[i] <= 1.0)) { /* name the class here: the core names only the table */
+            char field[32];
+            snprintf(field, sizeof field, "%s[%d]", key, i + 1);
+            return field_error(L, "device", field, "expected number in (0, 1]", -1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return TW_OK;
+}
+
 /* ---- device ---- */
 
 static int l_device(lua_State *L)
@@ -159,33 +188,8 @@ static int l_device(lua_State *L)
     }
     lua_pop(L, 1);
 
-    if (lua_getfield(L, 1, "align_eff") != LUA_TTABLE)
-        return field_error(L, "device", "align_eff", "expected array of 8 numbers", -1);
-    if (luaL_len(L, -1) != TW_ALIGN_CLASSES)
-        return raise(L, "device.align_eff: expected 8 numbers (1, 2, 4 ... 128 bytes)");
-    for (i = 0; i < TW_ALIGN_CLASSES; i++) {
-        if (lua_rawgeti(L, -1, i + 1) != LUA_TNUMBER)
-            return field_error(L, "device", "align_eff", "expected number in (0, 1]", -1);
-        dev.align_eff[i] = lua_tonumber(L, -1);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-
-    /* optional: 1 for every class when absent */
-    for (i = 0; i < TW_ALIGN_CLASSES; i++) dev.align_mem_eff[i] = 1.0;
-    if (lua_getfield(L, 1, "align_mem_eff") == LUA_TTABLE) {
-        if (luaL_len(L, -1) != TW_ALIGN_CLASSES)
-            return raise(L, "device.align_mem_eff: expected 8 numbers (1, 2, 4 ... 128 bytes)");
-        for (i = 0; i < TW_ALIGN_CLASSES; i++) {
-            if (lua_rawgeti(L, -1, i + 1) != LUA_TNUMBER)
-                return field_error(L, "device", "align_mem_eff", "expected number in (0, 1]", -1);
-            dev.align_mem_eff[i] = lua_tonumber(L, -1);
-            lua_pop(L, 1);
-        }
-    } else if (!lua_isnil(L, -1)) {
-        return field_error(L, "device", "align_mem_eff", "expected array of 8 numbers", -1);
-    }
-    lua_pop(L, 1);
+    get_classes(L, "align_eff", 1, dev.align_eff); /* each raises on bad input */
+    get_classes(L, "align_mem_eff", 0, dev.align_mem_eff);
 
     status = tw_device_validate(&dev, &bad);
     if (status != TW_OK) {

@@ -43,6 +43,20 @@ describe("tilewave.data.hw", function()
       assert.equal("x.lua: hw.memory_bytes: expected a value, got nil", err)
     end)
 
+    it("names the alignment class that is out of range, in the spec and in the core", function()
+      local spec = {}
+      for k, v in pairs(assert(tw.hw.load("h100_sxm5"))) do spec[k] = v end
+      spec.gemm = { align_mem_eff = { 1, 1, 0, 1, 1, 1, 1, 1 } }
+      local ok, err = tw.hw.validate(spec, "x.lua")
+      assert.is_nil(ok)
+      assert.equal("x.lua: hw.gemm.align_mem_eff[3]: expected fraction from 0.01 to 1, got 0", err)
+      local core = require "tilewave.core"
+      local dev = { sm_count = 1, peak_flops = 1e12, compute_frac = 1, mem_bw = 1e9, mem_frac = 1,
+                    tiles = { { m = 64, n = 64, eff = 1 } }, align_eff = { 1, 1, 1, 1, 1, 1, 1, 1 },
+                    align_mem_eff = { 1, 1, 1, 1, 1.5, 1, 1, 1 } }
+      assert.has_error(function() core.device(dev) end, "device.align_mem_eff[5]: expected number in (0, 1], got 1.5")
+    end)
+
     it("loads a device by id with SI units (A100 datasheet: 108 SMs, 2039 GB/s, 312 TFLOP/s fp16)", function()
       local s = assert(tw.hw.load("a100_sxm4_80gb"))
       assert.equal("a100_sxm4_80gb", s.id)

@@ -63,6 +63,12 @@ end
 -- Physical ranges of the figures (generous: every real device sits well inside them).
 local function frac(v, p) return check.within(v, 0.01, 1, "fraction", p) end
 local function latency(v, p) return check.within(v, 0, 1e-3, "s", p) end
+-- a factor per alignment class: 1, 2, 4 ... 128 bytes
+local function align_classes(v, p)
+  check.table(v, p)
+  if #v ~= 8 then check.fail(p, "expected 8 numbers (1, 2, 4 ... 128 bytes)", #v) end
+  for i = 1, 8 do frac(v[i], format("%s[%d]", p, i)) end
+end
 
 local GEMM_FIELDS = {
   compute_frac = frac, mem_frac = frac, write_frac = frac,
@@ -91,16 +97,7 @@ local GEMM_FIELDS = {
     fields(v, dtype.sizes, p)
     for k, x in pairs(v) do frac(x, p .. "." .. k) end
   end,
-  align_eff = function(v, p)
-    check.table(v, p)
-    if #v ~= 8 then check.fail(p, "expected 8 numbers (1, 2, 4 ... 128 bytes)", #v) end
-    for i = 1, 8 do frac(v[i], format("%s[%d]", p, i)) end
-  end,
-  align_mem_eff = function(v, p)
-    check.table(v, p)
-    if #v ~= 8 then check.fail(p, "expected 8 numbers (1, 2, 4 ... 128 bytes)", #v) end
-    for i = 1, 8 do frac(v[i], format("%s[%d]", p, i)) end
-  end,
+  align_eff = align_classes, align_mem_eff = align_classes,
   sources = check.table,
 }
 

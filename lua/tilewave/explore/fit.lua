@@ -133,7 +133,8 @@ local function gemm_params(g, groups)
       ps[#ps + 1] = { name = format("align_eff[%d]", i), lo = 0.01, hi = 1,
                       get = function() return g.align_eff[i] end, set = function(v) g.align_eff[i] = v end }
     end
-    -- the misaligned kernels' bandwidth: one factor for the classes below 16 bytes
+    -- the misaligned kernels' bandwidth: one factor for the classes below 16 bytes. It starts at 0.5,
+    -- not 1: from 1 the descent's first step changes no time while the misaligned compute still binds
     g.align_mem_eff = copy(g.align_mem_eff) or { 0.5, 0.5, 0.5, 0.5, 1, 1, 1, 1 }
     ps[#ps + 1] = { name = "align_mem_eff[1..4]", lo = 0.01, hi = 1, get = function() return g.align_mem_eff[1] end,
                     set = function(v) for i = 1, 4 do g.align_mem_eff[i] = v end end }
