@@ -189,9 +189,11 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  * wave is not filled by the output tiles, as cuBLAS's heuristic does):
  *   tiles   = ceil(M/tm) * ceil(N/tn) * batch * s        (tile quantization)
  *   waves   = ceil(tiles / (SMs * ctas_per_sm))           (wave quantization)
+ *   resident = min(ctas_per_sm, ceil(tiles / SMs))        (CTAs sharing one SM)
  *   t_tile  = max(2*tm*tn*ceil(K/s) / (peak/SMs * compute_frac * tile.eff
- *             * align_eff / ctas_per_sm),  ceil(ceil(K/s)*in_bytes/64) * kstep_latency_s)
- *             + tile_latency_s      (math-bound or latency-bound main loop)
+ *             * align_eff / resident),  ceil(ceil(K/s)*in_bytes/64) * kstep_latency_s)
+ *             + tile_latency_s      (math-bound or latency-bound main loop;
+ *             a CTA alone on its SM gets the SM's whole tensor-core rate)
  *   compute = waves * t_tile
  *   memory  = (operand bytes / (mem_bw * mem_frac) + C bytes / (mem_bw * write_frac))
  *             / align_mem_eff:

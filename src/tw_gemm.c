@@ -130,16 +130,20 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     int64_t grid_n = (s->n + t->n - 1) / t->n;
     int64_t slots = (int64_t)d->sm_count * t->ctas_per_sm;
     int64_t k_split = (s->k + split - 1) / split;
+    int64_t tiles = grid_m * grid_n * s->batch * split;
+    int64_t resident = (tiles + d->sm_count - 1) / d->sm_count;
     double batch = (double)s->batch, mn = (double)s->m * (double)s->n;
-    double cta_rate = d->peak_flops * d->compute_frac * t->eff * align /
-                      ((double)d->sm_count * (double)t->ctas_per_sm);
+    double cta_rate;
+    if (resident > t->ctas_per_sm) resident = t->ctas_per_sm;
+    cta_rate = d->peak_flops * d->compute_frac * t->eff * align /
+               ((double)d->sm_count * (double)resident);
     double t_math = 2.0 * (double)t->m * (double)t->n * (double)k_split / cta_rate;
     double t_loop = ceil((double)k_split * (double)s->in_bytes / 64.0) * d->kstep_latency_s;
     double t_tile = (t_math > t_loop ? t_math : t_loop) + d->tile_latency_s;
     double bw = d->mem_bw * d->mem_frac * align_mem, bw_w = d->mem_bw * d->write_frac * align_mem;
     double kernel_bytes, reduce_bytes = 0.0, kernel_s, reduce_s = 0.0;
 
-    c->tiles = grid_m * grid_n * s->batch * split;
+    c->tiles = tiles;
     c->waves = (c->tiles + slots - 1) / slots;
     c->compute_s = (double)c->waves * t_tile;
     kernel_bytes = batch * operand_traffic(d, s, t->m, t->n, grid_m, grid_n, slots);

@@ -22,7 +22,7 @@ return {
     kernel_bw_frac = { vector = 0.92, strided = 0.49, transpose = 0.28, softmax = 0.40 },
     call_overhead_s = 39 * us,
     tile_latency_s = 0.002 * us,
-    kstep_latency_s = 0.087 * us,
+    kstep_latency_s = 0.049 * us,
     max_split_k = 16,
     -- throughput factor when N and K share a power-of-two alignment of 1, 2, 4, 8, 16, 32, 64, 128 bytes.
     -- A cliff at 16 B: cuBLAS's sm90 kernels load tiles with TMA, whose global strides must be multiples
@@ -56,7 +56,7 @@ return {
       write_frac = "fitted by tilewave calibrate (explore/fit.lua) to hw/measured/h100_probe_2026-11-22 (scripts/probe on an H100 SXM5, 2026-11-22; 2145 GEMMs, random set held out): 0.735 of mem_bw for C against 0.83 for operands; bmm score shapes (large C) and the short-K align rows carry it. The probe's fill (write) kernel reaches 0.98 of mem_bw alone, so the GEMM's cost is the read/write mix",
       align_mem_eff = "same fit to hw/measured/h100_probe_2026-11-22: its align set's memory-bound rows (M=8192, N=4096+d, K=128 and K=128+d) run 2.3-3.8x slower off 16-byte alignment; one factor for the 1-8 byte classes (0.356); held-out random shapes 15.2% -> 13.3% MAPE with the whole fit",
       call_overhead_s = "fitted to gemm_calibration.csv M=N<=512 rows: PyTorch torch.mm, wall clock with torch.cuda.synchronize() per call (timing T1)",
-      kstep_latency_s = "same fit as compute_frac (small and mid-size GEMMs of h100/gemm.csv, kernel timing)",
+      kstep_latency_s = "refitted by tilewave calibrate to hw/measured/h100_probe_2026-11-22 once a CTA alone on its SM gets the whole SM (tw_gemm.c, resident CTAs): 0.087 -> 0.049 us per 64 bytes of K; the probe's splitk set (64x64 outputs, K 256-1024: 2.59, 2.97, 3.63 us on the H200) grows ~1.4 ns per K element in one kernel. Shared h100 sets under it: linears 8.8% -> 8.4%, others unchanged to 0.1 point",
       tile_latency_s = "same fit: the per-tile cost goes to ~0 once the per-kernel cost (compiled engine kernel_s 2.5 us) is fitted with it; the 128^3 GEMM measures 2.4 us per call",
       max_split_k = "cuBLAS split-K heuristics use small powers of two; 16 is a modeling bound",
     },

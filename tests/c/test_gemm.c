@@ -143,6 +143,37 @@ static void test_gemm_writes_and_misaligned_bandwidth(void **state)
     assert_close(r.time_s, 594.602e-6, 1e-4);
 }
 
+static void test_gemm_lone_cta_gets_whole_sm(void **state)
+{
+    /* A 64x64 tile with ctas_per_sm = 2: two CTAs share an SM, each at half its
+       rate, only when the wave puts two on it. 64x64x4096 is one tile: alone on
+       its SM at the full 2.8889e12 FLOP/s, 2*64*64*4096 = 33,554,432 FLOP ->
+       11.615 us. 64x6912 is 108 tiles, one per SM: still 11.615 us. 64x6976 is
+       109 tiles: one wave of 216 slots, but one SM holds two, so 2 * 11.615 =
+       23.23 us. 13824x1024 is 216*16 = 3456 tiles = 16 full waves of two per SM:
+       16 * 2 * 11.615 us = 371.68 us. */
+    const double t = 33554432.0 / (312e12 / 108.0);
+    tw_device d = bare();
+    tw_gemm_result r;
+    d.tiles[0].m = 64;
+    d.tiles[0].n = 64;
+    d.tiles[0].ctas_per_sm = 2;
+    r = run(&d, fp16(64, 64, 4096));
+    assert_int_equal(r.tiles, 1);
+    assert_close(r.compute_s, t, 1e-12);
+    r = run(&d, fp16(64, 6912, 4096));
+    assert_int_equal(r.tiles, 108);
+    assert_close(r.compute_s, t, 1e-12);
+    r = run(&d, fp16(64, 6976, 4096));
+    assert_int_equal(r.tiles, 109);
+    assert_int_equal(r.waves, 1);
+    assert_close(r.compute_s, 2 * t, 1e-12);
+    r = run(&d, fp16(13824, 1024, 4096));
+    assert_int_equal(r.waves, 16);
+    assert_close(r.compute_s, 16 * 2 * t, 1e-12);
+    (void)state;
+}
+
 static void test_gemm_alignment_classes(void **state)
 {
     /* align_eff by class 1, 2, 4, ... 128 bytes; the class is the coarsest power
@@ -394,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_gemm_tile_quantization_27648x130),
         cmocka_unit_test(test_gemm_memory_bound_skinny_27648x64),
         cmocka_unit_test(test_gemm_writes_and_misaligned_bandwidth),
+        cmocka_unit_test(test_gemm_lone_cta_gets_whole_sm),
         cmocka_unit_test(test_gemm_alignment_classes),
         cmocka_unit_test(test_gemm_picks_fastest_tile),
         cmocka_unit_test(test_gemm_split_k_fills_idle_sms),
