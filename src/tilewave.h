@@ -85,7 +85,11 @@ typedef struct {
 /*
  * Roofline bound of a kernel. Returns TW_OK, or TW_EINVAL naming the field
  * (flops, bytes, peak_flops, compute_frac, mem_bw, mem_frac) that is not a
- * positive finite number (fractions must also be <= 1).
+ * positive finite number (fractions must also be <= 1), or TW_ERANGE naming
+ * the product or quotient that overflows or underflows ("peak_flops*compute_frac",
+ * "flops/(peak_flops*compute_frac)", "flops/bytes", ...): every output of TW_OK
+ * is finite and positive. Inputs within 1e-30..1e30 (fractions >= 1e-6) never
+ * reach TW_ERANGE.
  * Example (NVIDIA matmul guide): V100 fp16, 125e12 / 900e9 -> ridge 138.9 FLOP/B.
  */
 int tw_roofline(const tw_roofline_input *in, tw_roofline_result *out, const char **bad_field);
@@ -283,7 +287,10 @@ typedef struct {
     int bound;                     /* largest of compute_s, memory_s + dequant_s, overhead_s */
 } tw_decode_result;
 
-/* TW_OK; TW_EINVAL naming the first bad field; TW_ERANGE when counts exceed 2^53. */
+/* TW_OK; TW_EINVAL naming the first bad field; TW_ERANGE when element counts exceed 2^53
+ * ("context*batch", "batch") or a product or quotient of valid fields leaves the finite
+ * positive range ("q_heads*head_dim*context*batch", "flops/(peak_flops*compute_frac)",
+ * "bytes/(mem_bw*mem_frac)", "tpot_s", ...). Every output of TW_OK is finite. */
 int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char **bad_field);
 
 /*
@@ -308,6 +315,10 @@ typedef struct {
     double max_context; /* largest context at this batch that fits; 0 if none */
 } tw_memory_result;
 
+/* TW_OK; TW_EINVAL naming the first bad field; TW_ERANGE when context*batch exceeds 2^53,
+ * the KV bytes overflow ("kv_bytes_per_token*context*batch"), or max_batch / max_context
+ * would exceed 2^53 ("memory_bytes/kv_bytes_per_token", a vanishing per-token size).
+ * Every output of TW_OK is finite. */
 int tw_memory_fit(const tw_memory_input *in, tw_memory_result *out, const char **bad_field);
 
 /* ------------------------------------------------------------------------ */
@@ -344,6 +355,9 @@ typedef struct {
     double passes;             /* Tc = ceil(N / Bc) */
 } tw_attention_result;
 
+/* TW_OK; TW_EINVAL naming the first bad field (counts must be integers <= 2^53, and the SRAM
+ * must hold 4 * head_dim elements); TW_ERANGE when sram_bytes/elem_bytes is not finite or the
+ * traffic overflows ("heads*seq_len*seq_len*elem_bytes"). Every output of TW_OK is finite. */
 int tw_attention_io(const tw_attention_input *in, tw_attention_result *out, const char **bad_field);
 
 /* ------------------------------------------------------------------------ */
@@ -385,6 +399,9 @@ typedef struct {
     double bus_bw;    /* wire_bytes / time_s, byte/s (NCCL tests' "bus bandwidth") */
 } tw_collective_result;
 
+/* TW_OK; TW_EINVAL naming the first bad field (kind, bytes, group <= 1e6, link_bw, latency_s);
+ * TW_ERANGE "bytes/link_bw" when the time underflows to 0 (a subnormal message on a link with
+ * no latency) or overflows. Every output of TW_OK is finite (p = 1: all zero). */
 int tw_collective(const tw_collective_input *in, tw_collective_result *out, const char **bad_field);
 
 #ifdef __cplusplus

@@ -41,5 +41,13 @@ int tw_attention_io(const tw_attention_input *in, tw_attention_result *out, cons
     out->block_cols = bc;
     out->block_rows = br;
     out->passes = tc;
+    if (!isfinite(m) || !positive(bc)) bad = "sram_bytes/elem_bytes";
+    else if (!positive(out->standard_bytes) || !positive(out->flash_bytes) ||
+             !positive(out->standard_mem_bytes) || !positive(out->flash_mem_bytes))
+        bad = "heads*seq_len*seq_len*elem_bytes";
+    if (bad != NULL) {
+        if (bad_field != NULL) *bad_field = bad;
+        return TW_ERANGE;
+    }
     return TW_OK;
 }

@@ -55,5 +55,10 @@ int tw_collective(const tw_collective_input *in, tw_collective_result *out, cons
     out->wire_bytes = wire;
     out->time_s = steps * a + wire / b;
     out->bus_bw = wire / out->time_s;
+    /* a tiny message on a link with no latency underflows to zero time */
+    if (!positive(out->time_s) || !positive(out->bus_bw) || !positive(out->wire_bytes)) {
+        if (bad_field != NULL) *bad_field = "bytes/link_bw";
+        return TW_ERANGE;
+    }
     return TW_OK;
 }

@@ -70,6 +70,17 @@ int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char 
     out->intensity = flops / out->bytes;
     if (out->overhead_s > busy) out->bound = TW_BOUND_OVERHEAD;
     else out->bound = out->compute_s > mem ? TW_BOUND_COMPUTE : TW_BOUND_MEMORY;
+    /* valid inputs whose products overflow (or whose quotients underflow) */
+    if (!positive(attn) || !positive(flops)) bad = "q_heads*head_dim*context*batch";
+    else if (!positive(out->bytes)) bad = "weight_bytes+kv_bytes";
+    else if (!positive(out->compute_s)) bad = "flops/(peak_flops*compute_frac)";
+    else if (!positive(out->memory_s)) bad = "bytes/(mem_bw*mem_frac)";
+    else if (!nonneg(out->dequant_s)) bad = "matmul_params*dequant_ops/vector_flops";
+    else if (!nonneg(out->overhead_s)) bad = "kernels*launch_s";
+    else if (!positive(out->tpot_s) || !positive(out->aggregate_tokens_per_s) ||
+             !positive(out->achieved_bw) || !positive(out->intensity))
+        bad = "tpot_s";
+    if (bad != NULL) return fail(bad_field, bad, TW_ERANGE);
     return TW_OK;
 }
 
@@ -99,5 +110,11 @@ int tw_memory_fit(const tw_memory_input *in, tw_memory_result *out, const char *
         out->max_batch = floor(room / (in->kv_bytes_per_token * in->context));
         out->max_context = floor(room / (in->kv_bytes_per_token * in->batch));
     }
+    /* a vanishing per-token size makes the counts unbounded; report, do not return inf */
+    if (!nonneg(out->kv_bytes) || !nonneg(out->total_bytes) || !isfinite(out->free_bytes))
+        return fail(bad_field, "kv_bytes_per_token*context*batch", TW_ERANGE);
+    if (!nonneg(out->max_batch) || !nonneg(out->max_context) || out->max_batch > EXACT ||
+        out->max_context > EXACT)
+        return fail(bad_field, "memory_bytes/kv_bytes_per_token", TW_ERANGE);
     return TW_OK;
 }

@@ -32,5 +32,16 @@ int tw_roofline(const tw_roofline_input *in, tw_roofline_result *out, const char
     out->intensity = in->flops / in->bytes;
     out->ridge = roof_flops / roof_bw;
     out->bound = out->intensity >= out->ridge ? TW_BOUND_COMPUTE : TW_BOUND_MEMORY;
+    /* products and quotients of valid inputs can still overflow or underflow */
+    if (!positive(roof_flops)) bad = "peak_flops*compute_frac";
+    else if (!positive(roof_bw)) bad = "mem_bw*mem_frac";
+    else if (!positive(out->compute_s)) bad = "flops/(peak_flops*compute_frac)";
+    else if (!positive(out->memory_s)) bad = "bytes/(mem_bw*mem_frac)";
+    else if (!positive(out->intensity)) bad = "flops/bytes";
+    else if (!positive(out->ridge)) bad = "peak_flops/mem_bw";
+    if (bad != NULL) {
+        if (bad_field != NULL) *bad_field = bad;
+        return TW_ERANGE;
+    }
     return TW_OK;
 }

@@ -51,6 +51,17 @@ static void test_attention_io_rejects_bad_fields(void **state)
     in.seq_len = 0;
     assert_int_equal(tw_attention_io(&in, &r, &bad), TW_EINVAL);
     assert_string_equal(bad, "seq_len");
+    /* SRAM over a subnormal element size is infinite elements: Bc would be inf */
+    in.seq_len = 1024;
+    in.elem_bytes = 4.9e-324;
+    assert_int_equal(tw_attention_io(&in, &r, &bad), TW_ERANGE);
+    assert_string_equal(bad, "sram_bytes/elem_bytes");
+    /* 2^53 tokens of 1e280-byte elements: 4 N^2 e = 3.2e312 bytes overflows */
+    in.elem_bytes = 1e280;
+    in.seq_len = 9007199254740992.0;
+    in.sram_bytes = 1e308;
+    assert_int_equal(tw_attention_io(&in, &r, &bad), TW_ERANGE);
+    assert_string_equal(bad, "heads*seq_len*seq_len*elem_bytes");
 }
 
 int main(void)

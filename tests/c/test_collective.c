@@ -48,6 +48,15 @@ static void test_collective_rejects_bad_fields(void **state)
     in.link_bw = 0;
     assert_int_equal(tw_collective(&in, &r, &bad), TW_EINVAL);
     assert_string_equal(bad, "link_bw");
+    /* the issue's case: a subnormal message with no latency takes 0 s, so the bus
+       bandwidth would be 0/0; refused, naming the quotient */
+    in.link_bw = 1e11;
+    in.bytes = 4.9e-324;
+    assert_int_equal(tw_collective(&in, &r, &bad), TW_ERANGE);
+    assert_string_equal(bad, "bytes/link_bw");
+    in.latency_s = 1e-6; /* with latency the same message is fine: 1 us */
+    assert_int_equal(tw_collective(&in, &r, &bad), TW_OK);
+    assert_close(r.time_s, 1e-6, 1e-12);
 }
 
 int main(void)

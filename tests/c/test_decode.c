@@ -99,6 +99,13 @@ static void test_decode_step_rejects_bad_fields(void **state)
     in = example(); in.context = 1e12; in.batch = 1e6; /* 2.6e20 KV elements */
     assert_int_equal(tw_decode_step(&in, &r, &bad), TW_ERANGE);
     assert_string_equal(bad, "context*batch");
+    /* the case: q_heads = 1.7e308 is an integer, but the attention FLOP overflow */
+    in = example(); in.q_heads = 1.7e308;
+    assert_int_equal(tw_decode_step(&in, &r, &bad), TW_ERANGE);
+    assert_string_equal(bad, "q_heads*head_dim*context*batch");
+    in = example(); in.compute_frac = 4.9e-324;
+    assert_int_equal(tw_decode_step(&in, &r, &bad), TW_ERANGE);
+    assert_string_equal(bad, "flops/(peak_flops*compute_frac)");
 }
 
 static tw_memory_input mem(double memory)
@@ -147,6 +154,11 @@ static void test_memory_fit_rejects_bad_fields(void **state)
     in.context = -1;
     assert_int_equal(tw_memory_fit(&in, &r, &bad), TW_EINVAL);
     assert_string_equal(bad, "context");
+    /* a subnormal per-token size: max_batch = 10 / 5e-324 would be inf */
+    in = mem(20.0);
+    in.kv_bytes_per_token = 4.9e-324;
+    assert_int_equal(tw_memory_fit(&in, &r, &bad), TW_ERANGE);
+    assert_string_equal(bad, "memory_bytes/kv_bytes_per_token");
 }
 
 int main(void)

@@ -83,6 +83,26 @@ static void test_roofline_rejects_bad_fields(void **state)
     in = ok; in.mem_frac = NAN; expect_bad(in, "mem_frac");
 }
 
+static void expect_range(tw_roofline_input in, const char *field)
+{
+    tw_roofline_result r;
+    const char *bad = NULL;
+    assert_int_equal(tw_roofline(&in, &r, &bad), TW_ERANGE);
+    assert_string_equal(bad, field);
+}
+
+static void test_roofline_refuses_non_finite_results(void **state)
+{
+    /* each input valid alone; the issue's case: compute_frac = 4.9e-324 (subnormal)
+       makes the roof 125e12 * 4.9e-324 = 6e-310 and the time 1e12 / 6e-310 = inf */
+    tw_roofline_input ok = v100(1e12, 1e9), in;
+    in = ok; in.compute_frac = 4.9e-324; expect_range(in, "flops/(peak_flops*compute_frac)");
+    in = ok; in.flops = 1e300; in.bytes = 1e-300; expect_range(in, "flops/bytes");
+    in = ok; in.flops = 1e-320; expect_range(in, "flops/(peak_flops*compute_frac)"); /* 0 s */
+    in = ok; in.peak_flops = 1e-300; in.compute_frac = 1e-300; expect_range(in, "peak_flops*compute_frac");
+    (void)state;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -91,6 +111,7 @@ int main(void)
         cmocka_unit_test(test_roofline_gemm_8192_cubed_compute_bound),
         cmocka_unit_test(test_roofline_fractions_scale_roofs),
         cmocka_unit_test(test_roofline_rejects_bad_fields),
+        cmocka_unit_test(test_roofline_refuses_non_finite_results),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
