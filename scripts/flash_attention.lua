@@ -23,7 +23,8 @@ end
 
 -- Bytes needed for a forward pass over n tokens with the given attention working set.
 local function need(spec, n, kind)
-  local m = tw.inference.memory { model = c, hw = spec, context = n, batch = 1, workspace_bytes = 0 }
+  local m = tw.inference.memory { model = c, hw = spec, context = n, batch = 1, workspace_bytes = 0,
+                                 allow_long_context = true } -- a memory question, past the trained length
   local a = io_of(spec, n)
   return m.weight_bytes + m.kv_bytes + (kind == "flash" and a.flash_mem_bytes or a.standard_mem_bytes)
 end

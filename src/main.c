@@ -119,9 +119,11 @@ int main(int argc, char **argv)
         status = lua_pcall(L, 1, 1, 1);
     }
     if (status != LUA_OK) {
-        fprintf(stderr, "tilewave: internal error: %s\n", lua_tostring(L, -1));
+        /* the CLI catches every error of a command; this is a broken install or a bug */
+        const char *msg = lua_tostring(L, -1);
+        fprintf(stderr, "tilewave: internal error: %s, please report\n", msg != NULL ? msg : "(no message)");
         lua_close(L);
-        return 1;
+        return 3;
     }
     status = (int)luaL_optinteger(L, -1, 0);
     lua_close(L);

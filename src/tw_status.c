@@ -23,6 +23,9 @@ const char *tw_bound_name(int bound)
     }
 }
 
+/* a product or quotient of valid inputs that overflows or underflows */
+#define RESULT_RANGE "expected inputs whose result is finite and non-zero (each field in a physical range)"
+
 static const struct {
     const char *field;
     const char *expect;
@@ -84,6 +87,22 @@ static const struct {
     {"group", "expected integer in [1, 1000000]"},
     {"link_bw", "expected positive number"},
     {"latency_s", "expected non-negative number"},
+    {"peak_flops*compute_frac", RESULT_RANGE},
+    {"mem_bw*mem_frac", RESULT_RANGE},
+    {"flops/(peak_flops*compute_frac)", RESULT_RANGE},
+    {"bytes/(mem_bw*mem_frac)", RESULT_RANGE},
+    {"flops/bytes", RESULT_RANGE},
+    {"peak_flops/mem_bw", RESULT_RANGE},
+    {"bytes/link_bw", RESULT_RANGE},
+    {"sram_bytes/elem_bytes", RESULT_RANGE},
+    {"heads*seq_len*seq_len*elem_bytes", RESULT_RANGE},
+    {"q_heads*head_dim*context*batch", RESULT_RANGE},
+    {"weight_bytes+kv_bytes", RESULT_RANGE},
+    {"matmul_params*dequant_ops/vector_flops", RESULT_RANGE},
+    {"kernels*launch_s", RESULT_RANGE},
+    {"tpot_s", RESULT_RANGE},
+    {"kv_bytes_per_token*context*batch", RESULT_RANGE},
+    {"memory_bytes/kv_bytes_per_token", RESULT_RANGE},
     {"device.figures", "the device's figures give a non-finite or zero time (expected peak_flops, mem_bw, "
                        "fractions and latencies in a physical range)"},
 };

@@ -106,7 +106,13 @@ describe("tilewave.cost.forward", function()
       assert.is_false(ok)
       assert.equal("transformer.ops.b: expected positive integer, got 0", err)
       ok, err = pcall(tw.transformer.ops, SMALL, { s = 64, t = 8 })
-      assert.equal("transformer.ops.t: expected at most num_attention_heads 4, got 8", err)
+      assert.equal("transformer.ops.t: expected a divisor of num_attention_heads 4 (engines split whole heads), got 8",
+        err)
+      ok, err = pcall(tw.transformer.ops, SMALL, { s = 64, t = 3 })
+      assert.equal("transformer.ops.t: expected a divisor of num_attention_heads 4 (engines split whole heads), got 3",
+        err)
+      ok, err = pcall(tw.transformer.ops, SMALL, { b = 2 ^ 62, s = 4 }) -- 2^64 wraps to 0 in integers
+      assert.equal("transformer.ops.b*s: expected at most 2^31-1 tokens, got 1.844674407371e+19", err)
       ok, err = pcall(tw.transformer.ops, SMALL, { dtype = "fp4" })
       assert.truthy(err:find("transformer.ops.dtype: expected one of", 1, true))
       ok, err = pcall(tw.transformer.ops, SMALL, { batch = 2 })

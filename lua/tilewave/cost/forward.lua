@@ -19,13 +19,15 @@ local M = {}
 
 local ipairs, pairs = ipairs, pairs
 
-local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, engine = true }
+local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, engine = true, uneven_heads = true }
 
 --- Predict one forward pass of `model` on `hw`.
 -- @tparam table opts `b`, `s`, `t`, `dtype` as tilewave.ops.transformer.ops;
 --   `attention` ("standard": score matrix materialized, softmax in DRAM; or
 --   "flash"; default: the engine's, else "standard"), `engine` (preset name
---   or table, default "compiled"; tilewave.cost.engines)
+--   or table, default "compiled"; tilewave.cost.engines), `uneven_heads` (true: accept a t
+--   that does not divide the heads, priced as ceil(a/t) heads per rank; for the co-design
+--   paper's rules only, engines refuse it)
 -- @return table `{ model, hw, b, s, t, dtype, attention, engine,
 --   ops = { { role, name, kind, scope, m, n, k, batch, count, flops (per call),
 --             bytes, time_s (per call), total_s (= time_s*count), tflops,

@@ -89,7 +89,22 @@ local function launches(c, t, eng)
 end
 
 local DECODE = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
-                 kv_dtype = true, t = true, engine = true }
+                 kv_dtype = true, t = true, engine = true, allow_long_context = true }
+
+--- A context length within the model's trained maximum (max_position_embeddings), unless
+-- `allow` (the user's allow_long_context = true, e.g. for RoPE scaling the config does not show).
+-- @raise `<path>: expected at most max_position_embeddings N (or allow_long_context), got C`
+function M.check_context(c, n, allow, path)
+  if allow ~= nil and type(allow) ~= "boolean" then
+    check.fail(path:gsub("%.[^.]*$", "") .. ".allow_long_context", "expected true or false", allow)
+  end
+  local max = c.max_position_embeddings
+  if not allow and max and n > max then
+    check.fail(path, format("expected at most max_position_embeddings %d of %s (or allow_long_context)", max,
+      c.id or c.name), n)
+  end
+  return n
+end
 
 --- Time per output token of one decode step.
 -- @tparam table o `model` (id or config), `hw` (id, path or spec), `batch`
@@ -98,7 +113,8 @@ local DECODE = { model = true, hw = true, batch = true, context = true, weight_d
 --   default "bf16"), `group` (int4 group size, default 128), `kv_dtype`
 --   (bf16, fp16, fp32, fp8, int8; default "bf16"), `t` (tensor-parallel size,
 --   default 1), `engine` ("compiled" default, "ideal", "fused", "eager", "hf",
---   "llama.cpp", or a table, see tilewave.cost.engines)
+--   "llama.cpp", or a table, see tilewave.cost.engines), `allow_long_context` (true: accept a
+--   context above the model's max_position_embeddings)
 -- @return `{ tpot_s, tokens_per_s, aggregate_tokens_per_s, bytes, flops,
 --   weight_bytes, kv_bytes, achieved_bw, bound, compute_s, memory_s,
 --   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s,
@@ -111,13 +127,11 @@ function M.decode(o)
   check.options(o, DECODE, "decode")
   local c = decoder(o.model, "decode")
   local spec = hw.resolve(o.hw, "decode.hw")
-  local t = check.positive_int(o.t or 1, "decode.t")
-  if t > c.num_attention_heads then
-    check.fail("decode.t", format("expected at most num_attention_heads %d", c.num_attention_heads), t)
-  end
+  local t = transformer.check_t(c, check.positive_int(o.t or 1, "decode.t"), "decode.t")
   local batch = check.positive_int(o.batch or 1, "decode.batch")
   if o.context == nil then check.fail("decode.context", "expected positive integer", nil) end
-  local context = check.positive_int(o.context, "decode.context")
+  local context = M.check_context(c, check.positive_int(o.context, "decode.context"), o.allow_long_context,
+    "decode.context")
   local fmt = quant.format(o.weight_dtype or "bf16", o.group, "decode.weight_dtype")
   local kvb = kv_elem_bytes(o.kv_dtype, "decode.kv_dtype")
   local eng = engines.resolve(o.engine, "decode.engine")
@@ -165,6 +179,7 @@ function M.decode(o)
 end
 
 local MEMORY = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
+                 allow_long_context = true,
                  kv_dtype = true, t = true, workspace_bytes = true, memory_bytes = true }
 
 --- The inference memory budget per GPU.
@@ -179,10 +194,11 @@ function M.memory(o)
   check.options(o, MEMORY, "memory")
   local c = models.resolve(o.model, "memory.model")
   local spec = hw.resolve(o.hw, "memory.hw")
-  local t = check.positive_int(o.t or 1, "memory.t")
+  local t = transformer.check_t(c, check.positive_int(o.t or 1, "memory.t"), "memory.t")
   local batch = check.positive_int(o.batch or 1, "memory.batch")
   if o.context == nil then check.fail("memory.context", "expected positive integer", nil) end
-  local context = check.positive_int(o.context, "memory.context")
+  local context = M.check_context(c, check.positive_int(o.context, "memory.context"), o.allow_long_context,
+    "memory.context")
   local fmt = quant.format(o.weight_dtype or "bf16", o.group, "memory.weight_dtype")
   local kvb = kv_elem_bytes(o.kv_dtype, "memory.kv_dtype")
   local mem = o.memory_bytes or spec.memory_bytes
@@ -207,7 +223,7 @@ function M.memory(o)
 end
 
 local PREFILL = { model = true, hw = true, batch = true, prompt = true, dtype = true, attention = true, t = true,
-                  engine = true }
+                  engine = true, allow_long_context = true }
 
 --- Time to first token: the forward pass over the prompt (the GEMM model of
 -- tilewave.transformer), whose last logits give the first token.
@@ -221,6 +237,7 @@ function M.prefill(o)
   check.options(o, PREFILL, "prefill")
   if o.prompt == nil then check.fail("prefill.prompt", "expected positive integer", nil) end
   check.positive_int(o.prompt, "prefill.prompt")
+  M.check_context(models.resolve(o.model, "prefill.model"), o.prompt, o.allow_long_context, "prefill.prompt")
   local est = forward.estimate(o.model, o.hw, { b = o.batch or 1, s = o.prompt, t = o.t or 1,
     dtype = o.dtype or "bf16", attention = o.attention or "flash", engine = o.engine })
   return { ttft_s = est.time_s, interval = est.interval, engine = est.engine, tflops = est.tflops, mfu = est.mfu, flops = est.flops, ops = est.ops,

@@ -43,8 +43,11 @@ local function copy(c, changes)
   return models.define(n)
 end
 
+-- The rules judge shardings engines refuse ((b*a)/t not an integer), so their
+-- pricing takes uneven heads (ceil(a/t) per rank).
 local function workload_of(opts)
-  return { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention, engine = opts.engine }
+  return { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention, engine = opts.engine,
+           uneven_heads = true }
 end
 
 -- Forward time per token of config c under workload w.

@@ -14,7 +14,7 @@ local M = {}
 local format = string.format
 
 --- The workload fields every forward-pass question shares.
-M.WORKLOAD = { b = true, s = true, t = true, dtype = true, attention = true }
+M.WORKLOAD = { b = true, s = true, t = true, dtype = true, attention = true, uneven_heads = true }
 
 local ATTENTION = { standard = true, flash = true }
 
@@ -37,17 +37,44 @@ function M.workload(opts, path, allowed, default_attention)
     dtype = opts.dtype or "bf16",
     attention = check.one_of(opts.attention or default_attention or "standard", ATTENTION, path .. ".attention"),
   }
+  if opts.uneven_heads ~= nil and type(opts.uneven_heads) ~= "boolean" then
+    check.fail(path .. ".uneven_heads", "expected true or false", opts.uneven_heads)
+  end
+  w.uneven_heads = opts.uneven_heads or nil
   w.e = dtype.get(w.dtype)
   if not w.e then check.fail(path .. ".dtype", "expected one of " .. check.keys(dtype.sizes), w.dtype) end
-  if w.b * w.s > 2 ^ 31 - 1 then check.fail(path .. ".b*s", "expected at most 2^31-1 tokens", w.b * w.s) end
+  -- in floating point: an integer product of two huge values wraps around
+  local tokens = (w.b + 0.0) * w.s
+  if tokens > 2 ^ 31 - 1 then check.fail(path .. ".b*s", "expected at most 2^31-1 tokens", tokens) end
   return w
 end
 
+--- Check a tensor-parallel size against a model: engines (Megatron-LM, vLLM,
+-- TensorRT-LLM) split whole heads, so t divides num_attention_heads, and the KV
+-- heads are either split (t divides them) or replicated (they divide t).
+-- @raise `<path>: expected a divisor of num_attention_heads A, got T`
+function M.check_t(c, t, path)
+  local a, kv = c.num_attention_heads, c.num_key_value_heads or c.num_attention_heads
+  if a % t ~= 0 then
+    check.fail(path, format("expected a divisor of num_attention_heads %d (engines split whole heads)", a), t)
+  end
+  if kv % t ~= 0 and t % kv ~= 0 then
+    check.fail(path, format("expected a divisor or a multiple of num_key_value_heads %d", kv), t)
+  end
+  return t
+end
+
 --- The ops of config `c` (resolved) under validated workload `w`.
--- @raise `<path>.t: expected at most num_attention_heads A, got T`
+-- `w.uneven_heads` prices a t that does not divide the heads as ceil(a/t) heads per
+-- rank (the co-design paper's (b*a)/t rule, tilewave.explore.rules); engines refuse such t.
+-- @raise `<path>.t: expected a divisor of num_attention_heads A, got T` (M.check_t)
 function M.for_model(c, w, path)
-  if w.t > c.num_attention_heads then
-    check.fail(path .. ".t", format("expected at most num_attention_heads %d", c.num_attention_heads), w.t)
+  if w.uneven_heads then
+    if w.t > c.num_attention_heads then
+      check.fail(path .. ".t", format("expected at most num_attention_heads %d", c.num_attention_heads), w.t)
+    end
+  else
+    M.check_t(c, w.t, path .. ".t")
   end
   return models.families[c.family].ops(c, w)
 end

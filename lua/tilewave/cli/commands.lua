@@ -1,0 +1,254 @@
+--- tilewave.cli.commands: one handler per `tilewave` command. Each takes the
+-- parsed arguments and returns the exit status; bad input raises a one-line
+-- error (error(msg, 0)) that tilewave.cli prints.
+local tw = require "tilewave"
+local text = require "tilewave.report.text"
+local calibrate = require "tilewave.cli.calibrate"
+
+local M = {}
+
+local format, stderr, stdout = string.format, io.stderr, io.stdout
+
+local function run_script(args)
+  local script = args.script
+  local chunk, err = loadfile(script)
+  if not chunk then error(err, 0) end
+  local a = { [0] = script }
+  for i, v in ipairs(args.args) do a[i] = v end
+  _G.arg = a
+  local ok, res = pcall(chunk, table.unpack(a))
+  if not ok then error(tostring(res), 0) end
+  return math.tointeger(res) or 0
+end
+
+local function gemm_cmd(args)
+  for _, k in ipairs { "m", "n", "k", "batch" } do
+    if args[k] == nil then error(format("gemm.%s: expected positive integer", k), 0) end
+  end
+  local r = tw.gemm { m = args.m, n = args.n, k = args.k, batch = args.batch, dtype = args.dtype, hw = args.hw,
+                      timing = args.timing, engine = args.engine }
+  if args.format == "json" then
+    stdout:write(tw.report.json(r), "\n")
+  else
+    stdout:write(tw.report.gemm_text(r, tw.hw.resolve(args.hw, "gemm.hw")), "\n")
+  end
+  return 0
+end
+
+local function roofline_cmd(args)
+  local r = tw.roofline { flops = args.flops, bytes = args.bytes, hw = args.hw, dtype = args.dtype,
+                          achievable = args.achievable or nil }
+  if args.format == "json" then
+    stdout:write(tw.report.json(r), "\n")
+  else
+    stdout:write(text.roofline(r, args.flops, args.bytes), "\n")
+  end
+  return 0
+end
+
+local function hw_cmd(args)
+  if args.id then
+    local spec = tw.hw.resolve(args.id, "hw")
+    if args.format == "json" then
+      stdout:write(tw.report.json(spec), "\n")
+    else
+      stdout:write(tw.report.hw_text(spec, tw.hw.gemm_params(spec)), "\n")
+    end
+    return 0
+  end
+  local rows, list = {}, {}
+  for _, id in ipairs(tw.hw.list()) do
+    local spec = tw.hw.resolve(id, "hw")
+    local half = spec.peak_flops.bf16 or spec.peak_flops.fp16
+    list[#list + 1] = spec
+    rows[#rows + 1] = { id, spec.name, tostring(spec.sm_count),
+      half and format("%.1f", half / 1e12) or "-", format("%.0f", spec.mem_bw / 1e9),
+      half and format("%.1f", half / spec.mem_bw) or "-" }
+  end
+  if args.format == "json" then
+    stdout:write(tw.report.json(list), "\n")
+  else
+    stdout:write(tw.report.table({ "id", "name", "SMs", "16-bit TFLOP/s", "GB/s", "ops:byte" }, rows), "\n")
+  end
+  return 0
+end
+
+local function split(list)
+  local out = {}
+  for item in list:gmatch("[^,%s]+") do out[#out + 1] = item end
+  return out
+end
+
+local function parse_shard(text)
+  if text == nil then return nil end
+  local i, n = text:match("^(%d+)/(%d+)$")
+  i, n = math.tointeger(tonumber(i)), math.tointeger(tonumber(n))
+  if not i or not n or n < 1 or i >= n then
+    error(format("sweep.shard: expected I/N with 0 <= I < N, got '%s'", text), 0)
+  end
+  return { i, n }
+end
+
+local num_text = require("tilewave.util.csv").field
+
+local function sweep_cmd(args)
+  local chunk, err = loadfile(args.spec)
+  if not chunk then error(err, 0) end
+  local ok, spec = pcall(chunk)
+  if not ok then error(format("%s: %s", args.spec, tostring(spec)), 0) end
+  if type(spec) ~= "table" then error(format("%s: expected the file to return a table", args.spec), 0) end
+  local q = {}
+  for k, v in pairs(spec) do q[k] = v end
+  q.shard = parse_shard(args.shard)
+  local it, stats = tw.sweep(q)
+  local cols, fields = require("tilewave.explore.sweep").columns(spec)
+  local out = stdout
+  if args.out then
+    local f, ferr = io.open(args.out, "w")
+    if not f then error(ferr, 0) end
+    out = f
+  end
+  if args.format == "csv" and (q.shard == nil or q.shard[1] == 0) then out:write(table.concat(cols, ","), "\n") end
+  local tty = require("tilewave.sys").isatty(2)
+  local clock, t0, last = os.clock, os.clock(), os.clock()
+  local row = {}
+  for cfg, hw_id, est in it do
+    if args.format == "csv" then
+      row[1], row[2] = format("%d", est.index), hw_id
+      for i, f in ipairs(fields) do row[2 + i] = num_text(cfg[f]) end
+      local n = 2 + #fields
+      row[n + 1], row[n + 2], row[n + 3] = num_text(est.params), num_text(est.time_s), num_text(est.tflops)
+      row[n + 4], row[n + 5] = num_text(est.mfu), num_text(est.tokens_per_s)
+      out:write(table.concat(row, ","), "\n")
+    else
+      local obj = { index = est.index, hw = hw_id, params = est.params, time_s = tonumber(num_text(est.time_s)),
+                    tflops = tonumber(num_text(est.tflops)), mfu = tonumber(num_text(est.mfu)),
+                    tokens_per_s = tonumber(num_text(est.tokens_per_s)) }
+      for _, f in ipairs(fields) do obj[f] = cfg[f] end
+      out:write(tw.report.json(obj), "\n")
+    end
+    out:flush()
+    if tty and clock() - last > 0.5 then
+      last = clock()
+      local seen = stats.done + stats.skipped
+      local share = stats.total / (q.shard and q.shard[2] or 1)
+      local rate = seen / math.max(last - t0, 1e-9)
+      stderr:write(format("\r%d/%d configs, %.0f/s, ETA %.0f s   ", seen, math.floor(share), rate,
+        math.max(0, (share - seen) / rate)))
+    end
+  end
+  if tty then stderr:write(format("\r%d configs written, %d skipped (where / invalid)\n", stats.done, stats.skipped)) end
+  if out ~= stdout then out:close() end
+  return 0
+end
+
+local function check_cmd(args)
+  local regress = require "tilewave.explore.regress"
+  local runs = {}
+  for _, file in ipairs(args.files) do
+    local c = regress.load(file)
+    if args.update_baseline then
+      local path, n = regress.update_baseline(c)
+      if path then stdout:write(format("wrote %s (%d entries)\n", path, n))
+      else stdout:write(format("%s: no expect.baseline, nothing written\n", file)) end
+    else
+      runs[#runs + 1] = { check = c, results = regress.evaluate(c) }
+    end
+  end
+  if args.update_baseline then return 0 end
+  local passed, failed = 0, 0
+  for _, run in ipairs(runs) do
+    for _, r in ipairs(run.results) do
+      if r.ok then passed = passed + 1 else failed = failed + 1 end
+      if not args.tap then stdout:write(regress.line(run, r), "\n") end
+    end
+  end
+  if args.tap then stdout:write(regress.tap(runs)) end
+  if args.junit then
+    local f, err = io.open(args.junit, "w")
+    if not f then error(err, 0) end
+    f:write(regress.junit(runs))
+    f:close()
+  end
+  stdout:write(format("%s%d passed, %d failed\n", args.tap and "# " or "", passed, failed))
+  return failed > 0 and 1 or 0
+end
+
+local function decode_cmd(args)
+  local o = { model = args.model, hw = args.hw, context = args.context, batch = args.batch,
+              weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype, t = args.t,
+              engine = args.engine, allow_long_context = args.allow_long_context or nil }
+  local d = tw.inference.decode(o)
+  local spec = tw.hw.resolve(args.hw, "decode.hw")
+  local m
+  if spec.memory_bytes then
+    m = tw.inference.memory { model = args.model, hw = args.hw, context = args.context, batch = args.batch,
+                              weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype, t = args.t,
+                              allow_long_context = args.allow_long_context or nil }
+  end
+  if args.format == "json" then
+    stdout:write(tw.report.json { decode = d, memory = m or false }, "\n")
+    return 0
+  end
+  stdout:write(text.decode(d, m), "\n")
+  return 0
+end
+
+local function train_cmd(args)
+  local o = { model = args.model, cluster = args.cluster, nodes = args.nodes, global_batch = args.global_batch,
+              s = args.s, attention = args.attention, engine = args.engine }
+  local line = text.train_line
+  if args.search then
+    local res = tw.training.search(o)
+    for i = 1, math.min(args.top, #res.ranked) do stdout:write(format("%3d. %s\n", i, line(res.ranked[i]))) end
+    stdout:write(format("%d valid, %d rejected\n", #res.ranked, #res.rejected))
+    return 0
+  end
+  o.t, o.p, o.micro_batch, o.zero, o.checkpointing = args.t, args.p, args.micro_batch, args.zero, args.checkpointing
+  local r = tw.training.step(o)
+  stdout:write(text.train(r), "\n")
+  return 0
+end
+
+local function report_cmd(args)
+  local res = tw.analysis.models { models = split(args.models), hw = args.hw, b = args.b, s = args.s, t = args.t,
+                                   dtype = args.dtype, attention = args.attention, cluster = args.cluster,
+                                   engine = args.engine }
+  local text
+  if args.format == "json" then text = tw.report.models_json(res)
+  elseif args.format == "csv" then text = tw.report.models_csv(res)
+  else text = tw.report.models_markdown(res) end
+  if args.out then
+    local f, err = io.open(args.out, "w")
+    if not f then error(err, 0) end
+    f:write(text)
+    f:close()
+  else
+    stdout:write(text)
+  end
+  return 0
+end
+
+local function models_cmd(args)
+  if args.family and not tw.models.families[args.family] then
+    error(format("models: unknown family '%s' (known: llama, gpt_neox, modernbert, gpt3)", args.family), 0)
+  end
+  local rows = {}
+  for _, id in ipairs(tw.analysis.expand(args.family and { args.family } or { "llama", "gpt_neox", "modernbert", "gpt3" })) do
+    local c = tw.models.load(id)
+    local p = tw.params(c)
+    rows[#rows + 1] = { id, c.family, c.name, tw.report.group(p.total), tostring(c.hidden_size),
+      tostring(c.num_attention_heads), tostring(c.num_key_value_heads), tostring(c.num_hidden_layers),
+      tostring(c.intermediate_size), tostring(c.vocab_size) }
+  end
+  stdout:write(tw.report.table({ "id", "family", "name", "params", "h", "a", "kv", "L", "I", "v" }, rows), "\n")
+  return 0
+end
+
+
+M.run = run_script
+M.gemm, M.roofline, M.hw, M.report, M.models = gemm_cmd, roofline_cmd, hw_cmd, report_cmd, models_cmd
+M.sweep, M.check, M.decode, M.train = sweep_cmd, check_cmd, decode_cmd, train_cmd
+M.calibrate = function(a) return calibrate.run(a, stdout) end
+
+return M
