@@ -58,8 +58,8 @@ function M.classify(err)
     return format("internal error: %s, please report", tostring(err)), M.EXIT_INTERNAL
   end
   local first = err:gsub("\n.*", "")
-  local module, line, rest = first:match("^.-/?tilewave/([%w_/]+)%.lua:(%d+): (.*)$")
-  if not module then module, line, rest = first:match("^.-/?(tilewave)%.lua:(%d+): (.*)$") end
+  -- the library's modules live in <prefix>/lua/tilewave/ (source tree and install alike)
+  local module, line, rest = first:match("^.-lua/tilewave/([%w_/]+)%.lua:(%d+): (.*)$")
   if module then
     return format("internal error: %s (tilewave.%s line %s), please report", rest, module:gsub("/", "."), line),
       M.EXIT_INTERNAL

@@ -93,8 +93,18 @@ describe("tilewave.cost.inference", function()
         err_of(tw.inference.decode, { model = "modernbert-base", hw = "h100_sxm5", context = 8 }))
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, kv_dtype = "int2" })
         :find("decode.kv_dtype: expected one of", 1, true))
-      assert.equal("group: only int4 takes a quantization group size, not int8",
+      assert.equal("decode.group: only int4 takes a quantization group size, not int8",
         err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, weight_dtype = "int8", group = 64 }))
+      assert.equal("decode.group: expected an int4 group size of 32, 64, 128 or 256, got 1", -- 4 + 32 bits a weight
+        err_of(tw.inference.decode, { model = "llama-2-7b", hw = "h100_sxm5", context = 64, weight_dtype = "int4",
+                                      group = 1 }))
+      assert.equal("decode.t: expected a divisor of num_attention_heads 32 (engines split whole heads), got 3",
+        err_of(tw.inference.decode, { model = "llama-2-7b", hw = "h100_sxm5", context = 64, t = 3 }))
+      assert.equal("decode.context: expected at most max_position_embeddings 4096 of llama-2-7b "
+        .. "(or allow_long_context), got 4097",
+        err_of(tw.inference.decode, { model = "llama-2-7b", hw = "h100_sxm5", context = 4097 }))
+      assert.is_true(tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 4097,
+                                           allow_long_context = true }.tpot_s > 0)
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, engine = "vllm" })
         :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, got string 'vllm'", 1, true))
     end)

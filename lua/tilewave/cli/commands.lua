@@ -199,7 +199,22 @@ local function train_cmd(args)
               s = args.s, attention = args.attention, engine = args.engine }
   local line = text.train_line
   if args.search then
+    if args.top < 1 then error(format("train.top: expected positive integer, got %d", args.top), 0) end
     local res = tw.training.search(o)
+    if #res.ranked == 0 then
+      -- nothing to rank: say why, by the most common reasons, and fail
+      local count, order = {}, {}
+      for _, r in ipairs(res.rejected) do
+        local why = r.reason:gsub("[%d.]+ GB per GPU", "N GB per GPU")
+        if not count[why] then order[#order + 1] = why end
+        count[why] = (count[why] or 0) + 1
+      end
+      table.sort(order, function(x, y) return count[x] > count[y] or (count[x] == count[y] and x < y) end)
+      local parts = {}
+      for i = 1, math.min(3, #order) do parts[i] = format("%d: %s", count[order[i]], order[i]) end
+      error(format("train.search: no valid configuration of %s on %d node(s) of %s (%d rejected; %s)",
+        args.model, args.nodes, args.cluster, #res.rejected, table.concat(parts, "; ")), 0)
+    end
     for i = 1, math.min(args.top, #res.ranked) do stdout:write(format("%3d. %s\n", i, line(res.ranked[i]))) end
     stdout:write(format("%d valid, %d rejected\n", #res.ranked, #res.rejected))
     return 0

@@ -121,6 +121,11 @@ function M.activation_bytes(s, b, h, a, t, sp, checkpointing, flash)
   return sbh * (10 + 24 / t + scores)
 end
 
+--- Most GPUs a step may span (2^24; the largest clusters built hold ~10^5).
+M.MAX_GPUS = 2 ^ 24 // 1
+--- Most sequences per optimizer step (2^32; about 10^13 tokens at s = 2048).
+M.MAX_GLOBAL_BATCH = 2 ^ 32 // 1
+
 local STEP = { model = true, cluster = true, nodes = true, global_batch = true, micro_batch = true, s = true,
                t = true, p = true, d = true, zero = true, checkpointing = true, dtype = true, dropout = true,
                sequence_parallel = true, interleave = true, attention = true, overlap = true,
@@ -134,6 +139,11 @@ local function config(o, path)
   local cl = cluster.resolve(o.cluster or "dgx_h100", path .. ".cluster")
   local x = { c = c, cl = cl, spec = cl.spec }
   x.nodes = check.positive_int(o.nodes or 1, path .. ".nodes")
+  -- the largest clusters built hold ~10^5 GPUs; 2^24 keeps every count exact and finite
+  if (x.nodes + 0.0) * cl.gpus_per_node > M.MAX_GPUS then
+    check.fail(path .. ".nodes", format("expected at most %d GPUs (nodes * %d per node)", M.MAX_GPUS,
+      cl.gpus_per_node), x.nodes)
+  end
   x.gpus = x.nodes * cl.gpus_per_node
   x.s = check.positive_int(o.s or c.max_position_embeddings or 2048, path .. ".s")
   x.t = check.positive_int(o.t or 1, path .. ".t")
@@ -147,6 +157,9 @@ local function config(o, path)
   x.engine = engines.resolve(o.engine, path .. ".engine")
   x.dtype = o.dtype or "bf16"
   x.attention = check.one_of(o.attention or "flash", { flash = true, standard = true }, path .. ".attention")
+  if o.sequence_parallel ~= nil and type(o.sequence_parallel) ~= "boolean" then
+    check.fail(path .. ".sequence_parallel", "expected true or false", o.sequence_parallel)
+  end
   x.sp = o.sequence_parallel and true or false
   x.v = check.positive_int(o.interleave or 1, path .. ".interleave")
   x.overlap = o.overlap or {}
@@ -178,6 +191,12 @@ local function config(o, path)
   end
   if o.global_batch == nil then check.fail(path .. ".global_batch", "expected positive integer", nil) end
   x.gb = check.positive_int(o.global_batch, path .. ".global_batch")
+  if x.gb > M.MAX_GLOBAL_BATCH then
+    check.fail(path .. ".global_batch", format("expected at most %d sequences", M.MAX_GLOBAL_BATCH), x.gb)
+  end
+  if (x.gb + 0.0) * x.s > 2 ^ 53 then
+    check.fail(path .. ".global_batch*s", "expected at most 2^53 tokens per step", (x.gb + 0.0) * x.s)
+  end
   if x.gb % (x.d * x.mb) ~= 0 then
     check.fail(path .. ".global_batch", format("expected a multiple of d*micro_batch = %d", x.d * x.mb), x.gb)
   end

@@ -43,18 +43,25 @@ function M.use_more_bits(i, n)
 end
 
 --- The format table of a weight dtype name, with `group` applied (int4).
--- @raise `<path>: expected one of ...` / `<path>.group: ...`
+-- @raise `<path>: expected one of ...` / `<prefix>.group: ...` (group: 32, 64, 128 or 256)
 function M.format(name, group, path)
   path = path or "weight_dtype"
   local f = M.formats[name]
   if not f then check.fail(path, "expected one of " .. check.keys(M.formats), name) end
   local out = { name = name }
   for k, v in pairs(f) do out[k] = v end
+  local gpath = path:gsub("weight_dtype$", "group")
+  if gpath == path then gpath = path .. ".group" end
   if f.group_bits then
-    out.group = check.positive_int(group or 128, "group")
+    out.group = check.positive_int(group or 128, gpath)
+    -- gpt-fast's int4 kernels take groups of 32, 64, 128 or 256 (quantize.py, WeightOnlyInt4QuantHandler
+    -- asserts groupsize in [32, 64, 128, 256]); smaller groups would cost more bits in scales than in weights
+    if out.group ~= 32 and out.group ~= 64 and out.group ~= 128 and out.group ~= 256 then
+      check.fail(gpath, "expected an int4 group size of 32, 64, 128 or 256", out.group)
+    end
     out.bits = f.bits + f.group_bits / out.group
   elseif group ~= nil then
-    error(string.format("group: only int4 takes a quantization group size, not %s", name), 0)
+    error(string.format("%s: only int4 takes a quantization group size, not %s", gpath, name), 0)
   end
   return out
 end
