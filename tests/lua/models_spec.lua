@@ -145,7 +145,7 @@ describe("tilewave.data.models", function()
         err_of { num_key_value_heads = 5 })
     end)
     it("rejects NaN, strings and absurd sizes", function()
-      assert.equal("model.hidden_size: expected positive integer, got nan",
+      assert.equal("model.hidden_size: expected positive integer, got NaN",
         (err_of { hidden_size = 0 / 0 }):gsub("%-nan", "nan"))
       assert.equal("model.vocab_size: expected positive integer, got string '32000'", err_of { vocab_size = "32000" })
       assert.equal("model.vocab_size: expected at most 16777216, got 1e+15", err_of { vocab_size = 1e15 })

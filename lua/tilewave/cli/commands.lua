@@ -228,7 +228,7 @@ end
 local function report_cmd(args)
   local res = tw.analysis.models { models = split(args.models), hw = args.hw, b = args.b, s = args.s, t = args.t,
                                    dtype = args.dtype, attention = args.attention, cluster = args.cluster,
-                                   engine = args.engine }
+                                   engine = args.engine, allow_long_context = args.allow_long_context or nil }
   local text
   if args.format == "json" then text = tw.report.models_json(res)
   elseif args.format == "csv" then text = tw.report.models_csv(res)

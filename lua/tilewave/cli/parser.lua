@@ -99,6 +99,7 @@ function M.parser()
   rep:option("--cluster", "Cluster for the training section (hw/clusters; default: the one built of --hw).")
   rep:option("--format", "Output format."):choices({ "markdown", "csv", "json" }):default("markdown")
   rep:option("--out", "Write the report to FILE instead of stdout.")
+  rep:flag("--allow-long-context", "Accept s above a model's max_position_embeddings.")
 
   local mo = p:command("models", "List model presets (of one family), with parameter counts.")
   mo:argument("family", "Family name."):args("?")

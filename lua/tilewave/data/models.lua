@@ -174,10 +174,14 @@ end
 -- @raise as define() for present but invalid fields
 function M.from_hf_config(path)
   local cjson = require "cjson"
+  if type(path) ~= "string" then
+    return nil, "from_hf_config: expected the path of a config.json, got " .. check.describe(path)
+  end
   local f, err = io.open(path, "r")
   if not f then return nil, err end
-  local text = f:read("a")
+  local text, rerr = f:read("a")
   f:close()
+  if not text then return nil, format("%s: cannot read (%s)", path, tostring(rerr)) end -- a directory
   local ok, j = pcall(cjson.decode, text)
   if not ok or type(j) ~= "table" then return nil, format("%s: not a JSON object (%s)", path, tostring(j)) end
   local family

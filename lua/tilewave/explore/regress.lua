@@ -84,11 +84,16 @@ function M.load(path)
       if type(b) ~= "table" then fail("expect." .. k, "expected { min = , max = }") end
       for bk, bv in pairs(b) do
         if bk ~= "min" and bk ~= "max" then fail("expect." .. k .. "." .. tostring(bk), "expected min or max") end
-        if type(bv) ~= "number" then fail("expect." .. k .. "." .. bk, "expected number, got " .. check.describe(bv)) end
+        if type(bv) ~= "number" or bv ~= bv then
+          fail("expect." .. k .. "." .. bk, "expected number, got " .. check.describe(bv))
+        end
+      end
+      if b.min and b.max and b.min > b.max then
+        fail("expect." .. k, format("expected min <= max, got min %s > max %s", tostring(b.min), tostring(b.max)))
       end
     end
   end
-  if expect.tolerance ~= nil and (type(expect.tolerance) ~= "number" or expect.tolerance < 0) then
+  if expect.tolerance ~= nil and (type(expect.tolerance) ~= "number" or not (expect.tolerance >= 0)) then
     fail("expect.tolerance", "expected non-negative number, got " .. check.describe(expect.tolerance))
   end
   if expect.baseline ~= nil and type(expect.baseline) ~= "string" then
@@ -99,6 +104,7 @@ function M.load(path)
                                          or dir_of(path) .. "/" .. expect.baseline)
   local hws = c.hw or { "h100_sxm5" }
   if type(hws) ~= "table" then hws = { hws } end
+  if #hws == 0 then fail("hw", "expected a device id or a non-empty list of them, got an empty list") end
   local specs = {}
   for i, id in ipairs(hws) do
     local okh, spec = pcall(hw.resolve, id, "hw")

@@ -97,7 +97,8 @@ function M.sweep(o)
   sort(fields)
   if o.where ~= nil and type(o.where) ~= "function" then check.fail("sweep.where", "expected function", o.where) end
   local hws = o.hw or { "h100_sxm5" }
-  if type(hws) ~= "table" then hws = { hws } end
+  if type(hws) ~= "table" or hws.sm_count then hws = { hws } end -- one id, path or spec
+  if #hws == 0 then error("sweep.hw: expected a device id or a non-empty list of them, got an empty list", 0) end
   local w = o.workload or {}
   check.table(w, "sweep.workload")
   check.options(w, { b = true, s = true, t = true, dtype = true, attention = true, engine = true }, "sweep.workload")

@@ -7,6 +7,7 @@ local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
 local transformer = require "tilewave.cost.forward"
+local transformer_ops = require "tilewave.ops.transformer"
 local rules = require "tilewave.explore.rules"
 local search = require "tilewave.explore.search"
 local inference = require "tilewave.cost.inference"
@@ -17,7 +18,7 @@ local engines = require "tilewave.cost.engines"
 
 local M = {}
 
-local ipairs, pairs, sort = ipairs, pairs, table.sort
+local ipairs, pairs, sort, format = ipairs, pairs, table.sort, string.format
 
 --- A nearby shape is reported when it is at least this much faster at equal
 -- size (smaller differences are within the model's error).
@@ -65,6 +66,8 @@ function M.model(model, opts)
   local spec = hw.resolve(opts.hw, "report.hw")
   local w = { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention, engine = opts.engine }
   local c = models.resolve(model, "report.model")
+  transformer_ops.check_t(c, w.t or 1, "report.t")
+  inference.check_context(c, w.s or 2048, opts.allow_long_context, "report.s")
   local est = transformer.estimate(c, spec, w)
   local gemms = {}
   for _, p in ipairs(est.ops) do
@@ -87,7 +90,7 @@ function M.model(model, opts)
   return {
     id = c.id or c.name, name = c.name, family = c.family, params = models.params(c), estimate = est,
     slowest = slowest, violations = rules.check(c, w, spec), nearby = best,
-    config = c, inference = M.inference(c, spec, w),
+    config = c, inference = M.inference(c, spec, w, opts.allow_long_context),
     training = opts.cluster and M.training(c, opts.cluster, w) or nil,
   }
 end
@@ -133,15 +136,16 @@ for i = 0, 12 do M.DECODE_BATCHES[#M.DECODE_BATCHES + 1] = 2 ^ i // 1 end
 -- not that batch fits in memory (max_batch says what fits); intensity_limit
 -- is the step's FLOP/byte as batch grows without bound (FLOP per KV-cache
 -- byte), against the device's achievable ridge. nil for encoders.
-function M.inference(c, spec, w)
+function M.inference(c, spec, w, allow_long_context)
   if models.families[c.family].encoder then return nil end
   local wd = quant.formats[w.dtype or "bf16"] and (w.dtype or "bf16") or "bf16"
   local sw = inference.sweep { model = c, hw = spec, context = w.s or 2048, t = w.t, weight_dtype = wd,
-                               batch = M.DECODE_BATCHES, engine = w.engine }
+                               batch = M.DECODE_BATCHES, engine = w.engine, allow_long_context = allow_long_context }
   local one = sw.rows[1]
   local fit
   if spec.memory_bytes then
-    fit = inference.memory { model = c, hw = spec, context = w.s or 2048, t = w.t, weight_dtype = wd }
+    fit = inference.memory { model = c, hw = spec, context = w.s or 2048, t = w.t, weight_dtype = wd,
+                             allow_long_context = allow_long_context }
   end
   -- as batch grows the weights are amortized and the step's intensity tends to FLOP per KV-cache byte
   local limit = one.flops / one.kv_bytes
@@ -161,7 +165,8 @@ function M.models(opts)
   opts = opts or {}
   check.table(opts, "report")
   check.options(opts, { models = true, hw = true, b = true, s = true, t = true, dtype = true,
-                        attention = true, top = true, tolerance = true, cluster = true, engine = true }, "report")
+                        attention = true, top = true, tolerance = true, cluster = true, engine = true,
+                        allow_long_context = true }, "report")
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
   o.hw = o.hw or "h100_sxm5"
@@ -178,11 +183,21 @@ function M.models(opts)
   elseif o.cluster then
     o.cluster = cluster.resolve(o.cluster, "report.cluster")
   end
-  local list = {}
-  for _, m in ipairs(o.models or M.DEFAULT_FAMILIES) do
+  local list, seen = {}, {}
+  local given = o.models or M.DEFAULT_FAMILIES
+  check.table(given, "report.models")
+  if #given == 0 then error("report.models: expected at least one model id or family name, got an empty list", 0) end
+  for _, m in ipairs(given) do
     if type(m) == "table" then list[#list + 1] = m
     else
-      for _, id in ipairs(M.expand { m }) do list[#list + 1] = id end
+      for _, id in ipairs(M.expand { m }) do
+        if seen[id] then
+          error(format("report.models: '%s' is listed twice%s", id, seen[id] ~= id and
+            format(" (also through '%s')", seen[id]) or ""), 0)
+        end
+        seen[id] = m
+        list[#list + 1] = id
+      end
     end
   end
   local results = {}

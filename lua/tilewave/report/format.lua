@@ -25,18 +25,24 @@ function M.interval(iv)
 end
 
 --- Aligned text table: headers (array of strings), rows (arrays of strings).
--- Columns are right-aligned except the first.
+-- Text columns are left-aligned, numeric ones (every cell a number, with or without a unit) right-aligned.
 function M.table(headers, rows)
-  local width = {}
-  for i, h in ipairs(headers) do width[i] = #h end
+  -- widths in characters (UTF-8: "µs" is two bytes, one column)
+  local function len(c) return utf8.len(c) or #c end
+  local width, numeric = {}, {}
+  for i, h in ipairs(headers) do width[i], numeric[i] = len(h), true end
   for _, r in ipairs(rows) do
-    for i, c in ipairs(r) do if #c > (width[i] or 0) then width[i] = #c end end
+    for i, c in ipairs(r) do
+      if len(c) > (width[i] or 0) then width[i] = len(c) end
+      -- a column is numeric when every cell is a number (units and "-" placeholders allowed)
+      if c ~= "-" and c ~= "" and not c:match("^[-+]?%.?%d") then numeric[i] = false end
+    end
   end
   local function line(r)
     local out = {}
     for i, c in ipairs(r) do
-      local pad = rep(" ", width[i] - #c)
-      out[i] = i == 1 and (c .. pad) or (pad .. c)
+      local pad = rep(" ", width[i] - len(c))
+      out[i] = (numeric[i] and i > 1) and (pad .. c) or (c .. pad)
     end
     return (concat(out, "  "):gsub("%s+$", ""))
   end
@@ -46,6 +52,12 @@ function M.table(headers, rows)
   lines[2] = concat(rule, "  ")
   for _, r in ipairs(rows) do lines[#lines + 1] = line(r) end
   return concat(lines, "\n")
+end
+
+--- A fraction in (0, 1] to 3 decimals, or 3 significant digits below 0.001 ("6.1e-05", never "0.000").
+function M.frac(x)
+  if x >= 0.0005 then return format("%.3f", x) end
+  return format("%.2g", x)
 end
 
 --- Text report of one tw.gemm result `r` on spec `spec`.
@@ -62,10 +74,10 @@ function M.gemm_text(r, spec)
       r.peak_flops / spec.mem_bw),
     format("  bound       %s (compute %s, memory %s, overhead %s)", r.bound, M.si(r.compute_s, "s"),
       M.si(r.memory_s, "s"), M.si(r.overhead_s, "s")),
-    format("  kernel      tile %dx%d, split-K %d, %d tiles in %d wave%s of %d", r.tile.m, r.tile.n, r.split_k,
-      r.tiles, r.waves, r.waves == 1 and "" or "s", math.floor(slots + 0.5)),
-    format("  efficiency  tile %.3f, wave %.3f, alignment %.3f (N and K %d-byte aligned)", r.tile_eff,
-      r.wave_eff, r.align_eff, r.align_bytes),
+    format("  kernel      tile %dx%d, split-K %d, %d tile%s in %d wave%s of %d", r.tile.m, r.tile.n, r.split_k,
+      r.tiles, r.tiles == 1 and "" or "s", r.waves, r.waves == 1 and "" or "s", math.floor(slots + 0.5)),
+    format("  efficiency  tile %s, wave %s, alignment %s (N and K %d-byte aligned)", M.frac(r.tile_eff),
+      M.frac(r.wave_eff), M.frac(r.align_eff), r.align_bytes),
   }
   return concat(lines, "\n")
 end
@@ -205,7 +217,11 @@ function M.models_markdown(res)
     L[#L + 1] = "|---|---|---:|---:|---|---:|---:|---:|"
     for _, r in ipairs(res.models) do
       local i = r.inference
-      if i then
+      if i and i.max_batch == 0 then
+        -- the weights alone (or one sequence's KV cache) exceed the memory: no rate to report
+        L[#L + 1] = format("| %s | %s | does not fit | - | - | %s | 0 | - |", r.id, i.weight_dtype,
+          i.kv_bytes_per_token and M.si(i.kv_bytes_per_token, "B") or "-")
+      elseif i then
         L[#L + 1] = format("| %s | %s | %.1f | %s | %s | %s | %s | %s |", r.id, i.weight_dtype, i.tokens_per_s,
           M.si(i.tpot_s, "s"), i.bound, i.kv_bytes_per_token and M.si(i.kv_bytes_per_token, "B") or "-",
           i.max_batch and format("%d", i.max_batch) or "-",

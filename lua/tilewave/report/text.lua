@@ -10,7 +10,7 @@ local format, concat = string.format, table.concat
 --- Text of a tw.roofline result `r` for `flops` (FLOP) and `bytes` (byte).
 function M.roofline(r, flops, bytes)
   return concat({
-    format("roofline on %s, %s: %s FLOP, %s", r.hw, r.dtype, si(flops, ""), si(bytes, "B")),
+    format("roofline on %s, %s: %s, %s", r.hw, r.dtype, si(flops, "FLOP"), si(bytes, "B")),
     format("  time       %s (compute %s, memory %s)", si(r.time_s, "s"), si(r.compute_s, "s"), si(r.memory_s, "s")),
     format("  intensity  %.2f FLOP/B, ridge point %.2f FLOP/B -> %s-bound", r.intensity, r.ridge, r.bound),
   }, "\n")

@@ -13,6 +13,7 @@ local error, pairs, sort, concat = error, pairs, table.sort, table.concat
 function M.describe(v)
   local t = type(v)
   if t == "number" then
+    if v ~= v then return "NaN" end -- tostring gives "-nan" or "nan" by platform
     return tostring(v)
   elseif t == "string" then
     return format("string '%s'", v)
