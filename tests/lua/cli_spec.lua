@@ -1,17 +1,5 @@
 -- busted specs for the `tilewave` executable (tilewave.cli), run as a process.
-local EXE = os.getenv("TILEWAVE_EXE") or "build/tilewave"
-
-local function run(args)
-  local errf = os.tmpname()
-  local p = io.popen(EXE .. " " .. args .. " 2>" .. errf)
-  local out = p:read("a")
-  local _, _, code = p:close()
-  local f = io.open(errf)
-  local err = f:read("a")
-  f:close()
-  os.remove(errf)
-  return code, out, err
-end
+local run = dofile("tests/lua/helpers/process.lua").run
 
 -- Run `tilewave run <tmp script> args` with the script's source `src`.
 local function run_script(src, args)
