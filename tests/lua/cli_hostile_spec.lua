@@ -68,3 +68,29 @@ describe("tilewave CLI on hostile input", function()
     assert.equal(1, code)
   end)
 end)
+
+describe("the Lua API on hostile input", function()
+  local tw = require "tilewave"
+  local function err_of(f, ...)
+    local ok, e = pcall(f, ...)
+    assert.is_false(ok)
+    return e
+  end
+
+  it("names the field instead of failing inside a module", function()
+    assert.equal("training.sequence_parallel: expected true or false, got string 'yes'",
+      err_of(tw.training.step, { model = "llama-2-7b", cluster = "dgx_h100", global_batch = 8, t = 8,
+                                 sequence_parallel = "yes" }))
+    assert.equal("sweep.hw: expected a device id or a non-empty list of them, got an empty list",
+      err_of(tw.sweep, { base = "pythia-70m", vary = { hidden_size = { 512 } }, hw = {} }))
+    assert.equal("sweep.batch: expected a non-empty list of batch sizes, got an empty list",
+      err_of(tw.inference.sweep, { model = "llama-2-7b", hw = "h100_sxm5", context = 64, batch = {} }))
+    local c, msg = tw.models.from_hf_config(nil)
+    assert.is_nil(c)
+    assert.equal("from_hf_config: expected the path of a config.json, got nil", msg)
+    c, msg = tw.models.from_hf_config("/tmp")
+    assert.is_nil(c)
+    assert.truthy(msg:find("^/tmp: cannot read"))
+  end)
+end)
+
