@@ -1,12 +1,13 @@
 -- Reproduce the GEMM sweeps of the co-design paper (Anthony et al. 2024, arXiv 2401.14489)
 -- with the tilewave GEMM model, for A100 and V100 (or any --hw):
---   mn    M = N = 2^i, K = 4096                      (throughput vs size)
+--   square M = N = 2^i, K = 4096                     (throughput vs size; "mn" before)
 --   tile  M = 27648, K = 4096, N = 64 ... 510 step 2 (tile quantization, alignment)
 --   wave  M = 2304, K = 4096, N = 1536 ... 6144 step 64 (wave quantization)
 --   logit M = 8192, K = 51200, N = 14272 ... 14400   (logit GEMM, alignment of h)
 -- Prints each predicted curve with tile, waves and efficiencies, the error on the
 -- calibration points that fall on it, and every predicted cliff (a drop of more than
 -- 20% between neighbouring shapes).
+-- The sweeps are tilewave.explore.gemm_sweeps; `tilewave plot gemm --sweep NAME` draws one.
 -- Usage: build/tilewave run scripts/gemm_sweeps.lua [--hw ID]... [--sweep NAME] [--dtype DT]
 local argparse = require "argparse"
 local tw = require "tilewave"
@@ -14,46 +15,27 @@ local cal = require "tilewave.explore.calibration"
 
 local p = argparse("gemm_sweeps.lua", "Predict the co-design paper's GEMM sweeps.")
 p:option("--hw", "Device id (repeatable)."):count("*")
-p:option("--sweep", "Which sweep."):choices({ "all", "mn", "tile", "wave", "logit" }):default("all")
+p:option("--sweep", "Which sweep (mn is square)."):choices({ "all", "square", "mn", "tile", "wave", "logit" }):default("all")
 p:option("--dtype", "Element type."):default("fp16")
 local args = p:parse(arg)
 local devices = #args.hw > 0 and args.hw or { "a100_sxm4_40gb", "v100_sxm2" }
 
-local sweeps = {
-  { name = "mn", title = "M = N = 2^i, K = 4096", shapes = function()
-      local s = {}
-      for i = 5, 14 do s[#s + 1] = { 1 << i, 1 << i, 4096 } end
-      return s
-    end },
-  { name = "tile", title = "tile quantization: M = 27648, K = 4096, N = 64..510 step 2", shapes = function()
-      local s = {}
-      for n = 64, 510, 2 do s[#s + 1] = { 27648, n, 4096 } end
-      return s
-    end },
-  { name = "wave", title = "wave quantization: M = 2304, K = 4096, N = 1536..6144 step 64", shapes = function()
-      local s = {}
-      for n = 1536, 6144, 64 do s[#s + 1] = { 2304, n, 4096 } end
-      return s
-    end },
-  { name = "logit", title = "logit GEMM: M = 8192, K = 51200, N = 14272..14400", shapes = function()
-      local s = {}
-      for n = 14272, 14400 do s[#s + 1] = { 8192, n, 51200 } end
-      return s
-    end },
-}
+local sweeps = require("tilewave.explore.gemm_sweeps").list
 
 -- Measured points by device id and shape, from the calibration set.
 local measured = {}
 for _, r in ipairs(cal.load() or {}) do
   if r.hw and r.dt == args.dtype then
-    measured[string.format("%s/%d/%d/%d", r.hw, r.m, r.n, r.k)] = r.tflops_measured
+    -- "T1" rows are one synchronized torch.mm each: compare with the isolated timing
+    measured[string.format("%s/%d/%d/%d", r.hw, r.m, r.n, r.k)] =
+      { tflops = r.tflops_measured, timing = r.timing == "T1" and "isolated" or "kernel" }
   end
 end
 
 for _, hw in ipairs(devices) do
   local spec = assert(tw.hw.load(hw))
   for _, sw in ipairs(sweeps) do
-    if args.sweep == "all" or args.sweep == sw.name then
+    if args.sweep == "all" or args.sweep == sw.name or (args.sweep == "mn" and sw.name == "square") then
       print(string.format("\n== %s on %s (%s), %s ==", sw.title, spec.name, hw, args.dtype))
       local rows, prev, cliffs, errs = {}, nil, {}, {}
       for _, s in ipairs(sw.shapes()) do
@@ -61,8 +43,10 @@ for _, hw in ipairs(devices) do
         local meas = measured[string.format("%s/%d/%d/%d", hw, s[1], s[2], s[3])]
         local err = ""
         if meas then
-          err = string.format("%.1f (%+.1f%%)", meas, 100 * (r.tflops - meas) / meas)
-          errs[#errs + 1] = math.abs(r.tflops - meas) / meas
+          local pr = tw.gemm { m = s[1], n = s[2], k = s[3], dtype = args.dtype, hw = hw, timing = meas.timing }
+          err = string.format("%.1f (%+.1f%% %s)", meas.tflops, 100 * (pr.tflops - meas.tflops) / meas.tflops,
+            meas.timing)
+          errs[#errs + 1] = math.abs(pr.tflops - meas.tflops) / meas.tflops
         end
         rows[#rows + 1] = { tostring(s[1]), tostring(s[2]), tostring(s[3]), string.format("%.1f", r.tflops),
           string.format("%dx%d", r.tile.m, r.tile.n), tostring(r.split_k), tostring(r.tiles), tostring(r.waves),

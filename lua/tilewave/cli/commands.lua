@@ -225,10 +225,43 @@ local function train_cmd(args)
   return 0
 end
 
+-- `report --plots DIR`: the roofline of the report's models on its device and the decode
+-- curve of its first decoder, as SVG in DIR; returns { { title, link } } for the Markdown
+-- (links relative to the report file when it is written into DIR).
+local function report_figures(res, args)
+  local lfs = require "lfs"
+  local figures = require "tilewave.explore.figures"
+  local plot = require "tilewave.report.plot"
+  local dir = args.plots:gsub("/+$", "")
+  if dir == "" then dir = "." end
+  if lfs.attributes(dir, "mode") ~= "directory" then
+    local ok, err = lfs.mkdir(dir)
+    if not ok then error(format("report.plots: cannot create %s (%s)", dir, tostring(err)), 0) end
+  end
+  local out_dir = args.out and (args.out:match("^(.*)/[^/]*$") or ".")
+  local function link(name) return out_dir == dir and name or dir .. "/" .. name end
+  local ids, decoder = {}, nil
+  for _, m in ipairs(res.models) do
+    ids[#ids + 1] = m.config
+    if not decoder and m.inference then decoder = m end
+  end
+  local w = res.workload
+  local out = {}
+  plot.svg(figures.roofline({ res.hw }, ids, { dtype = w.dtype, engine = w.engine, b = w.b, s = w.s, t = w.t }),
+    dir .. "/roofline.svg")
+  out[#out + 1] = { title = format("Roofline of the ops on %s", res.hw.id), link = link("roofline.svg") }
+  if decoder then
+    plot.svg(figures.decode(decoder.config, { res.hw }, { context = w.s, engine = w.engine }), dir .. "/decode.svg")
+    out[#out + 1] = { title = format("Decode of %s on %s", decoder.id, res.hw.id), link = link("decode.svg") }
+  end
+  return out
+end
+
 local function report_cmd(args)
   local res = tw.analysis.models { models = split(args.models), hw = args.hw, b = args.b, s = args.s, t = args.t,
                                    dtype = args.dtype, attention = args.attention, cluster = args.cluster,
                                    engine = args.engine, allow_long_context = args.allow_long_context or nil }
+  if args.plots then res.figures = report_figures(res, args) end
   local text
   if args.format == "json" then text = tw.report.models_json(res)
   elseif args.format == "csv" then text = tw.report.models_csv(res)
@@ -265,5 +298,6 @@ M.run = run_script
 M.gemm, M.roofline, M.hw, M.report, M.models = gemm_cmd, roofline_cmd, hw_cmd, report_cmd, models_cmd
 M.sweep, M.check, M.decode, M.train = sweep_cmd, check_cmd, decode_cmd, train_cmd
 M.calibrate = function(a) return calibrate.run(a, stdout) end
+M.plot = function(a) return require("tilewave.cli.plot").run(a, stdout) end
 
 return M

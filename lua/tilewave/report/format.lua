@@ -295,6 +295,14 @@ function M.models_markdown(res)
       L[#L + 1] = "Best nearby shape: this one (no nearby shape is predicted at least 1% faster at equal size)."
     end
   end
+  if res.figures and #res.figures > 0 then
+    L[#L + 1] = ""
+    L[#L + 1] = "## Figures"
+    for _, f in ipairs(res.figures) do
+      L[#L + 1] = ""
+      L[#L + 1] = format("![%s](%s)", f.title, f.link)
+    end
+  end
   return concat(L, "\n") .. "\n"
 end
 

@@ -1,0 +1,125 @@
+--- tilewave.report.plot: draw a chart description as SVG through gnuplot
+-- (the Debian package gnuplot-nox; scripts/bootstrap installs it).
+--
+--   plot.svg({ title = "...", xlabel = "N (elements)", ylabel = "FLOP/s", logx = true,
+--              series = { { title = "predicted", points = { { x, y }, ... }, with = "lines" } },
+--              marks = { { x = 2048, label = "cliff" } } }, "out.svg")
+--
+-- A chart is data only; tilewave.explore.figures builds them from the cost layer.
+-- Fields: `title`, `xlabel`, `ylabel` (with units), `logx`, `logy` (booleans),
+-- `series` (array of `{ title, points = { {x, y [, label]} }, with = "lines" | "points" |
+-- "linespoints" | "steps", dash (boolean), labels (true: print each point's label) }`),
+-- `marks` (vertical lines `{ x, label }`), `hmarks` (horizontal `{ y, label }`),
+-- `width`, `height` (pixels, default 960 x 600), `key` (gnuplot key position, default
+-- "outside right top").
+-- The output is deterministic: numbers are written with 17 significant digits,
+-- text is not interpreted (noenhanced), and gnuplot's SVG carries no date.
+local M = {}
+
+local format, concat, ipairs = string.format, table.concat, ipairs
+
+--- The gnuplot executable (override for tests or other installs).
+M.GNUPLOT = "gnuplot"
+
+-- A gnuplot double-quoted string literal.
+local function quote(s)
+  return '"' .. tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"'):gsub("\n", " ") .. '"'
+end
+
+local function num(x) return format("%.17g", x) end
+
+local STYLE = { lines = "lines lw 2", points = "points pt 7 ps 0.9", linespoints = "linespoints lw 2 pt 7 ps 0.6",
+                steps = "steps lw 2" }
+
+--- The gnuplot script that draws `chart` into the SVG file `path`.
+-- @raise `plot: <field>: ...` for a malformed chart
+function M.script(chart, path)
+  if type(chart) ~= "table" or type(chart.series) ~= "table" or #chart.series == 0 then
+    error("plot: expected a chart with at least one series", 0)
+  end
+  local L = {
+    format("set terminal svg size %d,%d dynamic noenhanced font 'Helvetica,12' background rgb 'white'",
+      chart.width or 960, chart.height or 600),
+    "set output " .. quote(path),
+    "set encoding utf8",
+    "set title " .. quote(chart.title or ""),
+    "set xlabel " .. quote(chart.xlabel or ""),
+    "set ylabel " .. quote(chart.ylabel or ""),
+    "set grid",
+    "set key " .. (chart.key or "outside right top") .. " box",
+    "set tics out",
+  }
+  if chart.logx then L[#L + 1] = "set logscale x 10" end
+  if chart.logy then L[#L + 1] = "set logscale y 10" end
+  if chart.xrange then L[#L + 1] = format("set xrange [%s:%s]", num(chart.xrange[1]), num(chart.xrange[2])) end
+  if chart.yrange then L[#L + 1] = format("set yrange [%s:%s]", num(chart.yrange[1]), num(chart.yrange[2])) end
+  for i, m in ipairs(chart.marks or {}) do
+    L[#L + 1] = format("set arrow %d from %s, graph 0 to %s, graph 1 nohead dt 2 lc rgb 'gray40'", i, num(m.x), num(m.x))
+    if m.label then
+      L[#L + 1] = format("set label %d %s at %s, graph %s rotate by 90 right offset -0.6,0 font ',10' tc rgb 'gray30'",
+        i, quote(m.label), num(m.x), num(0.98))
+    end
+  end
+  local off = #(chart.marks or {})
+  for i, m in ipairs(chart.hmarks or {}) do
+    L[#L + 1] = format("set arrow %d from graph 0, first %s to graph 1, first %s nohead dt 3 lc rgb 'gray40'",
+      off + i, num(m.y), num(m.y))
+    if m.label then
+      L[#L + 1] = format("set label %d %s at graph 0.01, first %s offset 0,0.6 font ',10' tc rgb 'gray30'",
+        off + i, quote(m.label), num(m.y))
+    end
+  end
+  local plots = {}
+  for i, s in ipairs(chart.series) do
+    if type(s.points) ~= "table" or #s.points == 0 then
+      error(format("plot: series %d (%s): expected at least one point", i, tostring(s.title)), 0)
+    end
+    L[#L + 1] = format("$d%d << EOD", i)
+    for _, p in ipairs(s.points) do
+      if s.labels then L[#L + 1] = format("%s %s %s", num(p[1]), num(p[2]), quote(p[3] or ""))
+      else L[#L + 1] = format("%s %s", num(p[1]), num(p[2])) end
+    end
+    L[#L + 1] = "EOD"
+    local style = STYLE[s.with or "lines"]
+    if not style then error(format("plot: series %d: unknown style '%s'", i, tostring(s.with)), 0) end
+    plots[#plots + 1] = format("$d%d using 1:2 with %s%s title %s", i, style, s.dash and " dt 2" or "",
+      quote(s.title or ""))
+    if s.labels then
+      plots[#plots + 1] = format("$d%d using 1:2:3 with labels left offset 0.5,0.3 font ',9' notitle", i)
+    end
+  end
+  L[#L + 1] = "plot " .. concat(plots, ", \\\n     ")
+  L[#L + 1] = "unset output"
+  return concat(L, "\n") .. "\n"
+end
+
+--- Draw `chart` as SVG into `path`.
+-- @return path
+-- @raise `plot: gnuplot not found ...` / `plot: gnuplot failed ...` / `plot: cannot write ...`
+function M.svg(chart, path)
+  if type(path) ~= "string" or path == "" then error("plot.out: expected an output file path", 0) end
+  local text = M.script(chart, path)
+  local gp = os.tmpname()
+  local f = assert(io.open(gp, "w"))
+  f:write(text)
+  f:close()
+  local errf = os.tmpname()
+  local ok, _, code = os.execute(format("%s %s 2>%s", M.GNUPLOT, gp, errf))
+  local ef = io.open(errf)
+  local err = ef and ef:read("a") or ""
+  if ef then ef:close() end
+  os.remove(gp)
+  os.remove(errf)
+  if not ok then
+    if code == 127 then
+      error("plot: gnuplot not found (install the Debian package gnuplot-nox; scripts/bootstrap does)", 0)
+    end
+    error(format("plot: gnuplot failed (exit %s): %s", tostring(code), (err:gsub("\n", " "):sub(1, 200))), 0)
+  end
+  local out = io.open(path)
+  if not out then error(format("plot: cannot write %s", path), 0) end
+  out:close()
+  return path
+end
+
+return M

@@ -1,0 +1,116 @@
+-- busted specs for charts: tilewave.report.plot (gnuplot SVG) and `tilewave plot`.
+-- Each chart must be well-formed XML (LuaExpat), draw at least three series, carry
+-- axis labels with units, and be byte-identical across runs.
+local lxp = require "lxp"
+local process = dofile("tests/lua/helpers/process.lua")
+local plot = require "tilewave.report.plot"
+local figures = require "tilewave.explore.figures"
+
+local function read(path)
+  local f = assert(io.open(path))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Parse an SVG: the number of drawn plot groups and the text it shows.
+local function svg_facts(text)
+  local plots, texts, depth_text = {}, {}, 0
+  local p = lxp.new {
+    StartElement = function(_, name, attrs)
+      local id = attrs.id
+      if id and id:match("^gnuplot_plot_%d+$") then plots[id] = true end
+      if name == "text" then depth_text = depth_text + 1 end
+    end,
+    EndElement = function(_, name) if name == "text" then depth_text = depth_text - 1 end end,
+    CharacterData = function(_, s) if depth_text > 0 then texts[#texts + 1] = s end end,
+  }
+  assert(p:parse(text))
+  assert(p:parse())
+  p:close()
+  local n = 0
+  for _ in pairs(plots) do n = n + 1 end
+  return n, table.concat(texts, "|")
+end
+
+local function check_chart(path, units)
+  local text = read(path)
+  local n, shown = svg_facts(text)
+  assert.is_true(n >= 3, path .. ": " .. n .. " series")
+  for _, u in ipairs(units) do assert.truthy(shown:find(u, 1, true), path .. " lacks " .. u) end
+end
+
+describe("charts", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(require("lfs").mkdir(dir))
+
+  it("writes the gnuplot script with labels, log axes, marks and escaped text", function()
+    local s = plot.script({ title = 'say "hi"', xlabel = "x (s)", ylabel = "y (FLOP/s)", logx = true,
+      series = { { title = "a", points = { { 1, 2 } } } }, marks = { { x = 3, label = "m" } } }, "o.svg")
+    assert.truthy(s:find('set title "say \\"hi\\""', 1, true))
+    assert.truthy(s:find('set xlabel "x (s)"', 1, true))
+    assert.truthy(s:find("set logscale x 10", 1, true))
+    assert.truthy(s:find("set arrow 1 from 3, graph 0 to 3, graph 1", 1, true))
+    assert.truthy(s:find("1 2\nEOD", 1, true))
+    assert.has_error(function() plot.script({ series = {} }, "o.svg") end, "plot: expected a chart with at least one series")
+  end)
+
+  it("places a model's GEMMs under the roof on a roofline", function()
+    local c = figures.roofline({ "h100_sxm5" }, { "llama-2-7b" }, {})
+    local roof = c.series[1].points
+    -- H100 SXM5 bf16: 989.4e12 FLOP/s over 3.35e12 byte/s = 295.3 FLOP/B (hw/h100_sxm5.lua)
+    assert.near(295.3, roof[2][1], 0.1)
+    for _, s in ipairs(c.series) do
+      if s.title:find("^op: ") then
+        for _, p in ipairs(s.points) do
+          assert.is_true(p[2] <= math.min(989.4e12, p[1] * 3.35e12) * 1.0001, s.title)
+        end
+      end
+    end
+  end)
+
+  it("draws roofline, gemm, sweep and decode charts through the CLI", function()
+    local cases = {
+      { "plot roofline --hw h100_sxm5,a100_sxm4_80gb --models llama-2-7b,pythia-1b", "roof.svg",
+        { "(FLOP/byte)", "(FLOP/s)" } },
+      { "plot gemm --sweep wave --hw h100_sxm5 --measured ../shared/reference/calibration/h100/gemm.csv",
+        "wave.svg", { "N (elements)", "(FLOP/s)", "measured" } },
+      { "plot gemm --sweep tile --hw a100_sxm4_80gb", "tile.svg", { "N (elements)" } },
+      { "plot sweep tests/lua/fixtures/plot/sweep3.lua --x hidden_size --y tflops", "sweep.svg",
+        { "(TFLOP/s)", "l4" } },
+      { "plot decode llama-3.1-8b --hw h100_sxm5,l4", "decode.svg", { "(tokens/s)", "(sequences)" } },
+    }
+    for _, c in ipairs(cases) do
+      local path = dir .. "/" .. c[2]
+      local code, out, err = process.run(c[1] .. " --out " .. path)
+      assert.equal(0, code, err)
+      assert.truthy(out:find("wrote " .. path, 1, true))
+      check_chart(path, c[3])
+      local first = read(path)
+      assert.equal(0, (process.run(c[1] .. " --out " .. path)))
+      assert.equal(first, read(path), c[2] .. " is not deterministic")
+    end
+  end)
+
+  it("writes the report's figures and links them", function()
+    local code, _, err = process.run("report --models llama-3.1-8b,pythia-1b --plots " .. dir
+      .. "/rep --out " .. dir .. "/rep/report.md")
+    assert.equal(0, code, err)
+    local md = read(dir .. "/rep/report.md")
+    assert.truthy(md:find("![Roofline of the ops on h100_sxm5](roofline.svg)", 1, true))
+    assert.truthy(md:find("![Decode of llama-3.1-8b on h100_sxm5](decode.svg)", 1, true))
+    check_chart(dir .. "/rep/roofline.svg", { "(FLOP/byte)" })
+    check_chart(dir .. "/rep/decode.svg", { "(tokens/s)" })
+  end)
+
+  it("names the field on bad input", function()
+    local code, out, err = process.run("plot sweep tests/lua/fixtures/plot/sweep3.lua --x vocab_size --out "
+      .. dir .. "/x.svg")
+    assert.equal(1, code)
+    assert.equal("", out)
+    assert.truthy(err:find("plot.x: expected a varied field of the sweep, got 'vocab_size'", 1, true))
+    code = process.run("plot gemm --sweep diagonal --out " .. dir .. "/x.svg")
+    assert.equal(2, code)
+  end)
+end)
