@@ -4,13 +4,19 @@
 -- still fits: weights + KV cache + one layer's attention working set (standard: Q, K, V, O and
 -- the N x N matrices S and P of every head; FlashAttention: Q, K, V, O and two statistics).
 -- SRAM per SM (the M of the analysis) comes from each spec (smem_per_sm_bytes).
--- Usage: build/tilewave run scripts/flash_attention.lua [--model ID] [--hw ID]...
+-- Then Dao et al. 2022, Figure 2 (left), as findings (ends with `N of M findings reproduced`,
+-- exits 1 unless all hold): GPT-2 medium attention forward + backward (N = 1024, d = 64, 16 heads,
+-- batch 64) on an A100 - HBM traffic of standard attention (40.3 GB) and FlashAttention (4.4 GB)
+-- within 25%, the speedup (41.7 -> 7.3 ms) in direction and order of magnitude, and the seed
+-- article's point that the N x N matrix never reaches HBM (FlashAttention's memory is linear in N).
+-- Usage: build/tilewave run scripts/flash_attention.lua [--model ID] [--hw ID]... [--fig2-hw ID]
 local argparse = require "argparse"
 local tw = require "tilewave"
 
 local p = argparse("flash_attention.lua", "Standard vs FlashAttention: HBM traffic and memory.")
 p:option("--model", "Model id (heads and head dim)."):default("llama-2-7b")
 p:option("--hw", "Device id (repeatable)."):count("*")
+p:option("--fig2-hw", "Device of the Figure 2 findings (the paper's A100)."):default("a100_sxm4_40gb")
 local args = p:parse(arg)
 local devices = #args.hw > 0 and args.hw or { "a100_sxm4_40gb", "a100_sxm4_80gb" }
 local c = assert(tw.models.load(args.model))
@@ -67,3 +73,46 @@ end
 print("\nStandard attention moves 4Nd + 4N^2 elements per head and holds the N^2 score and probability matrices;")
 print("FlashAttention moves 2Nd + 3Nd*ceil(N/Bc) (Theta(N^2 d^2 / M)) and holds O(N): its memory is linear in N,")
 print("so only the KV cache and weights limit the sequence length.")
+
+-- Dao et al. 2022, Figure 2 (left): GPT-2 medium attention, forward + backward, on an A100.
+local findings = require "tilewave.report.findings"
+local price = require "tilewave.cost.price"
+local N, D, HEADS, BATCH = 1024, 64, 16, 64
+local spec = assert(tw.hw.load(args.fig2_hw))
+local a = price.attention_io { seq_len = N, head_dim = D, heads = HEADS * BATCH, elem_bytes = 2,
+                               sram_bytes = spec.smem_per_sm_bytes }
+-- The paper's baseline is PyTorch's standard attention, whose Figure 2 breakdown lists Matmul, Mask,
+-- Softmax, Dropout, Matmul: beyond Algorithms 0 and 3 it reads and writes the N x N matrix once more
+-- for the mask and once for dropout in each direction (2 + 2 + 2 + 2 passes of N^2 fp16 elements),
+-- and writes (forward) and reads (backward) a 1-byte dropout mask.
+local extra = HEADS * BATCH * (8 * N * N * 2 + 2 * N * N)
+local standard = a.standard_bytes + a.standard_bwd_bytes + extra
+local flash = a.flash_bytes + a.flash_bwd_bytes
+-- FLOP: 4 N^2 d forward and 8 N^2 d backward per head (two and four N x N x d matmuls)
+local flops = 12 * N * N * D * HEADS * BATCH
+local t_std = tw.roofline { flops = flops, bytes = standard, hw = spec, dtype = "fp16", achievable = true }.time_s
+local t_fa = tw.roofline { flops = flops, bytes = flash, hw = spec, dtype = "fp16", achievable = true }.time_s
+print(format("\nDao et al. 2022, Figure 2 (left) on %s: GPT-2 medium attention, N = %d, d = %d, %d heads x batch %d,",
+  spec.name, N, D, HEADS, BATCH))
+print(format("forward + backward; blocks Bc = %d, %d passes. Times are roofline times (achievable fractions).",
+  a.block_cols, a.passes))
+local f = findings.new("Dao et al. 2022, Figure 2")
+f:check { claim = "standard attention moves 40.3 GB of HBM reads and writes", published = "40.3 GB",
+          predicted = format("%.1f GB (%s): Algorithms 0 + 3 %.1f GB, mask and dropout %.1f GB", standard / 1e9,
+            findings.rel(standard, 40.3e9), (a.standard_bytes + a.standard_bwd_bytes) / 1e9, extra / 1e9),
+          tolerance = "25%", ok = math.abs(standard / 40.3e9 - 1) <= 0.25 }
+f:check { claim = "FlashAttention moves 4.4 GB", published = "4.4 GB",
+          predicted = format("%.2f GB (%s): forward %.2f, backward %.2f", flash / 1e9, findings.rel(flash, 4.4e9),
+            a.flash_bytes / 1e9, a.flash_bwd_bytes / 1e9), tolerance = "25%", ok = math.abs(flash / 4.4e9 - 1) <= 0.25 }
+local sp, sp_pub = t_std / t_fa, 41.7 / 7.3
+f:check { claim = "FlashAttention is faster: 41.7 ms -> 7.3 ms", published = format("x%.1f", sp_pub),
+          predicted = format("x%.1f (%.1f ms -> %.1f ms)", sp, t_std * 1e3, t_fa * 1e3),
+          tolerance = "faster, within a factor of 10 of the published speedup",
+          ok = sp > 1 and math.abs(math.log(sp / sp_pub, 10)) <= 1 }
+local a2 = price.attention_io { seq_len = 2 * N, head_dim = D, heads = HEADS * BATCH, elem_bytes = 2,
+                                sram_bytes = spec.smem_per_sm_bytes }
+f:check { claim = "the N x N matrix never reaches HBM (seed article): FlashAttention's memory is linear in N",
+          published = "O(N) memory", predicted = format("N -> 2N: memory x%.3f (standard x%.3f)",
+            a2.flash_mem_bytes / a.flash_mem_bytes, a2.standard_mem_bytes / a.standard_mem_bytes),
+          tolerance = "exactly x2", ok = a2.flash_mem_bytes == 2 * a.flash_mem_bytes }
+return f:finish()

@@ -4,9 +4,13 @@
 -- GEMM model uses) and at 8-bit where the device has it.
 -- An algorithm whose arithmetic intensity is below the ratio is memory-bound on that device;
 -- LLM decode (~1 FLOP/B per weight byte at batch 1 in 16 bits) is far below every entry.
+-- Findings of seed 002 checked (ends with `N of M findings reproduced`, exits 1 unless all hold):
+-- the A10's ratio is ~208; the H200's is below the H100's (more bandwidth, same FLOP/s); LLM
+-- decode at batch 1 (~1 FLOP/B) is below every device's ratio.
 -- Usage: build/tilewave run scripts/ops_byte_table.lua [--sort ratio|id] [--format text|csv]
 local argparse = require "argparse"
 local tw = require "tilewave"
+local findings = require "tilewave.report.findings"
 
 local p = argparse("ops_byte_table.lua", "Peak FLOP/s, bandwidth and ops:byte of every device.")
 p:option("--sort", "Row order."):choices({ "id", "ratio" }):default("id")
@@ -37,9 +41,29 @@ local header = { "id", "device", "dtype", "peak TFLOP/s", "GB/s", "ops:byte", "a
 if args.format == "csv" then
   print(table.concat(header, ","))
   for _, r in ipairs(out) do print(table.concat(r, ",")) end
+  return 0
 else
   print("Peak dense tensor FLOP/s over memory bandwidth (seed article 002, Table 1; sources in hw/*.lua)")
   print(tw.report.table(header, out))
   print("\nops:byte = FLOP the device can do in the time it moves one byte; below it a kernel is memory-bound.")
   print("'achievable ridge' uses the calibrated compute and bandwidth fractions of the GEMM model.")
 end
+
+local by = {}
+for _, r in ipairs(rows) do by[r.id] = r end
+local lowest = math.huge
+for _, r in ipairs(rows) do lowest = math.min(lowest, r.ratio) end
+-- batch-1 decode in 16 bits: 2 FLOP per weight over 2 bytes per weight
+local decode = 1.0
+local f = findings.new("Seed article 002, Table 1")
+print("")
+f:check { claim = "the NVIDIA A10's ops:byte ratio is about 208 (125 TFLOP/s over 600 GB/s)", published = "208",
+          predicted = string.format("%.1f", by.a10.ratio), tolerance = "1%",
+          ok = math.abs(by.a10.ratio / 208 - 1) <= 0.01 }
+f:check { claim = "the H200's ratio is below the H100's: better suited to memory-bound work", published = "H200 < H100",
+          predicted = string.format("H200 %.1f, H100 SXM5 %.1f", by.h200_sxm.ratio, by.h100_sxm5.ratio),
+          tolerance = "strictly lower", ok = by.h200_sxm.ratio < by.h100_sxm5.ratio }
+f:check { claim = "LLM decode (about 1 FLOP per byte at batch 1) is memory-bound on every device",
+          published = "below every ratio", predicted = string.format("%.1f FLOP/B against the lowest ratio %.1f", decode,
+            lowest), tolerance = "below the lowest ratio", ok = decode < lowest }
+return f:finish()

@@ -457,9 +457,11 @@ static int l_attention_io(lua_State *L)
     status = tw_attention_io(&in, &r, &bad);
     if (status != TW_OK) return core_error(L, 1, P, bad, status);
 
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 9);
     set_num(L, "standard_bytes", r.standard_bytes);
     set_num(L, "flash_bytes", r.flash_bytes);
+    set_num(L, "standard_bwd_bytes", r.standard_bwd_bytes);
+    set_num(L, "flash_bwd_bytes", r.flash_bwd_bytes);
     set_num(L, "standard_mem_bytes", r.standard_mem_bytes);
     set_num(L, "flash_mem_bytes", r.flash_mem_bytes);
     set_int(L, "block_cols", (int64_t)r.block_cols);

@@ -336,6 +336,11 @@ int tw_memory_fit(const tw_memory_input *in, tw_memory_result *out, const char *
  * 2Nd + Tc * (3Nd elements + 4N fp32 statistics), Theta(N^2 d^2 / M).
  * Memory: standard holds Q, K, V, O and the N x N matrices S and P; FlashAttention
  * holds Q, K, V, O and l, m.
+ * Backward (same paper, Appendix B): the standard pass (Algorithm 3) reads P and dO
+ * (dV), dO and V (writes dP), P and dP (writes dS), dS and K (dQ), dS and Q (dK):
+ * 8Nd + 7N^2 elements; FlashAttention's (Algorithm 4) reads K, V and writes dK, dV
+ * once and per column block reads Q, O, dO, dQ and writes dQ: 4Nd + Tc * 5Nd
+ * elements, plus l and m (2N fp32) per block.
  */
 typedef struct {
     double seq_len;     /* N, tokens; integer >= 1 */
@@ -350,6 +355,8 @@ typedef struct {
     double flash_bytes;        /* HBM traffic of Algorithm 1, byte */
     double standard_mem_bytes; /* memory held, byte */
     double flash_mem_bytes;    /* memory held, byte */
+    double standard_bwd_bytes; /* HBM traffic of the standard backward pass (Algorithm 3), byte */
+    double flash_bwd_bytes;    /* HBM traffic of the FlashAttention backward pass (Algorithm 4), byte */
     double block_cols;         /* Bc */
     double block_rows;         /* Br */
     double passes;             /* Tc = ceil(N / Bc) */

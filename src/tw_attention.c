@@ -1,5 +1,6 @@
 /* tw_attention.c - HBM traffic and memory of standard attention against
- * FlashAttention (Dao et al. 2022, Algorithms 0 and 1, §3.2). */
+ * FlashAttention (Dao et al. 2022, Algorithms 0 and 1, §3.2; backward: Algorithms 3
+ * and 4, Appendix B). */
 #include <math.h>
 #include <stddef.h>
 
@@ -38,12 +39,15 @@ int tw_attention_io(const tw_attention_input *in, tw_attention_result *out, cons
     out->flash_bytes = h * (fa_el * e + stats);
     out->standard_mem_bytes = h * (4.0 * n * d + 2.0 * n * n) * e;
     out->flash_mem_bytes = h * (4.0 * n * d * e + 2.0 * n * 4.0);
+    out->standard_bwd_bytes = h * (8.0 * n * d + 7.0 * n * n) * e;           /* Algorithm 3 */
+    out->flash_bwd_bytes = h * ((4.0 * n * d + tc * 5.0 * n * d) * e + tc * 2.0 * n * 4.0); /* Algorithm 4 */
     out->block_cols = bc;
     out->block_rows = br;
     out->passes = tc;
     if (!isfinite(m) || !positive(bc)) bad = "sram_bytes/elem_bytes";
     else if (!positive(out->standard_bytes) || !positive(out->flash_bytes) ||
-             !positive(out->standard_mem_bytes) || !positive(out->flash_mem_bytes))
+             !positive(out->standard_mem_bytes) || !positive(out->flash_mem_bytes) ||
+             !positive(out->standard_bwd_bytes) || !positive(out->flash_bwd_bytes))
         bad = "heads*seq_len*seq_len*elem_bytes";
     if (bad != NULL) {
         if (bad_field != NULL) *bad_field = bad;

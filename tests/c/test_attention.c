@@ -9,7 +9,10 @@ static void test_attention_io_n1024_d64(void **state)
        standard: 4Nd + 4N^2 = 262,144 + 4,194,304 = 4,456,448 elements = 8,912,896 B
        flash: 2Nd + Tc*3Nd = 131,072 + 3,145,728 = 3,276,800 elements = 6,553,600 B,
               + l, m: Tc*4N*4 B = 262,144 B -> 6,815,744 B
-       memory: standard (4Nd + 2N^2)*2 = 4,718,592 B; flash 4Nd*2 + 2N*4 = 532,480 B */
+       memory: standard (4Nd + 2N^2)*2 = 4,718,592 B; flash 4Nd*2 + 2N*4 = 532,480 B
+       backward: standard 8Nd + 7N^2 = 524,288 + 7,340,032 = 7,864,320 elements = 15,728,640 B;
+       flash 4Nd + Tc*5Nd = 262,144 + 5,242,880 = 5,505,024 elements = 11,010,048 B,
+              + l, m: Tc*2N*4 B = 131,072 B -> 11,141,120 B */
     tw_attention_input in = {1024, 64, 1, 2, 32768};
     tw_attention_result r;
     assert_int_equal(tw_attention_io(&in, &r, NULL), TW_OK);
@@ -20,6 +23,8 @@ static void test_attention_io_n1024_d64(void **state)
     assert_close(r.flash_bytes, 6815744.0, 1e-12);
     assert_close(r.standard_mem_bytes, 4718592.0, 1e-12);
     assert_close(r.flash_mem_bytes, 532480.0, 1e-12);
+    assert_close(r.standard_bwd_bytes, 15728640.0, 1e-12);
+    assert_close(r.flash_bwd_bytes, 11141120.0, 1e-12);
 }
 
 static void test_attention_io_grows_quadratically_for_standard_only(void **state)

@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st == TW_OK) {
         check(finite_gt0(r.standard_bytes) && finite_gt0(r.flash_bytes), "non-finite traffic");
         check(finite_gt0(r.standard_mem_bytes) && finite_gt0(r.flash_mem_bytes), "non-finite memory");
+        check(finite_gt0(r.standard_bwd_bytes) && finite_gt0(r.flash_bwd_bytes), "non-finite backward traffic");
         check(finite_gt0(r.block_cols) && finite_gt0(r.block_rows) && finite_gt0(r.passes), "non-finite blocks");
     }
     return 0;
