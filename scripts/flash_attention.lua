@@ -17,6 +17,7 @@ local p = argparse("flash_attention.lua", "Standard vs FlashAttention: HBM traff
 p:option("--model", "Model id (heads and head dim)."):default("llama-2-7b")
 p:option("--hw", "Device id (repeatable)."):count("*")
 p:option("--fig2-hw", "Device of the Figure 2 findings (the paper's A100)."):default("a100_sxm4_40gb")
+p:option("--plots", "Also draw forward + backward HBM traffic against N as SVG into DIR.")
 local args = p:parse(arg)
 local devices = #args.hw > 0 and args.hw or { "a100_sxm4_40gb", "a100_sxm4_80gb" }
 local c = assert(tw.models.load(args.model))
@@ -115,4 +116,26 @@ f:check { claim = "the N x N matrix never reaches HBM (seed article): FlashAtten
           published = "O(N) memory", predicted = format("N -> 2N: memory x%.3f (standard x%.3f)",
             a2.flash_mem_bytes / a.flash_mem_bytes, a2.standard_mem_bytes / a.standard_mem_bytes),
           tolerance = "exactly x2", ok = a2.flash_mem_bytes == 2 * a.flash_mem_bytes }
+if args.plots then
+  local plot = require "tilewave.report.plot"
+  local dir = plot.dir(args.plots, "plots")
+  local std, fa = {}, {}
+  local n = 256
+  while n <= 16384 do
+    local x = price.attention_io { seq_len = n, head_dim = D, heads = HEADS * BATCH, elem_bytes = 2,
+                                   sram_bytes = spec.smem_per_sm_bytes }
+    std[#std + 1] = { n, x.standard_bytes + x.standard_bwd_bytes + HEADS * BATCH * (8 * n * n * 2 + 2 * n * n) }
+    fa[#fa + 1] = { n, x.flash_bytes + x.flash_bwd_bytes }
+    n = n * 2
+  end
+  local path = dir .. "/flash_attention_traffic.svg"
+  plot.svg({ title = format("Attention forward + backward HBM traffic, d = %d, %d heads x batch %d, %s", D, HEADS,
+                            BATCH, spec.id),
+             xlabel = "sequence length N (tokens)", ylabel = "HBM traffic (byte)", logx = true, logy = true,
+             series = { { title = "standard (PyTorch: + mask, dropout)", points = std, with = "linespoints" },
+                        { title = "FlashAttention", points = fa, with = "linespoints" },
+                        { title = "published, Dao et al. Fig. 2 (N = 1024)", points = { { N, 40.3e9 }, { N, 4.4e9 } },
+                          with = "points" } } }, path)
+  print("wrote " .. path)
+end
 return f:finish()

@@ -16,6 +16,7 @@ p:option("--model", "Model id."):default("llama-2-7b")
 p:option("--prompt", "Prompt tokens (context stage)."):default("1024"):convert(math.tointeger)
 p:option("--context", "Tokens in the KV cache (generation stage)."):default("1024"):convert(math.tointeger)
 p:option("--hw", "Device id (repeatable)."):count("*")
+p:option("--plots", "Also draw the context stage's ops on the roofline as SVG into DIR.")
 local args = p:parse(arg)
 local devices = #args.hw > 0 and args.hw or { "a100_sxm4_80gb", "h100_sxm5" }
 local c = assert(tw.models.load(args.model))
@@ -124,4 +125,11 @@ end
 f:check { claim = "weight-only int8 and int4 raise decode's arithmetic intensity and its tokens/s",
           published = "bf16 < int8 < int4", predicted = table.concat(parts, "; "), tolerance = "strictly increasing",
           ok = ok3 }
+if args.plots then
+  local plot, figures = require "tilewave.report.plot", require "tilewave.explore.figures"
+  local dir = plot.dir(args.plots, "plots")
+  local path = dir .. "/llm_roofline.svg"
+  plot.svg(figures.roofline(devices, { c }, { b = 1, s = args.prompt, dtype = "bf16" }), path)
+  print("wrote " .. path)
+end
 return f:finish()

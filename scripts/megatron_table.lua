@@ -22,6 +22,7 @@ p:option("--interleave", "Virtual stages per GPU (interleaved 1F1B)."):default("
 p:option("--format", "Output format."):choices({ "text", "csv" }):default("text")
 p:option("--tolerance", "Largest |error| of a row that counts as reproduced (fraction)."):default("0.15")
   :convert(tonumber)
+p:option("--plots", "Also draw predicted against achieved TFLOP/s per GPU as SVG into DIR.")
 local args = p:parse(arg)
 local format = string.format
 
@@ -80,5 +81,24 @@ for _, r in ipairs(results) do
   tally:check { claim = format("GPT %s achieves %d TFLOP/s per GPU", r[1], r[2]), published = format("%d TFLOP/s", r[2]),
                 predicted = format("%.1f TFLOP/s (%s)", r[3], findings.rel(r[3], r[2])),
                 tolerance = format("%.0f%%", 100 * args.tolerance), ok = math.abs(err) <= args.tolerance }
+end
+if args.plots then
+  local plot = require "tilewave.report.plot"
+  local dir = plot.dir(args.plots, "plots")
+  local pub, pred, lo, hi = {}, {}, {}, {}
+  for i, r in ipairs(results) do
+    local x = tonumber((r[1]:gsub("B$", "")))
+    pub[i], pred[i] = { x, r[2] }, { x, r[3] }
+    lo[i], hi[i] = { x, r[2] * (1 - args.tolerance) }, { x, r[2] * (1 + args.tolerance) }
+  end
+  local path = dir .. "/megatron_table1.svg"
+  plot.svg({ title = "Narayanan et al. 2021, Table 1: achieved TFLOP/s per GPU on A100 (3072 GPUs at 1T)",
+             xlabel = "model size (billion parameters)", ylabel = "rate per GPU (TFLOP/s)", logx = true,
+             series = { { title = "published (Table 1)", points = pub, with = "linespoints" },
+                        { title = "tilewave (hardware TFLOP/s)", points = pred, with = "linespoints" },
+                        { title = format("published -%.0f%%", 100 * args.tolerance), points = lo, dash = true },
+                        { title = format("published +%.0f%%", 100 * args.tolerance), points = hi, dash = true } } },
+           path)
+  print("wrote " .. path)
 end
 return tally:finish()

@@ -15,6 +15,7 @@ local findings = require "tilewave.report.findings"
 local p = argparse("ops_byte_table.lua", "Peak FLOP/s, bandwidth and ops:byte of every device.")
 p:option("--sort", "Row order."):choices({ "id", "ratio" }):default("id")
 p:option("--format", "Output format."):choices({ "text", "csv" }):default("text")
+p:option("--plots", "Also draw peak FLOP/s against bandwidth, with lines of equal ops:byte, as SVG into DIR.")
 local args = p:parse(arg)
 
 local rows = {}
@@ -66,4 +67,20 @@ f:check { claim = "the H200's ratio is below the H100's: better suited to memory
 f:check { claim = "LLM decode (about 1 FLOP per byte at batch 1) is memory-bound on every device",
           published = "below every ratio", predicted = string.format("%.1f FLOP/B against the lowest ratio %.1f", decode,
             lowest), tolerance = "below the lowest ratio", ok = decode < lowest }
+if args.plots then
+  local plot = require "tilewave.report.plot"
+  local dir = plot.dir(args.plots, "plots")
+  local pts = {}
+  for _, r in ipairs(rows) do pts[#pts + 1] = { r.bw, r.peak, r.id } end
+  table.sort(pts, function(a, b) return a[1] < b[1] or (a[1] == b[1] and a[3] < b[3]) end)
+  local series = { { title = "devices (16-bit dense peak)", points = pts, with = "points", labels = true } }
+  for _, ratio in ipairs { 50, 200, 400 } do
+    series[#series + 1] = { title = string.format("ops:byte = %d", ratio), dash = true,
+                            points = { { 5e10, 5e10 * ratio }, { 1e13, 1e13 * ratio } } }
+  end
+  local path = dir .. "/ops_byte.svg"
+  plot.svg({ title = "Peak FLOP/s against memory bandwidth (seed article 002)", xlabel = "memory bandwidth (byte/s)",
+             ylabel = "peak rate (FLOP/s)", logx = true, logy = true, series = series, xrange = { 5e10, 1e13 } }, path)
+  print("wrote " .. path)
+end
 return f:finish()

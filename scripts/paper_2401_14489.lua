@@ -14,6 +14,7 @@ local findings = require "tilewave.report.findings"
 
 local p = argparse("paper_2401_14489.lua", "The co-design paper's findings against the tilewave model.")
 p:option("--hw", "Device for the A100 findings."):default("a100_sxm4_40gb")
+p:option("--plots", "Also draw the paper's GEMM sweeps (tile, wave, logit) as SVG into DIR.")
 local args = p:parse(arg)
 local A100 = args.hw
 local format = string.format
@@ -281,4 +282,13 @@ verdict(share["pythia-160m"] < 0.8 and share["gpt3-175b"] > 0.9, format("small m
   "GEMMs take ~68% of a small model's layer time and 94.9% of a large one's",
   "small model below 80% and GPT-3 175B above 90%")
 
+if args.plots then
+  local plot, figures = require "tilewave.report.plot", require "tilewave.explore.figures"
+  local dir = plot.dir(args.plots, "plots")
+  for _, name in ipairs { "tile", "wave", "logit" } do
+    local path = format("%s/paper_%s.svg", dir, name)
+    plot.svg(figures.gemm(name, { hw = A100, dtype = "fp16" }), path)
+    print("wrote " .. path)
+  end
+end
 return tally:finish()

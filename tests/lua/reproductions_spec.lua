@@ -33,4 +33,26 @@ describe("reproductions", function()
     assert.truthy(out:find("Table 1: 0 of 10 findings reproduced", 1, true))
     assert.truthy(out:find("not reproduced: GPT 1.7B achieves 137 TFLOP/s per GPU", 1, true))
   end)
+
+  it("draws each script's figures with --plots DIR", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    local expect = { paper_2401_14489 = { "paper_tile.svg", "paper_wave.svg", "paper_logit.svg" },
+                     megatron_table = { "megatron_table1.svg" }, flash_attention = { "flash_attention_traffic.svg" },
+                     ops_byte_table = { "ops_byte.svg" }, llm_roofline = { "llm_roofline.svg" } }
+    for script, files in pairs(expect) do
+      local _, out = process.run("run scripts/" .. script .. ".lua --plots " .. dir)
+      for _, name in ipairs(files) do
+        assert.truthy(out:find("wrote " .. dir .. "/" .. name, 1, true), script)
+        local f = assert(io.open(dir .. "/" .. name))
+        local svg = f:read("a")
+        f:close()
+        assert.truthy(svg:find("</svg>", 1, true), name)
+        local n = 0
+        for _ in svg:gmatch('id="gnuplot_plot_%d+"') do n = n + 1 end
+        assert.is_true(n >= 3, name .. ": " .. n .. " series")
+      end
+    end
+  end)
 end)
+

@@ -229,15 +229,9 @@ end
 -- curve of its first decoder, as SVG in DIR; returns { { title, link } } for the Markdown
 -- (links relative to the report file when it is written into DIR).
 local function report_figures(res, args)
-  local lfs = require "lfs"
   local figures = require "tilewave.explore.figures"
   local plot = require "tilewave.report.plot"
-  local dir = args.plots:gsub("/+$", "")
-  if dir == "" then dir = "." end
-  if lfs.attributes(dir, "mode") ~= "directory" then
-    local ok, err = lfs.mkdir(dir)
-    if not ok then error(format("report.plots: cannot create %s (%s)", dir, tostring(err)), 0) end
-  end
+  local dir = plot.dir(args.plots, "report.plots")
   local out_dir = args.out and (args.out:match("^(.*)/[^/]*$") or ".")
   local function link(name) return out_dir == dir and name or dir .. "/" .. name end
   local ids, decoder = {}, nil

@@ -93,6 +93,19 @@ function M.script(chart, path)
   return concat(L, "\n") .. "\n"
 end
 
+--- Create directory `dir` if it does not exist (for `--plots DIR`); returns dir without a trailing slash.
+-- @raise `<field>: cannot create DIR (reason)`
+function M.dir(dir, field)
+  local lfs = require "lfs"
+  dir = (dir:gsub("/+$", ""))
+  if dir == "" then dir = "." end
+  if lfs.attributes(dir, "mode") ~= "directory" then
+    local ok, err = lfs.mkdir(dir)
+    if not ok then error(format("%s: cannot create %s (%s)", field or "plots", dir, tostring(err)), 0) end
+  end
+  return dir
+end
+
 --- Draw `chart` as SVG into `path`.
 -- @return path
 -- @raise `plot: gnuplot not found ...` / `plot: gnuplot failed ...` / `plot: cannot write ...`
