@@ -272,18 +272,25 @@ local function report_cmd(args)
 end
 
 local function models_cmd(args)
-  if args.family and not tw.models.families[args.family] then
-    error(format("models: unknown family '%s' (known: llama, gpt_neox, modernbert, gpt3)", args.family), 0)
+  local names = {}
+  for name in pairs(tw.models.families) do names[#names + 1] = name end
+  table.sort(names)
+  local path = args.family and args.family:match("%.json$")
+  if args.family and not path and not tw.models.families[args.family] then
+    error(format("models: unknown family '%s' (known: %s)", args.family, table.concat(names, ", ")), 0)
   end
   local rows = {}
-  for _, id in ipairs(tw.analysis.expand(args.family and { args.family } or { "llama", "gpt_neox", "modernbert", "gpt3" })) do
-    local c = tw.models.load(id)
+  -- a config.json path lists that one model
+  local ids = path and { args.family }
+    or tw.analysis.expand(args.family and { args.family } or names)
+  for _, id in ipairs(ids) do
+    local c = tw.models.resolve(id, "models")
     local p = tw.params(c)
-    rows[#rows + 1] = { id, c.family, c.name, tw.report.group(p.total), tostring(c.hidden_size),
+    rows[#rows + 1] = { c.id or id, c.family, c.name, tw.report.group(p.total), tw.report.group(p.active), tostring(c.hidden_size),
       tostring(c.num_attention_heads), tostring(c.num_key_value_heads), tostring(c.num_hidden_layers),
       tostring(c.intermediate_size), tostring(c.vocab_size) }
   end
-  stdout:write(tw.report.table({ "id", "family", "name", "params", "h", "a", "kv", "L", "I", "v" }, rows), "\n")
+  stdout:write(tw.report.table({ "id", "family", "name", "params", "active", "h", "a", "kv", "L", "I", "v" }, rows), "\n")
   return 0
 end
 

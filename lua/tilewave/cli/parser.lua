@@ -88,7 +88,8 @@ function M.parser()
     .. "families (or --models) on one device: parameters, forward time, TFLOP/s, MFU, slowest GEMMs and why, "
     .. "co-design rule violations with fixes, best nearby shape.")
   rep:option("--hw", "Device id or spec path."):default("h100_sxm5")
-  rep:option("--models", "Comma-separated model ids and/or family names (llama, gpt_neox, modernbert, gpt3).")
+  rep:option("--models", "Comma-separated model ids, config.json paths and/or family names (llama, gpt_neox, "
+    .. "modernbert, gpt3, mistral, qwen2).")
     :default("llama,gpt_neox,modernbert")
   rep:option("--b", "Micro-batch size b."):default("4"):convert(int_arg("report.b"))
   rep:option("--s", "Sequence length s."):default("2048"):convert(int_arg("report.s"))
@@ -103,7 +104,7 @@ function M.parser()
   rep:option("--plots", "Also draw the report's figures (roofline.svg, decode.svg) into DIR and link them (Markdown).")
 
   local mo = p:command("models", "List model presets (of one family), with parameter counts.")
-  mo:argument("family", "Family name."):args("?")
+  mo:argument("family", "Family name, or a config.json path."):args("?")
 
   local sw = p:command("sweep", "Estimate every config of a grid (a Lua spec file returning tw.sweep's options), "
     .. "streaming one row per config.")

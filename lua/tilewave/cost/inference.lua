@@ -63,14 +63,18 @@ local function decoder(model, path)
   return c
 end
 
--- Weight bytes read per decode step (per rank) and their parameter count.
-local function weights(c, t, fmt)
+-- Weight bytes read per decode step (per rank) and the parameters multiplied per token.
+-- `batch` (decode) reads only the experts a MoE step touches; nil (memory) counts every
+-- expert as resident.
+local function weights(c, t, fmt, batch)
   local ops = transformer.ops(c, { b = 1, s = 1, t = t })
-  local bytes, params = quant.weight_bytes(ops, fmt, c.num_hidden_layers)
+  local bytes, params = quant.weight_bytes(ops, fmt, c.num_hidden_layers, batch)
   -- norms and biases: the non-embedding parameters outside the layer GEMMs, kept in 16 bits
   local layer_gemm = 0
   for _, op in ipairs(transformer.ops(c, { b = 1, s = 1, t = 1 })) do
-    if op.kind == "gemm" and op.scope == "layer" then layer_gemm = layer_gemm + op.n * op.k * op.count end
+    if op.kind == "gemm" and op.scope == "layer" then
+      layer_gemm = layer_gemm + op.n * op.k * op.count * (op.experts or 1)
+    end
   end
   local other = math.max(0, models.params(c).non_embedding - layer_gemm)
   return bytes + 2 * other, params, ops
@@ -137,18 +141,20 @@ function M.decode(o)
   local eng = engines.resolve(o.engine, "decode.engine")
   local g = hw.gemm_params(spec)
   local cdt = compute_dtype(spec, fmt.name)
-  local wbytes, params = weights(c, t, fmt)
+  local wbytes, params = weights(c, t, fmt, batch)
   local L, h = c.num_hidden_layers, c.hidden_size
+  -- a sliding-window model (Mistral) keeps and attends to the last sliding_window tokens only
+  local context_kv = math.min(context, c.sliding_window or context)
   local e = dtype.get(cdt).in_bytes
   local a_t = -(-c.num_attention_heads // t)
   -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
   -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
-  local act = L * (10 * batch * h * e + 2 * batch * a_t * context * e) + batch * (-(-c.vocab_size // t)) * 4
+  local act = L * (10 * batch * h * e + 2 * batch * a_t * context_kv * e) + batch * (-(-c.vocab_size // t)) * 4
   local r = price.decode({
     weight_bytes = wbytes, matmul_params = params,
     dequant_ops = eng.dequant == false and 0 or fmt.dequant_ops,
     layers = L, kv_heads = -(-c.num_key_value_heads // t), q_heads = a_t, head_dim = c.head_dim,
-    kv_elem_bytes = kvb, context = context, batch = batch, act_bytes = act,
+    kv_elem_bytes = kvb, context = context_kv, batch = batch, act_bytes = act,
     peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
     vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
     mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
@@ -215,8 +221,15 @@ function M.memory(o)
   local emb_bits = fmt.name:match("^q") and fmt.bits or 16
   wbytes = wbytes + resident_embedding * emb_bits / 8 / t
   local per_token = 2 * c.num_hidden_layers * (-(-c.num_key_value_heads // t)) * c.head_dim * kvb
-  local r = price.memory_fit { weight_bytes = wbytes, kv_bytes_per_token = per_token, context = context,
+  -- a sliding-window model's cache holds at most sliding_window tokens per sequence
+  local window = c.sliding_window
+  local r = price.memory_fit { weight_bytes = wbytes, kv_bytes_per_token = per_token,
+                              context = window and math.min(context, window) or context,
                               batch = batch, workspace_bytes = workspace, memory_bytes = mem }
+  if window and r.max_context >= window then
+    -- the cache stops growing at the window: memory no longer bounds the context
+    r.max_context = c.max_position_embeddings or r.max_context
+  end
   r.weight_bytes, r.kv_bytes_per_token, r.workspace_bytes, r.memory_bytes = wbytes, per_token, workspace, mem
   r.model, r.hw, r.batch, r.context, r.t = c.id or c.name, spec.id, batch, context, t
   return r

@@ -1,7 +1,8 @@
 --- tilewave.data.models: model configs - presets, validation, Hugging Face configs.
 --
 -- A config is a plain table using the Hugging Face `config.json` field names:
---   family                   "gpt_neox" | "llama" | "modernbert" | "gpt3" (or a family a user registered)
+--   family                   "gpt_neox" | "llama" | "modernbert" | "gpt3" | "mistral" | "qwen2" (or a
+--                            family a user registered)
 --   hidden_size              h, positive integer
 --   num_attention_heads      a, positive integer; h/a is the head dim unless head_dim is given
 --   num_key_value_heads      kv (GQA), positive integer dividing a; default a
@@ -11,7 +12,8 @@
 --   tie_word_embeddings      boolean
 --   max_position_embeddings  positive integer (learned-position rows for gpt3)
 --   head_dim                 optional positive integer; default h/a
--- plus the family's own fields (e.g. rotary_pct, global_attn_every_n_layers)
+-- plus the family's own fields (e.g. rotary_pct, global_attn_every_n_layers; mistral:
+-- sliding_window, num_local_experts, num_experts_per_tok; qwen2: attention_bias)
 -- and descriptive ones (id, name, source). Sizes are counts of elements.
 --
 -- Errors name the field: `model.num_attention_heads: expected a divisor of
@@ -26,7 +28,7 @@ local type, pairs, ipairs, format, sort = type, pairs, ipairs, string.format, ta
 --- Families by name; each a module of tilewave.families (see
 -- families/llama.lua for the shape). `M.register(family)` adds one.
 M.families = {}
-local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3" }
+local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2" }
 for _, name in ipairs(FAMILY_ORDER) do M.families[name] = require("tilewave.data.families." .. name) end
 
 local function boolean(v, path)
@@ -113,6 +115,7 @@ function M.define(cfg, path)
       c.num_key_value_heads)
   end
   if c.tie_word_embeddings == nil then c.tie_word_embeddings = false end
+  if fam.validate then fam.validate(c, path) end
   c.name = c.name or c.id or fam.name
   validated[c] = true
   return c
@@ -149,6 +152,8 @@ local cache = {}
 -- or `nil, msg` for an unknown id.
 function M.load(id)
   if type(id) ~= "string" then return nil, "model: expected model id, got " .. check.describe(id) end
+  -- a Hugging Face config.json path works wherever an id does
+  if id:match("%.json$") then return M.from_hf_config(id) end
   if cache[id] then
     local c = {}
     for k, v in pairs(cache[id]) do c[k] = v end
@@ -168,8 +173,15 @@ function M.load(id)
   return nil, format("model: unknown model '%s' (known: %s)", id, table.concat(M.list(), ", "))
 end
 
---- Read a Hugging Face config.json (lua-cjson) of a GPT-NeoX, LLaMA or
--- ModernBERT model. Keeps the fields tilewave knows, ignores the rest.
+-- Fields that mean a mixture of experts in some model type (an error on a dense type).
+local EXPERT_FIELDS = { num_local_experts = true, num_experts_per_tok = true, n_routed_experts = true,
+                        num_experts = true, moe_intermediate_size = true, n_shared_experts = true }
+
+--- Read a Hugging Face config.json (lua-cjson). The `model_type` picks the family
+-- (a family lists the types it reads in `hf_model_type` or `hf_model_types`, with the
+-- fields each type may carry): llama, mistral, qwen2, mixtral (the llama family),
+-- gpt_neox, modernbert. Common fields and the type's fields are kept, others ignored;
+-- a mixture-of-experts field on a dense type is an error, never silence.
 -- @return config, or `nil, msg` (unreadable file, bad JSON, unknown model_type)
 -- @raise as define() for present but invalid fields
 function M.from_hf_config(path)
@@ -184,32 +196,50 @@ function M.from_hf_config(path)
   if not text then return nil, format("%s: cannot read (%s)", path, tostring(rerr)) end -- a directory
   local ok, j = pcall(cjson.decode, text)
   if not ok or type(j) ~= "table" then return nil, format("%s: not a JSON object (%s)", path, tostring(j)) end
-  local family
+  local family, kind
+  local known = {}
   for name, fam in pairs(M.families) do
-    if fam.hf_model_type and fam.hf_model_type == j.model_type then family = name end
+    local types = fam.hf_model_types or (fam.hf_model_type and { [fam.hf_model_type] = { fields = fam.fields } }) or {}
+    for t, spec in pairs(types) do
+      known[t] = true
+      if t == j.model_type then family, kind = name, spec end
+    end
   end
   if not family then
-    local known = {}
-    for _, fam in pairs(M.families) do if fam.hf_model_type then known[fam.hf_model_type] = true end end
     return nil, format("%s: model_type: expected one of %s, got %s", path, check.keys(known),
       check.describe(j.model_type))
   end
   local fam = M.families[family]
   local cfg = { family = family }
   for k, v in pairs(j) do
-    if (COMMON[k] or fam.fields[k]) and v ~= cjson.null and k ~= "family" then cfg[k] = v end
+    if EXPERT_FIELDS[k] and v ~= cjson.null and not kind.fields[k] then
+      error(format("%s: %s: a mixture-of-experts field on model_type '%s', which tilewave reads as dense",
+        path, k, j.model_type), 0)
+    end
+    -- a family field is kept unless it belongs to other model types only (hf_type_fields)
+    local keep = COMMON[k] or (fam.fields[k] and (kind.fields[k] or not (fam.hf_type_fields or {})[k]))
+    -- lua-cjson decodes every JSON number as a float: sizes become integers
+    if type(v) == "number" and math.tointeger(v) then v = math.tointeger(v) end
+    if keep and v ~= cjson.null and k ~= "family" then cfg[k] = v end
   end
+  for k, v in pairs(kind.implies or {}) do cfg[k] = v end
+  -- Qwen2 lists a window it does not use unless use_sliding_window is true
+  if kind.fields.use_sliding_window and j.use_sliding_window ~= true then cfg.sliding_window = nil end
+  cfg.use_sliding_window = nil
   cfg.id = cfg.id or (path:match("([^/]+)/config%.json$") or path:match("([^/]+)%.json$"))
   return M.define(cfg, path)
 end
 
 --- Parameter counts of a model (id or config).
--- @return `{ total, non_embedding, embedding }` (counts of parameters; what
+-- @return `{ total, non_embedding, embedding, active }` (counts of parameters; active =
+--   those used per token, below total for mixture-of-experts models; what
 --   "non-embedding" excludes follows each family's published convention, see
 --   its params()); ModernBERT adds `mlm_head`
 function M.params(model)
   local c = M.resolve(model, "params.model")
-  return M.families[c.family].params(c)
+  local p = M.families[c.family].params(c)
+  p.active = p.active or p.total -- dense: every parameter is active per token
+  return p
 end
 
 return M

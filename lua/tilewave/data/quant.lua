@@ -66,19 +66,38 @@ function M.format(name, group, path)
   return out
 end
 
+--- Expected experts a decode step reads per MoE layer: E * (1 - (1 - k/E)^B) distinct
+-- experts for B tokens each routed to k of E uniformly (model_configs.md §6b).
+function M.experts_touched(E, k, batch)
+  return E * (1 - (1 - k / E) ^ batch)
+end
+
 --- Bytes of the weight matrices of a decode op list (`ops` from
 -- tilewave.transformer.ops at b = 1, s = 1): GEMM ops only, each k x n x count.
--- @return bytes, matmul_params
-function M.weight_bytes(ops, fmt, layers)
+-- A MoE expert op (op.experts = E) counts E copies of its matrix as params
+-- resident, `experts_read` of them read (default E; a decode step passes
+-- experts_touched), and op.experts_per_token of them multiplied per token.
+-- @return bytes (read), matmul_params (multiplied per token), resident_params
+function M.weight_bytes(ops, fmt, layers, batch)
   local bytes, params = 0, 0
   local more = 0
   if fmt.more_bits then
     for i = 0, layers - 1 do if M.use_more_bits(i, layers) then more = more + 1 end end
   end
+  local resident = 0
   for _, op in ipairs(ops) do
     if op.kind == "gemm" then
-      local n_w = op.n * op.k * op.count
-      params = params + n_w
+      local one = op.n * op.k * op.count
+      local n_w, per_token = one, one
+      if op.experts then
+        -- every expert is resident; a step reads the distinct experts its tokens touch
+        n_w = one * (batch and M.experts_touched(op.experts, op.experts_per_token, batch) or op.experts)
+        per_token = one * op.experts_per_token
+        resident = resident + one * op.experts
+      else
+        resident = resident + one
+      end
+      params = params + per_token
       local bits = fmt.bits
       if op.role == "logits" and fmt.lm_head_bits then bits = fmt.lm_head_bits end
       local b = n_w * bits / 8
@@ -91,7 +110,7 @@ function M.weight_bytes(ops, fmt, layers)
       bytes = bytes + b
     end
   end
-  return bytes, params
+  return bytes, params, resident
 end
 
 return M

@@ -12,6 +12,8 @@
 --   t_small         t as small as possible (here: the smallest t whose weights fit)
 --   glu_width       SwiGLU/GeGLU width: search near the configured width (8h/3
 --                   for the original rule) for a well-shaped value
+--   moe_tokens_per_expert  MoE: b*s*k/E tokens per expert at least one tile of rows
+--                   (tilewave's addition: the expert GEMMs' tile quantization)
 -- Each violation carries a concrete fix and its predicted speedup from
 -- tilewave.transformer.estimate: for fixes that keep the work (padding,
 -- head count), forward time before / after per token; for fixes that change t,
@@ -221,8 +223,28 @@ function M.check(model, opts, device)
             metric = "MLP GEMM FLOP/s", severity = "warning" }
     end
   end
+
+  -- MoE: each expert's GEMM has M = b*s*k/E tokens; below one tile height most of a
+  -- tile's rows are padding (tile quantization, NVIDIA matmul guide)
+  if c.num_local_experts then
+    local E, k = c.num_local_experts, c.num_experts_per_tok
+    local per_expert = b * s * k / E
+    if per_expert < M.MOE_TILE_ROWS then
+      local b2 = math.ceil(M.MOE_TILE_ROWS * E / (s * k))
+      local w2 = workload_of(opts)
+      w2.b = b2
+      add { rule = "moe_tokens_per_expert", field = "b*s*k/E", value = per_expert,
+            expected = format("at least %d tokens per expert (one tile of rows)", M.MOE_TILE_ROWS),
+            fix = { b = b2 }, fix_text = format("b %d -> %d (%d tokens per expert)", b, b2, b2 * s * k // E),
+            speedup = base / per_token(c, spec, w2), metric = "forward time per token", severity = "warning" }
+    end
+  end
   return out
 end
+
+--- Tokens per expert below which a MoE layer's expert GEMMs waste most of a tile's
+-- rows: 128, the M of cuBLAS's common tiles (NVIDIA matmul guide, tile sizes).
+M.MOE_TILE_ROWS = 128
 
 M.glu_search = glu_search
 

@@ -129,8 +129,18 @@ local BLOCK = 128
 --- Score elements a causal fused kernel computes for s queries (the last s of
 -- s_kv keys), in whole BLOCK x BLOCK blocks.
 function M.causal_elems(s, s_kv)
-  -- the queries are the last s of s_kv keys: row block i sees keys up to its last query
   local rows, total = -(-s // BLOCK), 0
+  if s_kv < s then
+    -- a sliding window of s_kv keys (Mistral): row block i sees the window before its
+    -- first query and its own block, in whole blocks
+    local span = -(-(s_kv + BLOCK) // BLOCK) * BLOCK
+    for i = 1, rows do
+      local q_n = math.min(i * BLOCK, s) - (i - 1) * BLOCK
+      total = total + q_n * math.min(i * BLOCK, span)
+    end
+    return total * 1.0
+  end
+  -- the queries are the last s of s_kv keys: row block i sees keys up to its last query
   for i = 1, rows do
     local q_hi = math.min(i * BLOCK, s) + (s_kv - s)
     local q_n = math.min(i * BLOCK, s) - (i - 1) * BLOCK
@@ -209,6 +219,32 @@ function M.glu_mlp(ops, c, w, count, fused)
   ops[#ops + 1] = M.gemm("mlp_down", "mlp_down", bs, h, i_t, count, e)
 end
 
+--- A mixture-of-experts SwiGLU MLP (Mixtral; Jiang et al. 2024, arXiv 2401.04088 §2.1):
+-- the router, a (b*s) x E x h GEMM, picks `num_experts_per_tok` (k) of the
+-- `num_local_experts` (E) experts per token; each expert is a SwiGLU of width I over
+-- the tokens routed to it. Under uniform routing an expert sees ceil(b*s*k/E) tokens
+-- (times `w.imbalance` for the busiest, default 1), so its GEMMs are a grouped GEMM
+-- of E problems with that M: few tokens per expert waste most of a tile's rows.
+-- Expert ops carry `experts` = E and `experts_per_token` = k (weights and FLOP per
+-- token: tilewave.data.quant.weight_bytes).
+function M.moe_mlp(ops, c, w, count)
+  local e, bs, h = w.e, w.b * w.s, c.hidden_size
+  local E, k = c.num_local_experts, c.num_experts_per_tok
+  local i_t = idiv_up(c.intermediate_size, w.t)
+  local m = math.max(1, math.ceil(bs * k / E * (w.imbalance or 1)))
+  ops[#ops + 1] = M.gemm("moe_router", "moe_router", bs, E, h, count, e)
+  local function expert(role, n, kk)
+    local op = M.gemm(role, "expert_" .. role, m, n, kk, count, e, E)
+    op.kind = "gemm" -- a grouped GEMM over weights (E problems), not an attention BMM
+    op.experts, op.experts_per_token, op.tokens_per_expert = E, k, m
+    return op
+  end
+  ops[#ops + 1] = expert("mlp_gate", i_t, h)
+  ops[#ops + 1] = expert("mlp_up", i_t, h)
+  ops[#ops + 1] = M.elementwise("glu", "glu_activation", 3 * m * E * i_t * e.in_bytes, count, m * E * i_t, e.in_bytes)
+  ops[#ops + 1] = expert("mlp_down", h, i_t)
+end
+
 --- A plain MLP h -> I -> h with an activation in between (read + write).
 function M.mlp(ops, c, w, count)
   local e, bs, h = w.e, w.b * w.s, c.hidden_size
@@ -218,10 +254,11 @@ function M.mlp(ops, c, w, count)
   ops[#ops + 1] = M.gemm("mlp_down", "mlp_down", bs, h, i_t, count, e)
 end
 
---- Weights of a layer's attention: h*(a+2kv)*hd + a*hd*h (no biases).
+--- Weights of a layer's attention: h*(a+2kv)*hd + a*hd*h, plus the Q, K and V biases
+-- (a+2kv)*hd when `attention_bias` (Qwen2: model_configs.md §1, §6).
 function M.attention_weights(c)
   local hd, a, kv, h = c.head_dim, c.num_attention_heads, c.num_key_value_heads, c.hidden_size
-  return h * (a + 2 * kv) * hd + a * hd * h
+  return h * (a + 2 * kv) * hd + a * hd * h + (c.attention_bias and (a + 2 * kv) * hd or 0)
 end
 
 --- Parameters of one GPT-2-style layer (GPT-3, GPT-NeoX/Pythia): QKV with

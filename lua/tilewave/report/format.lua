@@ -259,11 +259,16 @@ function M.models_markdown(res)
     L[#L + 1] = ""
     L[#L + 1] = format("## %s: %s (%s)", r.id, r.name, r.family)
     L[#L + 1] = ""
-    L[#L + 1] = format("h %d, a %d%s, h/a %d, L %d, I %d, v %d, %s embeddings; %s parameters (%s non-embedding).",
+    local moe = c.num_local_experts and format(", %d experts of width I, %d per token", c.num_local_experts,
+      c.num_experts_per_tok) or ""
+    local window = c.sliding_window and format(", sliding window %d", c.sliding_window) or ""
+    local active = r.params.active and r.params.active < r.params.total
+      and format(", %s active per token", M.group(r.params.active)) or ""
+    L[#L + 1] = format("h %d, a %d%s, h/a %d, L %d, I %d, v %d%s%s, %s embeddings; %s parameters (%s non-embedding%s).",
       c.hidden_size, c.num_attention_heads,
       c.num_key_value_heads < c.num_attention_heads and format(" (kv %d)", c.num_key_value_heads) or "",
-      c.head_dim, c.num_hidden_layers, c.intermediate_size, c.vocab_size,
-      c.tie_word_embeddings and "tied" or "untied", M.group(r.params.total), M.group(r.params.non_embedding))
+      c.head_dim, c.num_hidden_layers, c.intermediate_size, c.vocab_size, moe, window,
+      c.tie_word_embeddings and "tied" or "untied", M.group(r.params.total), M.group(r.params.non_embedding), active)
     L[#L + 1] = ""
     L[#L + 1] = format("Forward %s%s (%s per layer), %.1f TFLOP/s, MFU %.1f%%, %.0f%% of the time in GEMMs.",
       M.si(e.time_s, "s"), M.interval(e.interval), M.si(e.layer_s, "s"), e.tflops, 100 * e.mfu, 100 * e.gemm_share)

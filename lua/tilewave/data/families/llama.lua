@@ -1,6 +1,11 @@
 --- LLaMA family (Meta): RMSNorm, SwiGLU MLP (gate, up, down; no biases),
 -- rotary on the whole head, grouped-query attention, embeddings tied where the
--- model ties them (Llama-3.2 1B/3B).
+-- model ties them (Llama-3.2 1B/3B). `F.variant` builds the families that share
+-- this block with options: `mistral` (sliding_window: the KV cache and attention
+-- span capped at that many tokens; num_local_experts E and num_experts_per_tok k:
+-- Mixtral's routed SwiGLU MoE, tilewave.ops.layers.moe_mlp) and `qwen2`
+-- (attention_bias: biases on Q, K and V). params() and ops() read the options
+-- wherever they are set.
 --
 -- Sources: LLaMA-1 MODEL_CARD and llama/model.py (llama_v1); Llama-2
 -- MODEL_CARD and model.py (llama_v2); meta-llama/llama-models@8c88b8c
@@ -12,7 +17,9 @@ local layers = require "tilewave.ops.layers"
 local F = {
   name = "llama",
   description = "LLaMA: RMSNorm, SwiGLU (gate/up/down), GQA, rotary",
-  hf_model_type = "llama",
+  -- Hugging Face model_type -> fields the type may carry beyond the common ones, and
+  -- fields it implies (tilewave.data.models.from_hf_config)
+  hf_model_types = { llama = { fields = {} } },
   glu = true, -- gated MLP: intermediate_size is a free width (rules.glu_width, search)
   fields = { hidden_act = "string", rope_theta = "positive" },
   defaults = { tie_word_embeddings = false, hidden_act = "silu" },
@@ -31,11 +38,15 @@ local V1 = "LLaMA-1 MODEL_CARD + llama/model.py (llama_v1 branch); Touvron et al
 local V2 = "Llama-2 MODEL_CARD + llama_v2 model.py; HF config.json"
 local V3 = "meta-llama/llama-models@8c88b8c models/sku_list.py + models/llama3/model.py; MODEL_CARD"
 
-local function llama(name, L, h, a, kv, ffn, v, tied, ctx, src)
-  return { name = name, num_hidden_layers = L, hidden_size = h, num_attention_heads = a,
-           num_key_value_heads = kv, intermediate_size = ffn, vocab_size = v,
-           tie_word_embeddings = tied, max_position_embeddings = ctx, source = src }
+local function llama(name, L, h, a, kv, ffn, v, tied, ctx, src, extra)
+  local c = { name = name, num_hidden_layers = L, hidden_size = h, num_attention_heads = a,
+              num_key_value_heads = kv, intermediate_size = ffn, vocab_size = v,
+              tie_word_embeddings = tied, max_position_embeddings = ctx, source = src }
+  for k, v2 in pairs(extra or {}) do c[k] = v2 end
+  return c
 end
+
+F.preset = llama
 
 local ffn = F.ffn_width
 F.presets = {
@@ -60,15 +71,32 @@ F.presets = {
     "../shared/seeds/001_1ec4f11793972e3e.txt (hidden 5120, ffn 13824, heads 40, kv 8, layers 40, vocab 100096)"),
 }
 
---- Parameter count: per layer q,k,v,o h*(a+2kv)*hd + a*hd*h, SwiGLU 3*h*I,
--- two RMSNorms 2h; final norm h; embeddings v*h, twice when untied.
--- non_embedding excludes the embedding (and untied LM head) matrices.
+--- Checks across fields: experts come as a pair, k <= E.
+function F.validate(c, path)
+  local E, k = c.num_local_experts, c.num_experts_per_tok
+  if (E == nil) ~= (k == nil) then
+    error(string.format("%s.num_experts_per_tok: expected num_local_experts and num_experts_per_tok together", path), 0)
+  end
+  if E and k > E then
+    error(string.format("%s.num_experts_per_tok: expected at most num_local_experts %d, got %d", path, E, k), 0)
+  end
+end
+
+--- Parameter count: per layer q,k,v,o h*(a+2kv)*hd + a*hd*h (+ Q, K, V biases),
+-- SwiGLU 3*h*I (E experts and a router h*E for MoE), two RMSNorms 2h; final norm h;
+-- embeddings v*h, twice when untied. non_embedding excludes the embedding (and
+-- untied LM head) matrices; active counts k of the E experts (the router and every
+-- other weight included): Mixtral-8x7B 46,702,792,704 total, 12,879,925,248 active
+-- (model_configs.md §6b).
 function F.params(c)
-  local h = c.hidden_size
-  local per_layer = layers.attention_weights(c) + 3 * h * c.intermediate_size + 2 * h
-  local non_embedding = c.num_hidden_layers * per_layer + h
+  local h, L = c.hidden_size, c.num_hidden_layers
+  local E, k = c.num_local_experts or 1, c.num_experts_per_tok or 1
+  local mlp = 3 * h * c.intermediate_size
+  local shared = layers.attention_weights(c) + 2 * h + (c.num_local_experts and h * E or 0)
+  local non_embedding = L * (shared + E * mlp) + h
   local embedding = c.vocab_size * h * (c.tie_word_embeddings and 1 or 2)
-  return { total = non_embedding + embedding, non_embedding = non_embedding, embedding = embedding }
+  local active = L * (shared + k * mlp) + h + embedding
+  return { total = non_embedding + embedding, non_embedding = non_embedding, embedding = embedding, active = active }
 end
 
 --- Ops of one forward pass (pre-norm, sequential residual). The LM head runs
@@ -77,14 +105,31 @@ function F.ops(c, w)
   local ops, L = {}, c.num_hidden_layers
   ops[#ops + 1] = layers.embedding(c, w)
   ops[#ops + 1] = layers.norm("input_rmsnorm", c, w, L, "rms")
-  layers.attention(ops, c, w, { count = L, s_kv = w.s, rotary_frac = 1 })
+  -- a sliding window caps the keys a query attends to (Mistral: 4096)
+  layers.attention(ops, c, w, { count = L, s_kv = math.min(w.s, c.sliding_window or w.s), rotary_frac = 1 })
   ops[#ops + 1] = layers.residual("attention_residual", c, w, L, 2)
   ops[#ops + 1] = layers.norm("post_attention_rmsnorm", c, w, L, "rms")
-  layers.glu_mlp(ops, c, w, L, false)
+  if c.num_local_experts then layers.moe_mlp(ops, c, w, L) else layers.glu_mlp(ops, c, w, L, false) end
   ops[#ops + 1] = layers.residual("mlp_residual", c, w, L, 2)
   ops[#ops + 1] = layers.outside(layers.norm("final_rmsnorm", c, w, 1, "rms"))
   ops[#ops + 1] = layers.logits(c, w)
   return ops
+end
+
+--- A family sharing this block (params, ops, validation, the GLU width rule) with its
+-- own name, description, extra fields, Hugging Face model types and presets.
+-- @tparam table o `name`, `description`, `fields` (extra field -> validator), `hf_model_types`,
+--   `hf_type_fields` (fields only the types listing them may carry), `presets`
+function F.variant(o)
+  local v = {}
+  for k, x in pairs(F) do v[k] = x end
+  v.name, v.description, v.presets = o.name, o.description, o.presets
+  v.hf_model_types, v.hf_type_fields = o.hf_model_types, o.hf_type_fields
+  v.fields = {}
+  for k, x in pairs(F.fields) do v.fields[k] = x end
+  for k, x in pairs(o.fields or {}) do v.fields[k] = x end
+  v.variant = nil
+  return v
 end
 
 return F

@@ -1,0 +1,125 @@
+-- busted specs: Mistral, Qwen2 and Mixtral (issue 16): presets, Hugging Face configs,
+-- exact parameter counts, mixture-of-experts ops and decode.
+-- Counts: ../shared/reference/model_configs.md §6 and §6b (worked out there from the configs).
+local tw = require "tilewave"
+local process = dofile("tests/lua/helpers/process.lua")
+local HF = "tests/lua/fixtures/hf/"
+
+describe("Mistral, Qwen2 and Mixtral", function()
+  it("count parameters exactly", function()
+    local p = tw.params("mistral-7b")
+    assert.equal(7241732096, p.total)
+    assert.equal(p.total, p.active)
+    p = tw.params("qwen2.5-7b") -- Q, K, V biases (28 + 2*4) * 128 = 4608 per layer
+    assert.equal(7615616512, p.total)
+    assert.equal(6525621760, p.non_embedding)
+    p = tw.params("mixtral-8x7b")
+    assert.equal(46702792704, p.total)
+    assert.equal(12879925248, p.active)
+  end)
+
+  it("load each model type from its config.json, with the same counts as the presets", function()
+    for _, x in ipairs { { "mistral-7b", 7241732096 }, { "qwen2.5-7b", 7615616512 }, { "mixtral-8x7b", 46702792704 } } do
+      local c = assert(tw.models.from_hf_config(HF .. x[1] .. ".json"))
+      assert.equal(x[2], tw.params(c).total, x[1])
+    end
+    local m = assert(tw.models.from_hf_config(HF .. "mistral-7b.json"))
+    assert.equal(4096, m.sliding_window)
+    local q = assert(tw.models.from_hf_config(HF .. "qwen2.5-7b.json"))
+    assert.is_true(q.attention_bias)
+    assert.is_nil(q.sliding_window) -- use_sliding_window is false
+    local x = assert(tw.models.from_hf_config(HF .. "mixtral-8x7b.json"))
+    assert.equal(8, x.num_local_experts)
+    assert.equal(2, x.num_experts_per_tok)
+    assert.is_nil(x.sliding_window) -- null in the config
+  end)
+
+  it("refuse experts on a dense type and list the supported types", function()
+    local ok, err = pcall(tw.models.from_hf_config, HF .. "llama-with-experts.json")
+    assert.is_false(ok)
+    assert.truthy(err:find("num_local_experts: a mixture-of-experts field on model_type 'llama'", 1, true))
+    local c, msg = tw.models.from_hf_config(HF .. "unknown-type.json")
+    assert.is_nil(c)
+    assert.truthy(msg:find("model_type: expected one of gpt_neox, llama, mistral, mixtral, modernbert, qwen2", 1, true))
+    assert.has_error(function()
+      tw.models.define { family = "mistral", hidden_size = 64, num_attention_heads = 4, num_hidden_layers = 1,
+                         intermediate_size = 128, vocab_size = 100, num_local_experts = 2, num_experts_per_tok = 3 }
+    end, "model.num_experts_per_tok: expected at most num_local_experts 2, got 3")
+    local ok2, err2 = pcall(tw.models.define, { family = "llama", hidden_size = 64, num_attention_heads = 4,
+      num_hidden_layers = 1, intermediate_size = 128, vocab_size = 100, num_local_experts = 2 })
+    assert.is_false(ok2) -- the dense family does not understand experts
+    assert.truthy(err2:find("unknown field 'num_local_experts' for family llama", 1, true))
+  end)
+
+  it("take a config.json wherever a model id goes (API and CLI)", function()
+    local d = tw.inference.decode { model = HF .. "mixtral-8x7b.json", hw = "h200_sxm", context = 512 }
+    assert.is_true(d.tpot_s > 0)
+    local code, out, err = process.run("decode " .. HF .. "qwen2.5-7b.json --hw h100_sxm5 --context 1024")
+    assert.equal(0, code, err)
+    assert.truthy(out:find("decode qwen2.5-7b on h100_sxm5", 1, true))
+    code, out, err = process.run("report --models " .. HF .. "mistral-7b.json --format csv")
+    assert.equal(0, code, err)
+    assert.truthy(out:find("\nmistral-7b,mistral,", 1, true))
+  end)
+
+  it("route tokens to experts: a grouped GEMM whose M is tokens * k / E", function()
+    -- 64 tokens, 2 of 8 experts each: 16 tokens per expert, so the chosen tile's rows are
+    -- mostly padding (tile quantization of the expert GEMMs)
+    local e = tw.transformer.estimate("mixtral-8x7b", "h100_sxm5", { b = 1, s = 64 })
+    local gate
+    for _, op in ipairs(e.ops) do if op.role == "mlp_gate" then gate = op end end
+    assert.equal(16, gate.m)
+    assert.equal(8, gate.batch)
+    assert.equal(14336, gate.n)
+    assert.equal(8, gate.experts)
+    assert.is_true(gate.tile_eff <= 0.125) -- at most 16 useful rows of a tile of 128 or more
+    local big = tw.transformer.estimate("mixtral-8x7b", "h100_sxm5", { b = 4, s = 2048 })
+    for _, op in ipairs(big.ops) do if op.role == "mlp_gate" then gate = op end end
+    assert.equal(2048, gate.m) -- 8192 tokens * 2 / 8
+    assert.is_true(gate.tile_eff > 0.99)
+  end)
+
+  it("decode Mixtral: about the active weights at batch 1, most experts at batch 64", function()
+    local a = tw.params("mixtral-8x7b").active
+    local d1 = tw.inference.decode { model = "mixtral-8x7b", hw = "h200_sxm", context = 2048, batch = 1 }
+    local d64 = tw.inference.decode { model = "mixtral-8x7b", hw = "h200_sxm", context = 2048, batch = 64 }
+    -- 8 * (1 - (6/8)^1) = 2 experts per layer at batch 1; 8 * (1 - 0.75^64) ~ 8 at batch 64
+    local r = d1.weight_bytes / (2 * a)
+    assert.is_true(r >= 0.9 and r <= 1.0, tostring(r))
+    assert.is_true(d64.weight_bytes > 2.5 * d1.weight_bytes)
+    assert.near(8 * (1 - 0.75 ^ 64), require("tilewave.data.quant").experts_touched(8, 2, 64), 1e-12)
+    -- every expert is resident: ~2 bytes per parameter of the 46.7B
+    local m = tw.inference.memory { model = "mixtral-8x7b", hw = "h200_sxm", context = 2048 }
+    assert.is_true(m.weight_bytes > 2 * 46.4e9 and m.weight_bytes < 2 * 46.8e9)
+  end)
+
+  it("cap Mistral's KV cache at its sliding window", function()
+    local d4 = tw.inference.decode { model = "mistral-7b", hw = "h100_sxm5", context = 4096 }
+    local d16 = tw.inference.decode { model = "mistral-7b", hw = "h100_sxm5", context = 16384 }
+    -- 2 * 32 layers * 8 KV heads * 128 * 2 bytes = 131,072 B per token, at most 4096 tokens
+    assert.equal(131072 * 4096, d4.kv_bytes)
+    assert.equal(131072 * 4096, d16.kv_bytes)
+    local m = tw.inference.memory { model = "mistral-7b", hw = "h100_sxm5", context = 16384 }
+    assert.equal(131072 * 4096, m.kv_bytes)
+  end)
+
+  it("warn when a micro-batch gives each expert less than a tile of rows, with the cost", function()
+    -- b = 1, s = 64: 64 * 2 / 8 = 16 tokens per expert < 128; b = 8 gives 128
+    local v
+    for _, x in ipairs(tw.rules.check("mixtral-8x7b", { b = 1, s = 64 }, "h100_sxm5")) do
+      if x.rule == "moe_tokens_per_expert" then v = x end
+    end
+    assert.is_not_nil(v)
+    assert.equal(16, v.value)
+    assert.same({ b = 8 }, v.fix)
+    assert.equal("b 1 -> 8 (128 tokens per expert)", v.fix_text)
+    local t1 = tw.transformer.estimate("mixtral-8x7b", "h100_sxm5", { b = 1, s = 64 })
+    local t8 = tw.transformer.estimate("mixtral-8x7b", "h100_sxm5", { b = 8, s = 64 })
+    assert.near((t1.time_s / 64) / (t8.time_s / 512), v.speedup, 1e-9)
+    assert.is_true(v.speedup > 2)
+    for _, x in ipairs(tw.rules.check("mixtral-8x7b", { b = 4, s = 2048 }, "h100_sxm5")) do
+      assert.are_not.equal("moe_tokens_per_expert", x.rule)
+    end
+  end)
+end)
+
