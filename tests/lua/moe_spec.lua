@@ -40,7 +40,8 @@ describe("Mistral, Qwen2 and Mixtral", function()
     assert.truthy(err:find("num_local_experts: a mixture-of-experts field on model_type 'llama'", 1, true))
     local c, msg = tw.models.from_hf_config(HF .. "unknown-type.json")
     assert.is_nil(c)
-    assert.truthy(msg:find("model_type: expected one of gpt_neox, llama, mistral, mixtral, modernbert, qwen2", 1, true))
+    assert.truthy(msg:find("model_type: expected one of deepseek_v2, deepseek_v3, gpt_neox, llama, mistral, mixtral, "
+      .. "modernbert, qwen2, got string 'jamba'", 1, true))
     assert.has_error(function()
       tw.models.define { family = "mistral", hidden_size = 64, num_attention_heads = 4, num_hidden_layers = 1,
                          intermediate_size = 128, vocab_size = 100, num_local_experts = 2, num_experts_per_tok = 3 }
@@ -120,6 +121,45 @@ describe("Mistral, Qwen2 and Mixtral", function()
     for _, x in ipairs(tw.rules.check("mixtral-8x7b", { b = 4, s = 2048 }, "h100_sxm5")) do
       assert.are_not.equal("moe_tokens_per_expert", x.rule)
     end
+  end)
+
+  describe("DeepSeek-V3", function()
+    it("counts 671B total and 37B active without the MTP module", function()
+      -- model_configs.md §6b; worked out in lua/tilewave/data/families/deepseek.lua
+      local p = tw.params("deepseek-v3")
+      assert.equal(671026419200, p.total)
+      assert.equal(37552297472, p.active)
+      assert.is_true(math.abs(p.total / 671e9 - 1) < 0.01)
+      assert.is_true(math.abs(p.active / 37e9 - 1) < 0.03)
+      local c = assert(tw.models.from_hf_config(HF .. "deepseek-v3.json"))
+      assert.equal(671026419200, tw.params(c).total)
+    end)
+
+    it("caches the 576-wide latent per token per layer", function()
+      -- (kv_lora 512 + rope 64) * 61 layers * 2 bytes = 70,272 B per token, against
+      -- 2 * 128 * 128 * 61 * 2 = 3,997,696 B for plain MHA
+      local m = tw.inference.memory { model = "deepseek-v3", hw = "h200_sxm", context = 4096, weight_dtype = "fp8" }
+      assert.equal(70272, m.kv_bytes_per_token)
+      assert.is_false(m.fits) -- 671 GB of fp8 weights on one 141 GB device
+      local d = tw.inference.decode { model = "deepseek-v3", hw = "h200_sxm", context = 4096, weight_dtype = "fp8" }
+      assert.equal(70272 * 4096, d.kv_bytes)
+      -- batch 1 reads 8 of 256 experts per MoE layer: about the 37.6B active parameters at 1 byte
+      assert.is_true(d.weight_bytes > 0.95 * 37.55e9 and d.weight_bytes < 1.0 * 37.55e9, tostring(d.weight_bytes))
+    end)
+
+    it("prices MLA's projections and the dense, routed and shared MLPs", function()
+      local e = tw.transformer.estimate("deepseek-v3", "h200_sxm", { b = 1, s = 4096 })
+      local by = {}
+      for _, op in ipairs(e.ops) do by[op.name] = op end
+      assert.equal(1536, by.mla_q_a_proj.n)
+      assert.equal(128 * 192, by.mla_q_b_proj.n)
+      assert.equal(576, by.mla_kv_a_proj_with_mqa.n)
+      assert.equal(128 * 256, by.mla_kv_b_proj.n)
+      assert.equal(3, by.mlp_gate.count)               -- the first 3 layers are dense
+      assert.equal(58, by.expert_mlp_gate.count)       -- the other 58 route
+      assert.equal(4096 * 8 // 256, by.expert_mlp_gate.m)  -- 128 tokens per expert
+      assert.equal(2048, by.shared_expert_gate.n)
+    end)
   end)
 end)
 

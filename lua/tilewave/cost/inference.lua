@@ -145,6 +145,7 @@ function M.decode(o)
   local L, h = c.num_hidden_layers, c.hidden_size
   -- a sliding-window model (Mistral) keeps and attends to the last sliding_window tokens only
   local context_kv = math.min(context, c.sliding_window or context)
+  local kv = models.kv_cache(c, t)
   local e = dtype.get(cdt).in_bytes
   local a_t = -(-c.num_attention_heads // t)
   -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
@@ -153,7 +154,7 @@ function M.decode(o)
   local r = price.decode({
     weight_bytes = wbytes, matmul_params = params,
     dequant_ops = eng.dequant == false and 0 or fmt.dequant_ops,
-    layers = L, kv_heads = -(-c.num_key_value_heads // t), q_heads = a_t, head_dim = c.head_dim,
+    layers = L, kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim,
     kv_elem_bytes = kvb, context = context_kv, batch = batch, act_bytes = act,
     peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
     vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
@@ -220,7 +221,8 @@ function M.memory(o)
   local resident_embedding = p.embedding - lm_head -- the LM head is among the GEMM weights already
   local emb_bits = fmt.name:match("^q") and fmt.bits or 16
   wbytes = wbytes + resident_embedding * emb_bits / 8 / t
-  local per_token = 2 * c.num_hidden_layers * (-(-c.num_key_value_heads // t)) * c.head_dim * kvb
+  local kv = models.kv_cache(c, t)
+  local per_token = 2 * c.num_hidden_layers * kv.heads * kv.head_dim * kvb
   -- a sliding-window model's cache holds at most sliding_window tokens per sequence
   local window = c.sliding_window
   local r = price.memory_fit { weight_bytes = wbytes, kv_bytes_per_token = per_token,

@@ -28,7 +28,7 @@ local type, pairs, ipairs, format, sort = type, pairs, ipairs, string.format, ta
 --- Families by name; each a module of tilewave.families (see
 -- families/llama.lua for the shape). `M.register(family)` adds one.
 M.families = {}
-local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2" }
+local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2", "deepseek" }
 for _, name in ipairs(FAMILY_ORDER) do M.families[name] = require("tilewave.data.families." .. name) end
 
 local function boolean(v, path)
@@ -228,6 +228,16 @@ function M.from_hf_config(path)
   cfg.use_sliding_window = nil
   cfg.id = cfg.id or (path:match("([^/]+)/config%.json$") or path:match("([^/]+)%.json$"))
   return M.define(cfg, path)
+end
+
+--- The KV cache of config `c` per rank at tensor-parallel size t: `heads` x `head_dim`,
+-- K and V each (2 * heads * head_dim elements per token per layer). Default: the KV
+-- heads split over t (replicated below one per rank); a family may define
+-- `kv_cache(c, t)` (DeepSeek's latent: kv_lora + rope elements, not split).
+function M.kv_cache(c, t)
+  local fam = M.families[c.family]
+  if fam.kv_cache then return fam.kv_cache(c, t) end
+  return { heads = -(-c.num_key_value_heads // (t or 1)), head_dim = c.head_dim }
 end
 
 --- Parameter counts of a model (id or config).

@@ -149,7 +149,8 @@ function M.check(model, opts, device)
   end
 
   local hd = c.head_dim
-  if hd % 64 ~= 0 then
+  -- latent attention (DeepSeek): head_dim is an effective width, the heads are qk/v wide
+  if hd % 64 ~= 0 and not models.families[c.family].latent_attention then
     local cands, p2 = head_candidates(c, t)
     local best, best_sp
     for _, cand in ipairs(cands) do

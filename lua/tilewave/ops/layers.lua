@@ -227,11 +227,21 @@ end
 -- of E problems with that M: few tokens per expert waste most of a tile's rows.
 -- Expert ops carry `experts` = E and `experts_per_token` = k (weights and FLOP per
 -- token: tilewave.data.quant.weight_bytes).
-function M.moe_mlp(ops, c, w, count)
+-- `opt` overrides the config's fields (DeepSeek): `experts` (E), `per_token` (k), `width`
+-- (the expert width), `shared_width` (a dense shared-expert SwiGLU of that width, or nil).
+function M.moe_mlp(ops, c, w, count, opt)
+  opt = opt or {}
   local e, bs, h = w.e, w.b * w.s, c.hidden_size
-  local E, k = c.num_local_experts, c.num_experts_per_tok
-  local i_t = idiv_up(c.intermediate_size, w.t)
+  local E, k = opt.experts or c.num_local_experts, opt.per_token or c.num_experts_per_tok
+  local i_t = idiv_up(opt.width or c.intermediate_size, w.t)
   local m = math.max(1, math.ceil(bs * k / E * (w.imbalance or 1)))
+  if opt.shared_width then
+    local s_t = idiv_up(opt.shared_width, w.t)
+    ops[#ops + 1] = M.gemm("mlp_gate", "shared_expert_gate", bs, s_t, h, count, e)
+    ops[#ops + 1] = M.gemm("mlp_up", "shared_expert_up", bs, s_t, h, count, e)
+    ops[#ops + 1] = M.elementwise("glu", "shared_expert_glu", 3 * bs * s_t * e.in_bytes, count, bs * s_t, e.in_bytes)
+    ops[#ops + 1] = M.gemm("mlp_down", "shared_expert_down", bs, h, s_t, count, e)
+  end
   ops[#ops + 1] = M.gemm("moe_router", "moe_router", bs, E, h, count, e)
   local function expert(role, n, kk)
     local op = M.gemm(role, "expert_" .. role, m, n, kk, count, e, E)
@@ -243,6 +253,37 @@ function M.moe_mlp(ops, c, w, count)
   ops[#ops + 1] = expert("mlp_up", i_t, h)
   ops[#ops + 1] = M.elementwise("glu", "glu_activation", 3 * m * E * i_t * e.in_bytes, count, m * E * i_t, e.in_bytes)
   ops[#ops + 1] = expert("mlp_down", h, i_t)
+end
+
+--- Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1; V3 config.json): Q
+-- through a low-rank q_lora_rank (or directly when it is nil), K and V decompressed
+-- from a kv_lora_rank latent plus a shared qk_rope_head_dim rope key, attention over
+-- a heads, output projection from a * v_head_dim. Prefill form (decompressed). The
+-- composite attention op uses c.head_dim = (qk_nope + qk_rope + v) / 2, which gives
+-- the exact FLOP of Q K^T (qk dims) plus P V (v dims).
+function M.mla_attention(ops, c, w, count, s_kv)
+  local e, bs, h = w.e, w.b * w.s, c.hidden_size
+  local a_t = idiv_up(c.num_attention_heads, w.t)
+  local qk = c.qk_nope_head_dim + c.qk_rope_head_dim
+  if c.q_lora_rank then
+    ops[#ops + 1] = M.gemm("mla_q_down", "mla_q_a_proj", bs, c.q_lora_rank, h, count, e)
+    local nq = M.elementwise("norm", "mla_q_a_layernorm", 2 * bs * c.q_lora_rank * e.in_bytes, count,
+      bs * c.q_lora_rank, e.in_bytes)
+    nq.norm = "rms"
+    ops[#ops + 1] = nq
+    ops[#ops + 1] = M.gemm("mla_q_up", "mla_q_b_proj", bs, a_t * qk, c.q_lora_rank, count, e)
+  else
+    ops[#ops + 1] = M.gemm("mla_q_up", "mla_q_proj", bs, a_t * qk, h, count, e)
+  end
+  ops[#ops + 1] = M.gemm("mla_kv_down", "mla_kv_a_proj_with_mqa", bs, c.kv_lora_rank + c.qk_rope_head_dim, h, count, e)
+  local nkv = M.elementwise("norm", "mla_kv_a_layernorm", 2 * bs * c.kv_lora_rank * e.in_bytes, count,
+    bs * c.kv_lora_rank, e.in_bytes)
+  nkv.norm = "rms"
+  ops[#ops + 1] = nkv
+  ops[#ops + 1] = M.gemm("mla_kv_up", "mla_kv_b_proj", bs, a_t * (c.qk_nope_head_dim + c.v_head_dim), c.kv_lora_rank,
+    count, e)
+  ops[#ops + 1] = M.core_attention(c, w, count, s_kv, "", true)
+  ops[#ops + 1] = M.gemm("attn_out", "attention_projection", bs, h, a_t * c.v_head_dim, count, e)
 end
 
 --- A plain MLP h -> I -> h with an activation in between (read + write).

@@ -83,8 +83,10 @@ function M.model(model, opts)
     p.share = p.total_s / est.time_s
     slowest[i] = p
   end
-  local near = search.nearby(c, spec, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
-                                        engine = w.engine, tolerance = opts.tolerance, limit = 1 })
+  -- the (h, a, I) search does not apply to latent attention (its head widths are not h/a)
+  local near = models.families[c.family].latent_attention and {}
+    or search.nearby(c, spec, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
+                                engine = w.engine, tolerance = opts.tolerance, limit = 1 })
   local best = near[1]
   if best and (best.is_base or best.size_speedup < M.NEARBY_MIN) then best = nil end
   return {

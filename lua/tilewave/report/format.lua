@@ -262,12 +262,19 @@ function M.models_markdown(res)
     local moe = c.num_local_experts and format(", %d experts of width I, %d per token", c.num_local_experts,
       c.num_experts_per_tok) or ""
     local window = c.sliding_window and format(", sliding window %d", c.sliding_window) or ""
+    if c.n_routed_experts then
+      moe = format(", MLA (q_lora %s, kv_lora %d, qk %d+%d, v %d), first %d layers dense, %d routed experts of %d "
+        .. "(%d per token) + %d shared", tostring(c.q_lora_rank), c.kv_lora_rank, c.qk_nope_head_dim,
+        c.qk_rope_head_dim, c.v_head_dim, c.first_k_dense_replace, c.n_routed_experts, c.moe_intermediate_size,
+        c.num_experts_per_tok, c.n_shared_experts)
+    end
     local active = r.params.active and r.params.active < r.params.total
       and format(", %s active per token", M.group(r.params.active)) or ""
-    L[#L + 1] = format("h %d, a %d%s, h/a %d, L %d, I %d, v %d%s%s, %s embeddings; %s parameters (%s non-embedding%s).",
+    L[#L + 1] = format("h %d, a %d%s, %s, L %d, I %d, v %d%s%s, %s embeddings; %s parameters (%s non-embedding%s).",
       c.hidden_size, c.num_attention_heads,
       c.num_key_value_heads < c.num_attention_heads and format(" (kv %d)", c.num_key_value_heads) or "",
-      c.head_dim, c.num_hidden_layers, c.intermediate_size, c.vocab_size, moe, window,
+      c.n_routed_experts and format("attention head dim %d (effective, (qk + v) / 2)", c.head_dim)
+        or format("h/a %d", c.head_dim), c.num_hidden_layers, c.intermediate_size, c.vocab_size, moe, window,
       c.tie_word_embeddings and "tied" or "untied", M.group(r.params.total), M.group(r.params.non_embedding), active)
     L[#L + 1] = ""
     L[#L + 1] = format("Forward %s%s (%s per layer), %.1f TFLOP/s, MFU %.1f%%, %.0f%% of the time in GEMMs.",
