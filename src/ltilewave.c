@@ -473,7 +473,7 @@ static int l_attention_io(lua_State *L)
 static int l_collective(lua_State *L)
 {
     static const char *const kinds[] = { "allreduce_ring", "allreduce_tree", "allgather_ring",
-                                         "reducescatter_ring", "p2p", NULL };
+                                         "reducescatter_ring", "p2p", "alltoall", NULL };
     tw_collective_input in;
     tw_collective_result r;
     const char *bad = NULL;

@@ -376,7 +376,8 @@ enum {
     TW_ALLREDUCE_TREE = 1,
     TW_ALLGATHER_RING = 2,
     TW_REDUCESCATTER_RING = 3,
-    TW_P2P = 4
+    TW_P2P = 4,
+    TW_ALLTOALL = 5
 };
 
 /*
@@ -389,10 +390,12 @@ enum {
  *   ring all-gather, reduce-scatter  (p-1) alpha + (p-1)/p n / beta
  *   tree all-reduce      2 ceil(log2 p) alpha + 2 n / beta (pipelined reduce + broadcast)
  *   point-to-point       alpha + n / beta
+ *   all-to-all (pairwise exchange, long messages)  (p-1) alpha + (p-1)/p n / beta
+ *                        (n: the bytes each rank holds; it keeps 1/p and sends the rest)
  * p = 1 costs 0.
  */
 typedef struct {
-    int kind;          /* TW_ALLREDUCE_RING ... TW_P2P */
+    int kind;          /* TW_ALLREDUCE_RING ... TW_ALLTOALL */
     double bytes;      /* message size n, byte; > 0 */
     double group;      /* ranks p; integer >= 1 */
     double link_bw;    /* beta, byte/s per rank per direction; > 0 */

@@ -12,7 +12,7 @@ int tw_collective(const tw_collective_input *in, tw_collective_result *out, cons
     const char *bad = NULL;
     double p, n, a, b, steps, wire;
 
-    if (in->kind < TW_ALLREDUCE_RING || in->kind > TW_P2P) bad = "kind";
+    if (in->kind < TW_ALLREDUCE_RING || in->kind > TW_ALLTOALL) bad = "kind";
     else if (!positive(in->bytes)) bad = "bytes";
     else if (!isfinite(in->group) || in->group < 1.0 || in->group != floor(in->group) || in->group > 1e6) bad = "group";
     else if (!positive(in->link_bw)) bad = "link_bw";
@@ -43,6 +43,7 @@ int tw_collective(const tw_collective_input *in, tw_collective_result *out, cons
         break;
     case TW_ALLGATHER_RING:
     case TW_REDUCESCATTER_RING:
+    case TW_ALLTOALL: /* pairwise exchange: p-1 rounds, (p-1)/p of the buffer leaves each rank */
         steps = p - 1.0;
         wire = (p - 1.0) / p * n;
         break;

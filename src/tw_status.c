@@ -83,7 +83,7 @@ static const struct {
     {"heads", "expected positive integer"},
     {"elem_bytes", "expected positive number"},
     {"sram_bytes", "expected positive number holding at least 4 * head_dim elements"},
-    {"kind", "expected allreduce_ring, allreduce_tree, allgather_ring, reducescatter_ring or p2p"},
+    {"kind", "expected allreduce_ring, allreduce_tree, allgather_ring, reducescatter_ring, p2p or alltoall"},
     {"group", "expected integer in [1, 1000000]"},
     {"link_bw", "expected positive number"},
     {"latency_s", "expected non-negative number"},

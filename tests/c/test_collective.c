@@ -26,6 +26,9 @@ static void test_collective_others_8(void **state)
     assert_close(run(TW_REDUCESCATTER_RING, 8).time_s, 3.5e-5 + 0.00875, 1e-12);
     assert_close(run(TW_ALLREDUCE_TREE, 8).time_s, 3e-5 + 0.02, 1e-12);
     assert_close(run(TW_P2P, 8).time_s, 5e-6 + 0.01, 1e-12);
+    /* all-to-all, pairwise exchange: 7 rounds of 5 us + 7/8 of 1 GB at 100 GB/s */
+    assert_close(run(TW_ALLTOALL, 8).time_s, 3.5e-5 + 0.00875, 1e-12);
+    assert_close(run(TW_ALLTOALL, 8).steps, 7, 0);
 }
 
 static void test_collective_single_rank_is_free(void **state)

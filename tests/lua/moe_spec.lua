@@ -161,5 +161,30 @@ describe("Mistral, Qwen2 and Mixtral", function()
       assert.equal(2048, by.shared_expert_gate.n)
     end)
   end)
+
+  it("spread experts over ep ranks, paying two all-to-alls per MoE layer", function()
+    -- all-to-all by pairwise exchange (Thakur et al. 2005): (p-1) alpha + (p-1)/p n / beta
+    local r = tw.core.collective { kind = "alltoall", bytes = 1e9, group = 8, link_bw = 1e11, latency_s = 5e-6 }
+    assert.near(7 * 5e-6 + 7 / 8 * 1e9 / 1e11, r.time_s, 1e-15)
+    local one = tw.inference.decode { model = "deepseek-v3", hw = "h200_sxm", context = 4096, batch = 64,
+                                      weight_dtype = "fp8" }
+    local ep8 = tw.inference.decode { model = "deepseek-v3", hw = "h200_sxm", context = 4096, batch = 64,
+                                      weight_dtype = "fp8", ep = 8 }
+    assert.equal(0, one.comm_s)
+    assert.is_true(ep8.comm_s > 0)
+    assert.is_true(ep8.weight_bytes < one.weight_bytes / 4) -- the experts, most of the bytes, split 8 ways
+    assert.equal(one.kv_bytes / 8, ep8.kv_bytes)               -- 8 of the 64 sequences per rank
+    assert.is_true(ep8.aggregate_tokens_per_s > one.aggregate_tokens_per_s)
+    local m = tw.inference.memory { model = "deepseek-v3", hw = "h200_sxm", context = 4096, weight_dtype = "fp8",
+                                    ep = 8 }
+    assert.is_true(m.fits) -- 1/8 of the experts per 141 GB device
+    assert.equal("decode.ep: llama-2-7b has no experts to spread (expected ep = 1)",
+      select(2, pcall(tw.inference.decode, { model = "llama-2-7b", hw = "h100_sxm5", context = 64, ep = 2 })))
+    assert.equal("decode.ep: expected a divisor of the 8 experts, got 3",
+      select(2, pcall(tw.inference.decode, { model = "mixtral-8x7b", hw = "h100_sxm5", context = 64, ep = 3, batch = 6 })))
+    local code, out, err = process.run("decode mixtral-8x7b --hw h100_sxm5 --context 512 --batch 16 --ep 8")
+    assert.equal(0, code, err)
+    assert.truthy(out:find("decode mixtral-8x7b on h100_sxm5", 1, true))
+  end)
 end)
 

@@ -177,14 +177,14 @@ end
 local function decode_cmd(args)
   local o = { model = args.model, hw = args.hw, context = args.context, batch = args.batch,
               weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype, t = args.t,
-              engine = args.engine, allow_long_context = args.allow_long_context or nil }
+              engine = args.engine, allow_long_context = args.allow_long_context or nil, ep = args.ep }
   local d = tw.inference.decode(o)
   local spec = tw.hw.resolve(args.hw, "decode.hw")
   local m
   if spec.memory_bytes then
     m = tw.inference.memory { model = args.model, hw = args.hw, context = args.context, batch = args.batch,
                               weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype, t = args.t,
-                              allow_long_context = args.allow_long_context or nil }
+                              allow_long_context = args.allow_long_context or nil, ep = args.ep }
   end
   if args.format == "json" then
     stdout:write(tw.report.json { decode = d, memory = m or false }, "\n")

@@ -65,10 +65,22 @@ end
 
 -- Weight bytes read per decode step (per rank) and the parameters multiplied per token.
 -- `batch` (decode) reads only the experts a MoE step touches; nil (memory) counts every
--- expert as resident.
-local function weights(c, t, fmt, batch)
+-- expert as resident. With expert parallelism `ep` each rank holds 1/ep of the experts.
+-- Also returns the op list and the MoE layers (expert ops' layer count).
+local function weights(c, t, fmt, batch, ep)
   local ops = transformer.ops(c, { b = 1, s = 1, t = t })
   local bytes, params = quant.weight_bytes(ops, fmt, c.num_hidden_layers, batch)
+  local experts, moe_layers = {}, 0
+  for _, op in ipairs(ops) do
+    if op.experts then
+      experts[#experts + 1] = op
+      if op.role == "mlp_down" then moe_layers = moe_layers + op.count end
+    end
+  end
+  if (ep or 1) > 1 then
+    local expert_bytes = quant.weight_bytes(experts, fmt, c.num_hidden_layers, batch)
+    bytes = bytes - expert_bytes + expert_bytes / ep
+  end
   -- norms and biases: the non-embedding parameters outside the layer GEMMs, kept in 16 bits
   local layer_gemm = 0
   for _, op in ipairs(transformer.ops(c, { b = 1, s = 1, t = 1 })) do
@@ -77,7 +89,22 @@ local function weights(c, t, fmt, batch)
     end
   end
   local other = math.max(0, models.params(c).non_embedding - layer_gemm)
-  return bytes + 2 * other, params, ops
+  return bytes + 2 * other, params, ops, moe_layers, experts[1]
+end
+
+-- Validate an expert-parallel size: 1, or a divisor of the experts and of the batch
+-- (attention runs data-parallel: batch / ep sequences per rank) with t = 1.
+local function check_ep(c, ep, t, batch, path)
+  ep = check.positive_int(ep or 1, path .. ".ep")
+  if ep == 1 then return 1 end
+  local E = c.num_local_experts or c.n_routed_experts
+  if not E then error(format("%s.ep: %s has no experts to spread (expected ep = 1)", path, c.id or c.name), 0) end
+  if E % ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of the %d experts", E), ep) end
+  if batch and batch % ep ~= 0 then
+    check.fail(path .. ".ep", format("expected a divisor of the batch %d (batch / ep sequences per rank)", batch), ep)
+  end
+  if t > 1 then check.fail(path .. ".ep", "expected t = 1 with expert parallelism", ep) end
+  return ep
 end
 
 -- Kernel launches of one decode step under engine `eng`: the engine's own count
@@ -93,7 +120,7 @@ local function launches(c, t, eng)
 end
 
 local DECODE = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
-                 kv_dtype = true, t = true, engine = true, allow_long_context = true }
+                 kv_dtype = true, t = true, engine = true, allow_long_context = true, ep = true }
 
 --- A context length within the model's trained maximum (max_position_embeddings), unless
 -- `allow` (the user's allow_long_context = true, e.g. for RoPE scaling the config does not show).
@@ -118,7 +145,10 @@ end
 --   (bf16, fp16, fp32, fp8, int8; default "bf16"), `t` (tensor-parallel size,
 --   default 1), `engine` ("compiled" default, "ideal", "fused", "eager", "hf",
 --   "llama.cpp", or a table, see tilewave.cost.engines), `allow_long_context` (true: accept a
---   context above the model's max_position_embeddings)
+--   context above the model's max_position_embeddings), `ep` (expert-parallel size for MoE
+--   models, default 1: each of ep ranks holds 1/ep of the experts and runs attention over
+--   batch/ep sequences; every MoE layer adds two all-to-alls, dispatch and combine, of the
+--   rank's batch/ep * k token copies of h elements; the step is one rank's)
 -- @return `{ tpot_s, tokens_per_s, aggregate_tokens_per_s, bytes, flops,
 --   weight_bytes, kv_bytes, achieved_bw, bound, compute_s, memory_s,
 --   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s,
@@ -141,7 +171,12 @@ function M.decode(o)
   local eng = engines.resolve(o.engine, "decode.engine")
   local g = hw.gemm_params(spec)
   local cdt = compute_dtype(spec, fmt.name)
-  local wbytes, params = weights(c, t, fmt, batch)
+  local ep = check_ep(c, o.ep, t, batch, "decode")
+  local wbytes, params, ops, moe_layers, expert_op = weights(c, t, fmt, batch, ep)
+  -- bits per stored weight: every matrix (all experts) once, scales included
+  local stored_bytes, _, stored = quant.weight_bytes(ops, fmt, c.num_hidden_layers)
+  local batch_all = batch
+  batch = batch // ep -- sequences per rank
   local L, h = c.num_hidden_layers, c.hidden_size
   -- a sliding-window model (Mistral) keeps and attends to the last sliding_window tokens only
   local context_kv = math.min(context, c.sliding_window or context)
@@ -169,29 +204,37 @@ function M.decode(o)
     -- NCCL picks the faster algorithm per message size: ring for large, tree for small messages
     comm = 2 * L * price.collective("allreduce", batch * h * e, t, link / 2, eng.comm_latency_s or 0)
   end
+  if ep > 1 then
+    local link = (spec.interconnect and (spec.interconnect.nvlink_bw or spec.interconnect.fabric_bw
+                  or spec.interconnect.pcie_bw))
+    if not link then error(format("decode.ep: %s has no interconnect bandwidth for ep = %d", spec.id, ep), 0) end
+    -- dispatch and combine: each rank's batch * k token copies of h elements
+    local msg = batch * expert_op.experts_per_token * h * e
+    comm = comm + 2 * moe_layers * price.collective("alltoall", msg, ep, link / 2, eng.comm_latency_s or 0)
+  end
   r.comm_s = comm
   r.tpot_s = r.tpot_s + comm
   r.interval = price.interval(spec, "decode", r.tpot_s)
   r.tokens_per_s = 1 / r.tpot_s
-  r.aggregate_tokens_per_s = batch / r.tpot_s
+  r.aggregate_tokens_per_s = batch_all / r.tpot_s
   r.achieved_bw = r.bytes / r.tpot_s
   if comm > math.max(r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "communication" end
   if r.host_s > math.max(comm, r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "host" end
-  r.model, r.hw, r.batch, r.context, r.t = c.id or c.name, spec.id, batch, context, t
+  r.model, r.hw, r.batch, r.context, r.t, r.ep = c.id or c.name, spec.id, batch_all, context, t, ep
   r.weight_dtype, r.kv_dtype, r.engine, r.compute_dtype = fmt.name, o.kv_dtype or "bf16", eng.name, cdt
   r.group = fmt.group
-  r.bits_per_weight = 8 * wbytes / params
+  r.bits_per_weight = 8 * stored_bytes / stored
   r.matmul_params = params
   return r
 end
 
 local MEMORY = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
-                 allow_long_context = true,
+                 allow_long_context = true, ep = true,
                  kv_dtype = true, t = true, workspace_bytes = true, memory_bytes = true }
 
 --- The inference memory budget per GPU.
 -- @tparam table o `model`, `hw`, `batch` (default 1), `context` (required),
---   `weight_dtype`, `group`, `kv_dtype`, `t` as decode(); `workspace_bytes`
+--   `weight_dtype`, `group`, `kv_dtype`, `t`, `ep` as decode() (per rank); `workspace_bytes`
 --   (default M.WORKSPACE_BYTES); `memory_bytes` (default: the device's)
 -- @return `{ weight_bytes, kv_bytes, kv_bytes_per_token, workspace_bytes,
 --   total_bytes, free_bytes, memory_bytes, fits, max_batch, max_context }`
@@ -214,7 +257,9 @@ function M.memory(o)
   end
   check.positive(mem, "memory.memory_bytes")
   local workspace = check.nonneg(o.workspace_bytes or M.WORKSPACE_BYTES, "memory.workspace_bytes")
-  local wbytes = weights(c, t, fmt)
+  local ep = check_ep(c, o.ep, t, nil, "memory")
+  local wbytes = weights(c, t, fmt, nil, ep)
+  batch = -(-batch // ep) -- sequences whose KV cache this rank holds (the busiest rank)
   -- the input embedding is resident too (untied models): in 16 bits, or the GGUF format's bits
   local p = models.params(c)
   local lm_head = c.vocab_size * c.hidden_size
@@ -233,7 +278,7 @@ function M.memory(o)
     r.max_context = c.max_position_embeddings or r.max_context
   end
   r.weight_bytes, r.kv_bytes_per_token, r.workspace_bytes, r.memory_bytes = wbytes, per_token, workspace, mem
-  r.model, r.hw, r.batch, r.context, r.t = c.id or c.name, spec.id, batch, context, t
+  r.model, r.hw, r.batch, r.context, r.t, r.ep = c.id or c.name, spec.id, o.batch or 1, context, t, ep
   return r
 end
 

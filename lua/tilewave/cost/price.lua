@@ -249,7 +249,7 @@ end
 
 --- Time of a collective over `n` ranks (src/tilewave.h, tw_collective), s:
 -- `kind` "allreduce" takes the faster of ring and tree for this message size,
--- as NCCL's tuner does; else one of allgather_ring, reducescatter_ring, p2p.
+-- as NCCL's tuner does; else one of allgather_ring, reducescatter_ring, p2p, alltoall.
 -- 0 when n <= 1 or bytes <= 0.
 function M.collective(kind, bytes, n, link_bw, latency_s)
   if n <= 1 or bytes <= 0 then return 0 end
