@@ -41,7 +41,7 @@ describe("Mistral, Qwen2 and Mixtral", function()
     local c, msg = tw.models.from_hf_config(HF .. "unknown-type.json")
     assert.is_nil(c)
     assert.truthy(msg:find("model_type: expected one of deepseek_v2, deepseek_v3, gpt_neox, llama, mistral, mixtral, "
-      .. "modernbert, qwen2, got string 'jamba'", 1, true))
+      .. "modernbert, qwen2, qwen2_moe, qwen3_moe, got string 'jamba'", 1, true))
     assert.has_error(function()
       tw.models.define { family = "mistral", hidden_size = 64, num_attention_heads = 4, num_hidden_layers = 1,
                          intermediate_size = 128, vocab_size = 100, num_local_experts = 2, num_experts_per_tok = 3 }
@@ -185,6 +185,30 @@ describe("Mistral, Qwen2 and Mixtral", function()
     local code, out, err = process.run("decode mixtral-8x7b --hw h100_sxm5 --context 512 --batch 16 --ep 8")
     assert.equal(0, code, err)
     assert.truthy(out:find("decode mixtral-8x7b on h100_sxm5", 1, true))
+  end)
+
+  it("read qwen2_moe and qwen3_moe configs: routed, shared and gated experts counted by hand", function()
+    -- Qwen3-MoE fixture (h 2048, L 48, a 32, kv 4, head_dim 128, 128 experts of 768, 8 per token,
+    -- v 151936, untied): per layer attention 2048*40*128 + 32*128*2048 = 18,874,368, q/k norms 256,
+    -- RMSNorms 4,096, router 262,144, experts 128 * 3*2048*768 = 603,979,776 -> 623,120,640;
+    -- x48 + 2,048 + 2 * 151936 * 2048 = 30,532,122,624; active with 8 experts 3,353,032,704
+    local c = assert(tw.models.from_hf_config(HF .. "qwen3-moe-30b-a3b.json"))
+    local p = tw.params(c)
+    assert.equal(30532122624, p.total)
+    assert.equal(3353032704, p.active)
+    assert.equal(128, c.head_dim) -- not h/a = 64
+    -- Qwen2-MoE fixture (h 1024, L 2, a = kv = 8, 16 experts of 512, 4 per token, shared 2048, v 1000):
+    -- per layer 4,194,304 + QKV bias 3,072 + norms 2,048 + router 16,384 + shared 6,291,456 + gate
+    -- 1,024 + experts 25,165,824 = 35,674,112; x2 + 1,024 + 2,048,000 = 73,397,248; active 35,648,512
+    local q = assert(tw.models.from_hf_config(HF .. "qwen2-moe-small.json"))
+    p = tw.params(q)
+    assert.equal(73397248, p.total)
+    assert.equal(35648512, p.active)
+    local e = tw.transformer.estimate(q, "h100_sxm5", { b = 1, s = 64 })
+    local names = {}
+    for _, op in ipairs(e.ops) do names[op.name] = op end
+    assert.equal(2048, names.shared_expert_gate.n)
+    assert.equal(64 * 4 // 16, names.expert_mlp_gate.m) -- 16 tokens per expert
   end)
 end)
 

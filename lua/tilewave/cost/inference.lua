@@ -97,7 +97,7 @@ end
 local function check_ep(c, ep, t, batch, path)
   ep = check.positive_int(ep or 1, path .. ".ep")
   if ep == 1 then return 1 end
-  local E = c.num_local_experts or c.n_routed_experts
+  local E = models.experts(c)
   if not E then error(format("%s.ep: %s has no experts to spread (expected ep = 1)", path, c.id or c.name), 0) end
   if E % ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of the %d experts", E), ep) end
   if batch and batch % ep ~= 0 then

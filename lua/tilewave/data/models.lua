@@ -28,7 +28,7 @@ local type, pairs, ipairs, format, sort = type, pairs, ipairs, string.format, ta
 --- Families by name; each a module of tilewave.families (see
 -- families/llama.lua for the shape). `M.register(family)` adds one.
 M.families = {}
-local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2", "deepseek" }
+local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2", "deepseek", "qwen_moe" }
 for _, name in ipairs(FAMILY_ORDER) do M.families[name] = require("tilewave.data.families." .. name) end
 
 local function boolean(v, path)
@@ -175,7 +175,8 @@ end
 
 -- Fields that mean a mixture of experts in some model type (an error on a dense type).
 local EXPERT_FIELDS = { num_local_experts = true, num_experts_per_tok = true, n_routed_experts = true,
-                        num_experts = true, moe_intermediate_size = true, n_shared_experts = true }
+                        num_experts = true, moe_intermediate_size = true, n_shared_experts = true,
+                        shared_expert_intermediate_size = true }
 
 --- Read a Hugging Face config.json (lua-cjson). The `model_type` picks the family
 -- (a family lists the types it reads in `hf_model_type` or `hf_model_types`, with the
@@ -238,6 +239,14 @@ function M.kv_cache(c, t)
   local fam = M.families[c.family]
   if fam.kv_cache then return fam.kv_cache(c, t) end
   return { heads = -(-c.num_key_value_heads // (t or 1)), head_dim = c.head_dim }
+end
+
+--- The routed experts of config `c`: E (num_local_experts, n_routed_experts or
+-- num_experts, as the model type names it) and k (num_experts_per_tok); nil when dense.
+function M.experts(c)
+  local E = c.num_local_experts or c.n_routed_experts or c.num_experts
+  if E then return E, c.num_experts_per_tok end
+  return nil
 end
 
 --- Parameter counts of a model (id or config).

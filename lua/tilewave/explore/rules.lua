@@ -227,8 +227,8 @@ function M.check(model, opts, device)
 
   -- MoE: each expert's GEMM has M = b*s*k/E tokens; below one tile height most of a
   -- tile's rows are padding (tile quantization, NVIDIA matmul guide)
-  if c.num_local_experts then
-    local E, k = c.num_local_experts, c.num_experts_per_tok
+  local E, k = models.experts(c)
+  if E then
     local per_expert = b * s * k / E
     if per_expert < M.MOE_TILE_ROWS then
       local b2 = math.ceil(M.MOE_TILE_ROWS * E / (s * k))
