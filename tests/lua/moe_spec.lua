@@ -210,5 +210,28 @@ describe("Mistral, Qwen2 and Mixtral", function()
     assert.equal(2048, names.shared_expert_gate.n)
     assert.equal(64 * 4 // 16, names.expert_mlp_gate.m) -- 16 tokens per expert
   end)
+
+  it("check expert widths and MLA dimensions against the alignment rule", function()
+    assert.same({}, (function()
+      local out = {}
+      for _, v in ipairs(tw.rules.check("deepseek-v3", { b = 4, s = 2048 }, "h200_sxm")) do out[#out + 1] = v.rule end
+      return out
+    end)())
+    local c = tw.models.load("mixtral-8x7b")
+    c.intermediate_size = 14300 -- 14300 = 4 * 3575: 8-byte rows in bf16
+    local v
+    for _, x in ipairs(tw.rules.check(c, { b = 4, s = 2048 }, "h100_sxm5")) do
+      if x.rule == "expert_width_64" then v = x end
+    end
+    assert.same({ intermediate_size = 14336 }, v.fix)
+    assert.is_true(v.speedup > 1)
+    local d = tw.models.load("deepseek-v3")
+    d.kv_lora_rank = 500
+    local found
+    for _, x in ipairs(tw.rules.check(d, { b = 1, s = 1024 }, "h200_sxm")) do
+      if x.rule == "mla_dims_64" and x.field == "kv_lora_rank" then found = x end
+    end
+    assert.equal("kv_lora_rank 500 -> 512", found.fix_text)
+  end)
 end)
 

@@ -14,6 +14,9 @@
 --                   for the original rule) for a well-shaped value
 --   moe_tokens_per_expert  MoE: b*s*k/E tokens per expert at least one tile of rows
 --                   (tilewave's addition: the expert GEMMs' tile quantization)
+--   expert_width_64 MoE expert width (moe_intermediate_size, or I) a multiple of 64
+--   mla_dims_64     MLA latent and head widths (q/kv_lora_rank, qk_nope/rope, v) multiples
+--                   of 64 (tilewave's additions: the same GEMM alignment rule on new dimensions)
 -- Each violation carries a concrete fix and its predicted speedup from
 -- tilewave.transformer.estimate: for fixes that keep the work (padding,
 -- head count), forward time before / after per token; for fixes that change t,
@@ -228,6 +231,29 @@ function M.check(model, opts, device)
   -- MoE: each expert's GEMM has M = b*s*k/E tokens; below one tile height most of a
   -- tile's rows are padding (tile quantization, NVIDIA matmul guide)
   local E, k = models.experts(c)
+  -- MoE: the expert width is each expert GEMM's N (gate, up) and K (down)
+  local width_field = c.moe_intermediate_size and "moe_intermediate_size" or "intermediate_size"
+  local width = c[width_field]
+  if E and width % 64 ~= 0 then
+    local w2 = 64 * ((width + 63) // 64)
+    add { rule = "expert_width_64", field = width_field, value = width,
+          expected = format("a multiple of 64 (now divisible by %d)", M.pow2(width)), fix = { [width_field] = w2 },
+          fix_text = format("%s %d -> %d", width_field, width, w2),
+          speedup = base / per_token(copy(c, { [width_field] = w2 }), spec, w), metric = "forward time per token",
+          severity = "warning" }
+  end
+  -- MLA: the latent and head widths are GEMM dimensions (N of the down projections, K of the up ones)
+  if c.kv_lora_rank then
+    for _, f in ipairs { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim" } do
+      local v = c[f]
+      if v and v % 64 ~= 0 then
+        add { rule = "mla_dims_64", field = f, value = v,
+              expected = format("a multiple of 64 (now divisible by %d)", M.pow2(v)),
+              fix_text = format("%s %d -> %d", f, v, 64 * ((v + 63) // 64)), severity = "warning",
+              metric = "forward time per token" }
+      end
+    end
+  end
   if E then
     local per_expert = b * s * k / E
     if per_expert < M.MOE_TILE_ROWS then
