@@ -233,5 +233,27 @@ describe("Mistral, Qwen2 and Mixtral", function()
     end
     assert.equal("kv_lora_rank 500 -> 512", found.fix_text)
   end)
+
+  it("train with expert parallelism: 1/ep of the expert weights, all-to-alls, smaller expert all-reduce", function()
+    local o = { model = "mixtral-8x7b", cluster = "dgx_h100", nodes = 8, global_batch = 512, t = 1, p = 4,
+                micro_batch = 1, checkpointing = "full", zero = 1 }
+    local one = tw.training.step(o)
+    o.ep = 8
+    local ep8 = tw.training.step(o)
+    local P = tw.params("mixtral-8x7b")
+    -- expert parameters: (total - active) * E / (E - k) = 45.1B; a stage of p = 4 holds 8 of the
+    -- 32 layers and one v x h matrix (embedding or LM head), 2 bytes each
+    local experts = (P.total - P.active) * 8 / 6
+    local dense = (P.non_embedding - 4096 - experts) * 8 / 32 + 32000 * 4096
+    assert.near(2 * dense + 2 * experts * 8 / 32 / 8, ep8.memory.weights, 1)
+    assert.near(2 * dense + 2 * experts * 8 / 32, one.memory.weights, 1)
+    assert.equal(0, one.breakdown.ep_s)
+    assert.is_true(ep8.breakdown.ep_s > 0)
+    assert.is_true(ep8.breakdown.dp_s < one.breakdown.dp_s) -- experts reduce over d/ep = 2 ranks
+    assert.equal(8, ep8.config.ep)
+    local ok, err = pcall(tw.training.step, { model = "llama-2-7b", cluster = "dgx_h100", global_batch = 8, ep = 2 })
+    assert.is_false(ok)
+    assert.equal("training.ep: llama-2-7b has no experts to spread (expected ep = 1)", err)
+  end)
 end)
 

@@ -197,6 +197,7 @@ end
 local function train_cmd(args)
   local o = { model = args.model, cluster = args.cluster, nodes = args.nodes, global_batch = args.global_batch,
               s = args.s, attention = args.attention, engine = args.engine }
+  if args.ep > 1 then o.ep = args.ep end
   local line = text.train_line
   if args.search then
     if args.top < 1 then error(format("train.top: expected positive integer, got %d", args.top), 0) end
@@ -220,6 +221,7 @@ local function train_cmd(args)
     return 0
   end
   o.t, o.p, o.micro_batch, o.zero, o.checkpointing = args.t, args.p, args.micro_batch, args.zero, args.checkpointing
+  o.ep = args.ep
   local r = tw.training.step(o)
   stdout:write(text.train(r), "\n")
   return 0

@@ -19,7 +19,8 @@ local M = {}
 
 local ipairs, pairs = ipairs, pairs
 
-local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, engine = true, uneven_heads = true }
+local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, engine = true, uneven_heads = true,
+                  ep = true }
 
 --- Predict one forward pass of `model` on `hw`.
 -- @tparam table opts `b`, `s`, `t`, `dtype` as tilewave.ops.transformer.ops;
@@ -27,7 +28,8 @@ local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, 
 --   "flash"; default: the engine's, else "standard"), `engine` (preset name
 --   or table, default "compiled"; tilewave.cost.engines), `uneven_heads` (true: accept a t
 --   that does not divide the heads, priced as ceil(a/t) heads per rank; for the co-design
---   paper's rules only, engines refuse it)
+--   paper's rules only, engines refuse it), `ep` (expert-parallel size of a MoE model, default 1:
+--   this rank's E/ep experts run the tokens of ep ranks; the all-to-alls are the caller's)
 -- @return table `{ model, hw, b, s, t, dtype, attention, engine,
 --   ops = { { role, name, kind, scope, m, n, k, batch, count, flops (per call),
 --             bytes, time_s (per call), total_s (= time_s*count), tflops,

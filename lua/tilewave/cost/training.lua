@@ -58,11 +58,11 @@ local CHECKPOINTING = { none = true, selective = true, full = true }
 -- outside the layers (forward from tilewave.cost.forward, backward from
 -- tilewave.cost.price.backward).
 local function costs(c, spec, w, cache)
-  local key = string.format("%d/%d/%d/%s/%s/%s/%s/%s", w.b, w.s, w.t, w.dtype, w.attention, tostring(w.sp),
-    tostring(w.dropout), engines.key(w.engine))
+  local key = string.format("%d/%d/%d/%s/%s/%s/%s/%s/%d", w.b, w.s, w.t, w.dtype, w.attention, tostring(w.sp),
+    tostring(w.dropout), engines.key(w.engine), w.ep or 1)
   if cache and cache[key] then return cache[key] end
   local est = forward.estimate(c, spec, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
-                                          engine = w.engine })
+                                          engine = w.engine, ep = w.ep })
   local ctx = price.context(spec, w.dtype, w.engine, "training")
   local ks, bw = ctx.kernel_s, ctx.bw
   local L = c.num_hidden_layers
@@ -129,7 +129,7 @@ M.MAX_GLOBAL_BATCH = 2 ^ 32 // 1
 local STEP = { model = true, cluster = true, nodes = true, global_batch = true, micro_batch = true, s = true,
                t = true, p = true, d = true, zero = true, checkpointing = true, dtype = true, dropout = true,
                sequence_parallel = true, interleave = true, attention = true, overlap = true,
-               workspace_bytes = true, engine = true }
+               workspace_bytes = true, engine = true, ep = true }
 
 -- Validate and complete a step's options; raises naming the field.
 local function config(o, path)
@@ -186,6 +186,15 @@ local function config(o, path)
     check.fail(path .. ".p", format("expected t*p to divide the %d GPUs", x.gpus), x.p)
   end
   x.d = o.d or x.gpus // (x.t * x.p)
+  -- expert parallelism: the experts of a MoE layer spread over ep ranks of the data-parallel
+  -- group (Megatron-LM / DeepSpeed-MoE), which then hold 1/ep of the expert weights
+  x.ep = check.positive_int(o.ep or 1, path .. ".ep")
+  x.E, x.k = models.experts(c)
+  if x.ep > 1 then
+    if not x.E then error(format("%s.ep: %s has no experts to spread (expected ep = 1)", path, c.id or c.name), 0) end
+    if x.E % x.ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of the %d experts", x.E), x.ep) end
+    if x.d % x.ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of d = %d", x.d), x.ep) end
+  end
   if x.t * x.p * x.d ~= x.gpus then
     check.fail(path .. ".d", format("expected nodes*gpus_per_node/(t*p) = %d", x.gpus // (x.t * x.p)), x.d)
   end
@@ -212,19 +221,33 @@ end
 
 -- Memory per GPU of configuration x (stage with the most layers; the first
 -- stage holds the embedding, the last the LM head; with p = 1 one GPU has both).
+-- Expert parameters of the whole model: (total - active) is (E - k) experts' worth.
+local function expert_params(x)
+  if not x.E or x.E <= x.k then return 0 end
+  local P = models.params(x.c)
+  return (P.total - P.active) * x.E / (x.E - x.k)
+end
+
 local function memory(x)
   local c = x.c
   local L, h, v = c.num_hidden_layers, c.hidden_size, c.vocab_size
   local P = models.params(c)
-  local per_layer = (P.non_embedding - h) / L
+  local experts = expert_params(x) / L -- per layer, on average
+  local per_layer = (P.non_embedding - h) / L - experts
   local layers = ceil(L / x.p)
   local emb = v * h * (c.tie_word_embeddings and 1 or 2)
-  local stage_params = (layers * per_layer + (x.p == 1 and emb or v * h)) / x.t
-  local d = x.d
+  -- dense parameters shard over d for ZeRO; expert ones (1/ep on this rank) over the d/ep replicas
+  local dense_params = (layers * per_layer + (x.p == 1 and emb or v * h)) / x.t
+  local expert_rank = layers * experts / x.t / x.ep
+  local stage_params = dense_params + expert_rank
+  local d, de = x.d, x.d // x.ep
+  local function sharded(bytes, stage)
+    return bytes * (dense_params / (x.zero >= stage and d or 1) + expert_rank / (x.zero >= stage and de or 1))
+  end
   local mem = {
-    weights = M.BYTES_WEIGHT * stage_params / (x.zero >= 3 and d or 1),
-    grads = M.BYTES_GRAD * stage_params / (x.zero >= 2 and d or 1),
-    optimizer = M.BYTES_OPTIMIZER * stage_params / (x.zero >= 1 and d or 1),
+    weights = sharded(M.BYTES_WEIGHT, 3),
+    grads = sharded(M.BYTES_GRAD, 2),
+    optimizer = sharded(M.BYTES_OPTIMIZER, 1),
   }
   local in_flight = min(x.p, x.m)
   if x.v > 1 then in_flight = in_flight * (1 + (x.p - 1) / (x.p * x.v)) end
@@ -233,7 +256,7 @@ local function memory(x)
   mem.activations = per * layers * in_flight + 4 * x.s * x.mb * v / x.t
   mem.workspace = x.workspace
   mem.total = mem.weights + mem.grads + mem.optimizer + mem.activations + mem.workspace
-  return mem, stage_params
+  return mem, stage_params, dense_params, expert_rank
 end
 
 --- Predict one training step.
@@ -247,9 +270,13 @@ end
 --   0: adds its memory-bound kernels when > 0), `overlap` ({ tp=, pp=, dp= },
 --   fractions of each communication hidden behind compute, default 0),
 --   `workspace_bytes` (default M.WORKSPACE_BYTES), `engine` (preset name or
---   table, default "compiled"; tilewave.cost.engines: kernels, launch costs)
+--   table, default "compiled"; tilewave.cost.engines: kernels, launch costs), `ep`
+--   (expert-parallel size of a MoE model, default 1, dividing d and the experts: each rank
+--   holds and runs E/ep experts over the tokens of ep ranks; dispatch and combine
+--   all-to-alls in the forward, backward and full recompute; expert gradients reduce over
+--   d/ep ranks)
 -- @return `{ step_s, interval (tilewave.cost.price.interval), breakdown = { compute_s, comm_exposed_s, bubble_s,
---   optimizer_s, tp_s, pp_s, dp_s, layer_s (one layer, forward + backward +
+--   optimizer_s, tp_s, ep_s (exposed all-to-alls), pp_s, dp_s, layer_s (one layer, forward + backward +
 --   recompute + exposed TP, per micro-batch), outside_s (embedding, final
 --   norm, LM head), stage_s (the slowest stage per micro-batch) },
 --   tokens_per_s, model_tflops_per_gpu,
@@ -265,7 +292,7 @@ function M._step(x, cache)
   local c, cl, spec = x.c, x.cl, x.spec
   local L, h = c.num_hidden_layers, c.hidden_size
   local k = costs(c, spec, { b = x.mb, s = x.s, t = x.t, dtype = x.dtype, attention = x.attention, sp = x.sp,
-                             dropout = x.dropout, engine = x.engine }, cache)
+                             dropout = x.dropout, engine = x.engine, ep = x.ep }, cache)
   local e = 2 -- bytes per activation element (bf16/fp16)
   local layers = ceil(L / x.p)
   local last_layers = L - (x.p - 1) * layers
@@ -275,7 +302,17 @@ function M._step(x, cache)
   local act = x.mb * x.s * h * e
   local tp_ar = collective("allreduce", act, x.t, 1, cl)
   local tp_per_layer = (4 + (x.ckpt == "full" and 2 or 0)) * tp_ar * (1 - x.overlap.tp)
-  local layer = k.f + k.b + rc + tp_per_layer
+  -- expert parallelism: dispatch and combine all-to-alls of the micro-batch's k token copies, in
+  -- the forward, the backward and a full recompute, on the MoE layers (a fraction of the layers)
+  local a2a_per_layer = 0
+  if x.ep > 1 then
+    local moe_frac = expert_params(x) > 0 and 1 or 0
+    local dense_layers = c.first_k_dense_replace or 0
+    moe_frac = moe_frac * (L - dense_layers) / L
+    local a2a = collective("alltoall", act * x.k, x.ep, x.t * x.p, cl)
+    a2a_per_layer = (4 + (x.ckpt == "full" and 2 or 0)) * a2a * moe_frac
+  end
+  local layer = k.f + k.b + rc + tp_per_layer + a2a_per_layer
   -- the slowest stage: the most layers, or the last stage's layers plus the LM head
   local outside = k.out_f + k.out_b
   local stage = max(layers * layer + (x.p == 1 and outside or 0), x.p > 1 and (last_layers * layer + outside) or 0)
@@ -288,9 +325,12 @@ function M._step(x, cache)
   local compute = x.m * per_mb
   local bubble = (x.p - 1) / x.v * per_mb
   -- data parallel: gradients (bf16) of this rank's parameters
-  local mem, stage_params = memory(x)
-  local grad_bytes = M.BYTES_GRAD * stage_params
-  local dp = collective("allreduce", grad_bytes, x.d, x.t * x.p, cl)
+  local mem, stage_params, dense_params, expert_rank = memory(x)
+  local dp = collective("allreduce", M.BYTES_GRAD * dense_params, x.d, x.t * x.p, cl)
+  if expert_rank > 0 then
+    -- expert gradients reduce over the d/ep ranks holding the same experts
+    dp = dp + collective("allreduce", M.BYTES_GRAD * expert_rank, x.d // x.ep, x.t * x.p * x.ep, cl)
+  end
   if x.zero >= 3 then dp = dp + 2 * collective("allgather_ring", M.BYTES_WEIGHT * stage_params, x.d, x.t * x.p, cl) end
   dp = dp * (1 - x.overlap.dp)
   local bw = price.context(spec, x.dtype, x.engine, "training").bw
@@ -307,12 +347,13 @@ function M._step(x, cache)
     if x.attention == "flash" then recompute_flops = 0 end
   end
   local tp_s = x.m * layers * tp_per_layer
+  local ep_s = x.m * layers * a2a_per_layer
   local pp_s = x.m * pp
   local peak = spec.peak_flops[x.dtype]
   return {
     step_s = step, interval = price.interval(spec, "training", step),
-    breakdown = { compute_s = x.m * stage - tp_s, comm_exposed_s = tp_s + pp_s + dp, bubble_s = bubble,
-                  optimizer_s = optimizer, tp_s = tp_s, pp_s = pp_s, dp_s = dp,
+    breakdown = { compute_s = x.m * stage - tp_s - ep_s, comm_exposed_s = tp_s + ep_s + pp_s + dp, bubble_s = bubble,
+                  optimizer_s = optimizer, tp_s = tp_s, ep_s = ep_s, pp_s = pp_s, dp_s = dp,
                   layer_s = layer, outside_s = outside, stage_s = stage },
     tokens_per_s = seqs * x.s / step,
     model_tflops_per_gpu = model_flops / step / x.gpus / 1e12,
@@ -321,7 +362,7 @@ function M._step(x, cache)
     hfu = (model_flops + recompute_flops) / step / x.gpus / peak,
     memory = mem, fits = mem.total <= spec.memory_bytes, memory_bytes = spec.memory_bytes,
     config = { model = c.id or c.name, cluster = cl.id or cl.name, nodes = x.nodes, gpus = x.gpus, t = x.t, p = x.p,
-               d = x.d, micro_batch = x.mb, micro_batches = x.m, global_batch = x.gb, s = x.s, zero = x.zero,
+               d = x.d, ep = x.ep, micro_batch = x.mb, micro_batches = x.m, global_batch = x.gb, s = x.s, zero = x.zero,
                checkpointing = x.ckpt, sequence_parallel = x.sp, interleave = x.v, attention = x.attention,
                dtype = x.dtype, stage_layers = layers, last_stage_layers = last_layers, engine = x.engine.name },
   }

@@ -23,7 +23,7 @@ function M.search(o)
   check.table(o, "training.search")
   local base = {}
   for _, f in ipairs { "model", "cluster", "nodes", "global_batch", "s", "dtype", "attention", "sequence_parallel",
-                       "overlap", "workspace_bytes", "interleave", "dropout", "engine" } do base[f] = o[f] end
+                       "overlap", "workspace_bytes", "interleave", "dropout", "engine", "ep" } do base[f] = o[f] end
   local c = models.resolve(o.model, "training.search.model")
   local cl = cluster.resolve(o.cluster or "dgx_h100", "training.search.cluster")
   local gpus = (o.nodes or 1) * cl.gpus_per_node

@@ -234,7 +234,9 @@ function M.moe_mlp(ops, c, w, count, opt)
   local e, bs, h = w.e, w.b * w.s, c.hidden_size
   local E, k = opt.experts or c.num_local_experts, opt.per_token or c.num_experts_per_tok
   local i_t = idiv_up(opt.width or c.intermediate_size, w.t)
-  local m = math.max(1, math.ceil(bs * k / E * (w.imbalance or 1)))
+  -- expert parallelism (w.ep): this rank's E/ep experts take the tokens of ep ranks
+  local ep = w.ep or 1
+  local m = math.max(1, math.ceil(bs * ep * k / E * (w.imbalance or 1)))
   if opt.shared_width then
     local s_t = idiv_up(opt.shared_width, w.t)
     ops[#ops + 1] = M.gemm("mlp_gate", "shared_expert_gate", bs, s_t, h, count, e)
@@ -244,14 +246,15 @@ function M.moe_mlp(ops, c, w, count, opt)
   end
   ops[#ops + 1] = M.gemm("moe_router", "moe_router", bs, E, h, count, e)
   local function expert(role, n, kk)
-    local op = M.gemm(role, "expert_" .. role, m, n, kk, count, e, E)
+    local op = M.gemm(role, "expert_" .. role, m, n, kk, count, e, E // ep)
     op.kind = "gemm" -- a grouped GEMM over weights (E problems), not an attention BMM
     op.experts, op.experts_per_token, op.tokens_per_expert = E, k, m
     return op
   end
   ops[#ops + 1] = expert("mlp_gate", i_t, h)
   ops[#ops + 1] = expert("mlp_up", i_t, h)
-  ops[#ops + 1] = M.elementwise("glu", "glu_activation", 3 * m * E * i_t * e.in_bytes, count, m * E * i_t, e.in_bytes)
+  ops[#ops + 1] = M.elementwise("glu", "glu_activation", 3 * m * (E // ep) * i_t * e.in_bytes, count,
+    m * (E // ep) * i_t, e.in_bytes)
   ops[#ops + 1] = expert("mlp_down", h, i_t)
 end
 

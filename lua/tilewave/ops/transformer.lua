@@ -14,7 +14,7 @@ local M = {}
 local format = string.format
 
 --- The workload fields every forward-pass question shares.
-M.WORKLOAD = { b = true, s = true, t = true, dtype = true, attention = true, uneven_heads = true }
+M.WORKLOAD = { b = true, s = true, t = true, dtype = true, attention = true, uneven_heads = true, ep = true }
 
 local ATTENTION = { standard = true, flash = true }
 
@@ -41,6 +41,8 @@ function M.workload(opts, path, allowed, default_attention)
     check.fail(path .. ".uneven_heads", "expected true or false", opts.uneven_heads)
   end
   w.uneven_heads = opts.uneven_heads or nil
+  -- expert parallelism: each rank runs E/ep experts over the tokens of ep ranks
+  w.ep = check.positive_int(opts.ep or 1, path .. ".ep")
   w.e = dtype.get(w.dtype)
   if not w.e then check.fail(path .. ".dtype", "expected one of " .. check.keys(dtype.sizes), w.dtype) end
   -- in floating point: an integer product of two huge values wraps around
@@ -75,6 +77,11 @@ function M.for_model(c, w, path)
     end
   else
     M.check_t(c, w.t, path .. ".t")
+  end
+  if w.ep > 1 then
+    local E = models.experts(c)
+    if not E then error(format("%s.ep: %s has no experts to spread (expected ep = 1)", path, c.id or c.name), 0) end
+    if E % w.ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of the %d experts", E), w.ep) end
   end
   return models.families[c.family].ops(c, w)
 end

@@ -55,8 +55,9 @@ function M.train(r)
   local b, m = r.breakdown, r.memory
   return concat({
     M.train_line(r) .. format(" (%s engine)", r.config.engine),
-    format("  compute %s, exposed communication %s (TP %s, PP %s, DP %s), bubble %s, optimizer %s", si(b.compute_s, "s"),
-      si(b.comm_exposed_s, "s"), si(b.tp_s, "s"), si(b.pp_s, "s"), si(b.dp_s, "s"), si(b.bubble_s, "s"),
+    format("  compute %s, exposed communication %s (TP %s%s, PP %s, DP %s), bubble %s, optimizer %s", si(b.compute_s, "s"),
+      si(b.comm_exposed_s, "s"), si(b.tp_s, "s"), (b.ep_s or 0) > 0 and (", EP all-to-all " .. si(b.ep_s, "s")) or "",
+      si(b.pp_s, "s"), si(b.dp_s, "s"), si(b.bubble_s, "s"),
       si(b.optimizer_s, "s")),
     format("  memory  weights %s, gradients %s, optimizer %s, activations %s, workspace %s", si(m.weights, "B"),
       si(m.grads, "B"), si(m.optimizer, "B"), si(m.activations, "B"), si(m.workspace, "B")),
