@@ -255,5 +255,15 @@ describe("Mistral, Qwen2 and Mixtral", function()
     assert.is_false(ok)
     assert.equal("training.ep: llama-2-7b has no experts to spread (expected ep = 1)", err)
   end)
+
+  it("price routing imbalance at the busiest expert", function()
+    local u = tw.transformer.estimate("mixtral-8x7b", "h100_sxm5", { b = 1, s = 64 })
+    local i = tw.transformer.estimate("mixtral-8x7b", "h100_sxm5", { b = 1, s = 64, imbalance = 2 })
+    local function gate(e) for _, op in ipairs(e.ops) do if op.role == "mlp_gate" then return op end end end
+    assert.equal(16, gate(u).m)
+    assert.equal(32, gate(i).m) -- twice the uniform 16 tokens
+    assert.has_error(function() tw.transformer.estimate("mixtral-8x7b", "h100_sxm5", { imbalance = 0.5 }) end,
+      "transformer.estimate.imbalance: expected a number >= 1 (busiest expert over the uniform share), got 0.5")
+  end)
 end)
 

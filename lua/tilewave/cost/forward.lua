@@ -20,7 +20,7 @@ local M = {}
 local ipairs, pairs = ipairs, pairs
 
 local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, engine = true, uneven_heads = true,
-                  ep = true }
+                  ep = true, imbalance = true }
 
 --- Predict one forward pass of `model` on `hw`.
 -- @tparam table opts `b`, `s`, `t`, `dtype` as tilewave.ops.transformer.ops;
@@ -29,7 +29,9 @@ local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, 
 --   or table, default "compiled"; tilewave.cost.engines), `uneven_heads` (true: accept a t
 --   that does not divide the heads, priced as ceil(a/t) heads per rank; for the co-design
 --   paper's rules only, engines refuse it), `ep` (expert-parallel size of a MoE model, default 1:
---   this rank's E/ep experts run the tokens of ep ranks; the all-to-alls are the caller's)
+--   this rank's E/ep experts run the tokens of ep ranks; the all-to-alls are the caller's),
+--   `imbalance` (MoE: the busiest expert's tokens over the uniform b*s*k/E, default 1; every
+--   expert GEMM is priced at the busiest M, as a grouped GEMM waits for its largest problem)
 -- @return table `{ model, hw, b, s, t, dtype, attention, engine,
 --   ops = { { role, name, kind, scope, m, n, k, batch, count, flops (per call),
 --             bytes, time_s (per call), total_s (= time_s*count), tflops,

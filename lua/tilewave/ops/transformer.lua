@@ -14,7 +14,8 @@ local M = {}
 local format = string.format
 
 --- The workload fields every forward-pass question shares.
-M.WORKLOAD = { b = true, s = true, t = true, dtype = true, attention = true, uneven_heads = true, ep = true }
+M.WORKLOAD = { b = true, s = true, t = true, dtype = true, attention = true, uneven_heads = true, ep = true,
+               imbalance = true }
 
 local ATTENTION = { standard = true, flash = true }
 
@@ -43,6 +44,11 @@ function M.workload(opts, path, allowed, default_attention)
   w.uneven_heads = opts.uneven_heads or nil
   -- expert parallelism: each rank runs E/ep experts over the tokens of ep ranks
   w.ep = check.positive_int(opts.ep or 1, path .. ".ep")
+  -- MoE routing: the busiest expert's tokens over the uniform share (>= 1; 1 = uniform)
+  w.imbalance = opts.imbalance or 1
+  if type(w.imbalance) ~= "number" or not (w.imbalance >= 1) or w.imbalance > 1e6 then
+    check.fail(path .. ".imbalance", "expected a number >= 1 (busiest expert over the uniform share)", opts.imbalance)
+  end
   w.e = dtype.get(w.dtype)
   if not w.e then check.fail(path .. ".dtype", "expected one of " .. check.keys(dtype.sizes), w.dtype) end
   -- in floating point: an integer product of two huge values wraps around
