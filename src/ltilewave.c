@@ -389,6 +389,7 @@ static int l_decode(lua_State *L)
     in.mem_frac = get_num(L, 1, "mem_frac", P, 1.0);
     in.kernels = get_num(L, 1, "kernels", P, 0.0);
     in.launch_s = get_num(L, 1, "launch_s", P, 0.0);
+    in.attn_dim = get_num(L, 1, "attn_dim", P, 0.0);
     status = tw_decode_step(&in, &r, &bad);
     if (status != TW_OK) return core_error(L, 1, P, bad, status);
 

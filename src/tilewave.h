@@ -247,7 +247,9 @@ int tw_gemm_estimate_many(const tw_device *dev, const tw_gemm_shape *shapes, siz
  *   dequant_s = matmul_params * dequant_ops / vector_flops  (unpacking and
  *               scaling quantized weights on the ALUs, once per weight per step)
  *   compute_s = flops / (peak_flops * compute_frac), flops = 2 * matmul_params
- *               * batch + 4 * layers * q_heads * head_dim * context * batch
+ *               * batch + 2 * layers * q_heads * attn_dim * context * batch,
+ *               attn_dim = the score width plus the value width per head (default
+ *               2 * head_dim; MLA with absorbed projections: 576 + 512)
  *   overhead_s = kernels * launch_s
  *   tpot_s    = overhead_s + max(compute_s, memory_s + dequant_s)
  * All model figures are per tensor-parallel rank.
@@ -271,6 +273,8 @@ typedef struct {
     double mem_frac;       /* achievable fraction of mem_bw; (0, 1] */
     double kernels;        /* kernel launches per step; >= 0 */
     double launch_s;       /* time per launch not hidden by the queue, s; >= 0 */
+    double attn_dim;       /* score + value elements per query head per cached token (2 FLOP
+                              each); 0 means 2 * head_dim; >= 0 */
 } tw_decode_input;
 
 typedef struct {

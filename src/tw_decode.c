@@ -41,6 +41,7 @@ int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char 
     else if (!fraction(in->mem_frac)) bad = "mem_frac";
     else if (!nonneg(in->kernels)) bad = "kernels";
     else if (!nonneg(in->launch_s)) bad = "launch_s";
+    else if (!nonneg(in->attn_dim) || in->attn_dim > EXACT) bad = "attn_dim";
     if (bad != NULL) return fail(bad_field, bad, TW_EINVAL);
 
     /* per-step element counts must stay exact in a double */
@@ -50,7 +51,8 @@ int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char 
 
     bw = in->mem_bw * in->mem_frac;
     kv *= in->kv_elem_bytes;
-    attn = 4.0 * in->layers * in->q_heads * in->head_dim * in->context * in->batch;
+    attn = 2.0 * in->layers * in->q_heads * (in->attn_dim > 0.0 ? in->attn_dim : 2.0 * in->head_dim) *
+           in->context * in->batch;
     flops = 2.0 * in->matmul_params * in->batch + attn;
 
     out->weight_bytes = in->weight_bytes;

@@ -76,6 +76,7 @@ static const struct {
     {"vector_flops", "expected positive number"},
     {"kernels", "expected non-negative number"},
     {"launch_s", "expected non-negative number"},
+    {"attn_dim", "expected non-negative number (0: 2 * head_dim)"},
     {"kv_bytes_per_token", "expected positive number"},
     {"workspace_bytes", "expected non-negative number"},
     {"memory_bytes", "expected positive number"},

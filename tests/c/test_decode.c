@@ -52,6 +52,15 @@ static void test_decode_step_hand_example(void **state)
     assert_close(r.aggregate_tokens_per_s, 4.0 / 2.408192e-3, 1e-12);
     assert_close(r.achieved_bw, 1004096000.0 / 2.408192e-3, 1e-12);
     assert_int_equal(r.bound, TW_BOUND_MEMORY);
+    /* attn_dim = 0 is 2 * head_dim = 128: the same FLOP. MLA with absorbed projections
+       (576 + 512 = 1088): attention FLOP 2*2*4*1088*1000*4 = 69,632,000, KV bytes unchanged */
+    in.attn_dim = 128;
+    assert_int_equal(tw_decode_step(&in, &r, NULL), TW_OK);
+    assert_close(r.flops, 4008192000.0, 1e-12);
+    in.attn_dim = 1088;
+    assert_int_equal(tw_decode_step(&in, &r, NULL), TW_OK);
+    assert_close(r.flops, 4e9 + 69632000.0, 1e-12);
+    assert_close(r.kv_bytes, 4096000.0, 1e-12);
 }
 
 static void test_decode_step_turns_compute_bound_at_large_batch(void **state)

@@ -29,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     x.mem_frac = fuzz_double(&in);
     x.kernels = fuzz_double(&in);
     x.launch_s = fuzz_double(&in);
+    x.attn_dim = fuzz_double(&in);
     st = tw_decode_step(&x, &r, &bad);
     check_status(st, bad);
     if (st == TW_OK) {

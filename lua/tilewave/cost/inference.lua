@@ -189,7 +189,7 @@ function M.decode(o)
   local r = price.decode({
     weight_bytes = wbytes, matmul_params = params,
     dequant_ops = eng.dequant == false and 0 or fmt.dequant_ops,
-    layers = L, kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim,
+    layers = L, kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
     kv_elem_bytes = kvb, context = context_kv, batch = batch, act_bytes = act,
     peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
     vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],

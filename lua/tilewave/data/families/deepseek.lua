@@ -72,9 +72,12 @@ end
 
 --- KV cache of MLA: the kv_lora_rank latent plus the rope key per token per layer,
 -- one copy per rank (not split by t): as `heads` x `head_dim` with 2 * 1 * dim =
--- kv_lora + rope elements (DeepSeek-V3: 576).
+-- kv_lora + rope elements (DeepSeek-V3: 576). Decode absorbs kv_b into the query and
+-- output projections (DeepSeek-V2 §2.1.2), so each query head scores the 576-wide cache
+-- entry and sums the 512-wide latent: attn_dim = 576 + 512.
 function F.kv_cache(c)
-  return { heads = 1, head_dim = (c.kv_lora_rank + c.qk_rope_head_dim) // 2 }
+  return { heads = 1, head_dim = (c.kv_lora_rank + c.qk_rope_head_dim) // 2,
+           attn_dim = 2 * c.kv_lora_rank + c.qk_rope_head_dim }
 end
 
 local function attention_params(c)
