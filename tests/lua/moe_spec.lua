@@ -265,5 +265,16 @@ describe("Mistral, Qwen2 and Mixtral", function()
     assert.has_error(function() tw.transformer.estimate("mixtral-8x7b", "h100_sxm5", { imbalance = 0.5 }) end,
       "transformer.estimate.imbalance: expected a number >= 1 (busiest expert over the uniform share), got 0.5")
   end)
+
+  it("load a config.json of every supported type through the CLI", function()
+    local cases = { ["mistral-7b.json"] = "7,241,732,096", ["qwen2.5-7b.json"] = "7,615,616,512",
+                    ["mixtral-8x7b.json"] = "46,702,792,704", ["deepseek-v3.json"] = "671,026,419,200",
+                    ["qwen3-moe-30b-a3b.json"] = "30,532,122,624", ["qwen2-moe-small.json"] = "73,397,248" }
+    for file, total in pairs(cases) do
+      local code, out, err = process.run("models " .. HF .. file)
+      assert.equal(0, code, file .. ": " .. err)
+      assert.truthy(out:find(total, 1, true), file)
+    end
+  end)
 end)
 
