@@ -169,8 +169,12 @@ function M.kernel_s(e, vendor)
   return l or 0
 end
 
+-- keys of resolved engines already computed (an engine table is not changed after resolve)
+local keys = setmetatable({}, { __mode = "k" })
+
 --- A string that identifies a resolved engine's fields (cache keys).
 function M.key(e)
+  if keys[e] then return keys[e] end
   local ks = {}
   for k in pairs(e) do ks[#ks + 1] = k end
   table.sort(ks)
@@ -180,7 +184,8 @@ function M.key(e)
     if type(v) == "table" then v = M.key(v) end
     parts[i] = k .. "=" .. tostring(v)
   end
-  return table.concat(parts, ";")
+  keys[e] = table.concat(parts, ";")
+  return keys[e]
 end
 
 return M

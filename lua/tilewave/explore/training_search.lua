@@ -17,7 +17,8 @@ local format, ipairs, pairs, min = string.format, ipairs, pairs, math.min
 --   `dtype`, `attention`, `sequence_parallel`, `overlap`, `workspace_bytes`,
 --   and the lists to try: `t` (default 1, 2, 4, 8 up to gpus_per_node), `p`
 --   (default 1 .. min(L, 64) dividing the GPUs), `micro_batch` ({1, 2, 4, 8}),
---   `checkpointing` ({"none", "selective", "full"}), `zero` ({0, 1, 2, 3})
+--   `checkpointing` ({"none", "selective", "full"}), `zero` ({0, 1, 2, 3}); `cost_cache` (a table
+--   to reuse across searches of the same model, e.g. over node counts)
 -- @return `{ ranked = { step() results, fastest first }, rejected = { { config =, reason = } } }`
 function M.search(o)
   check.table(o, "training.search")
@@ -41,7 +42,11 @@ function M.search(o)
   local mbs = o.micro_batch or { 1, 2, 4, 8 }
   local cks = o.checkpointing or { "none", "selective", "full" }
   local zs = o.zero or { 0, 1, 2, 3 }
-  local ranked, rejected, cache = {}, {}, {}
+  -- per-micro-batch layer costs, shared across searches of the same model when the caller
+  -- passes `cost_cache` (keyed by the workload, not the model: one table per model)
+  local cache = o.cost_cache or {}
+  check.table(cache, "training.search.cost_cache")
+  local ranked, rejected = {}, {}
   -- one candidate: a step, or the reason it is rejected
   local function try(t, p, mb, ck, z)
     local desc = { t = t, p = p, d = gpus // (t * p), micro_batch = mb, checkpointing = ck, zero = z }

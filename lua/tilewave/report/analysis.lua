@@ -109,12 +109,13 @@ M.TRAINING_TOKENS = 2 ^ 21 // 1
 function M.training(c, cl, w)
   local s = w.s or 2048
   local gb = math.max(1, M.TRAINING_TOKENS // s)
+  local cache = {} -- this model's layer costs, shared by the node counts
   for _, nodes in ipairs(M.TRAINING_NODES) do
     local gpus = nodes * cl.gpus_per_node
     if gb % gpus == 0 or gpus <= gb then
       local res = training.search { model = c, cluster = cl, nodes = nodes, global_batch = gb, s = s,
                                     dtype = w.dtype == "fp16" and "fp16" or "bf16", micro_batch = { 1, 2, 4 },
-                                    engine = w.engine }
+                                    engine = w.engine, cost_cache = cache }
       local best = res.ranked[1]
       if best then
         return { nodes = nodes, gpus = gpus, cluster = cl.id or cl.name, config = best.config,
