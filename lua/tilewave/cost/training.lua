@@ -370,5 +370,8 @@ end
 
 --- Validate and complete step options (for tilewave.explore.training_search).
 M.config = config
+--- Memory per GPU of a validated configuration (M.config): `{ weights, grads, optimizer,
+-- activations, workspace, total }`, byte; the same figures as step()'s `memory`.
+M.memory = function(x) return (memory(x)) end
 
 return M

@@ -55,12 +55,15 @@ function M.search(o)
     end
     local q = { t = t, p = p, micro_batch = mb, checkpointing = ck, zero = z }
     for k, v in pairs(base) do q[k] = v end
-    local ok, res = pcall(function() return training._step(training.config(q, "training"), cache) end)
-    if not ok then return nil, desc, (tostring(res):gsub("^training%.", "")) end
-    if not res.fits then
-      return nil, desc, format("does not fit: %.1f GB per GPU > %.1f GB", res.memory.total / 1e9,
-        res.memory_bytes / 1e9), res
+    local ok, x = pcall(training.config, q, "training")
+    if not ok then return nil, desc, (tostring(x):gsub("^training%.", "")) end
+    -- memory first: a split that does not fit is rejected without pricing its step
+    local mem = training.memory(x)
+    if mem.total > x.spec.memory_bytes then
+      return nil, desc, format("does not fit: %.1f GB per GPU > %.1f GB", mem.total / 1e9, x.spec.memory_bytes / 1e9)
     end
+    local okr, res = pcall(training._step, x, cache)
+    if not okr then return nil, desc, (tostring(res):gsub("^training%.", "")) end
     return res
   end
   -- every combination, in the order of the lists (t outermost, ZeRO innermost)
