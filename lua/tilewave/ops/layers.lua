@@ -128,7 +128,20 @@ end
 local BLOCK = 128
 --- Score elements a causal fused kernel computes for s queries (the last s of
 -- s_kv keys), in whole BLOCK x BLOCK blocks.
+local causal_memo, causal_memo_n = {}, 0
+
 function M.causal_elems(s, s_kv)
+  local key = s * 4294967296 + s_kv -- both below 2^31 (workload and window bounds)
+  local hit = causal_memo[key]
+  if hit then return hit end
+  local total = M.causal_elems_uncached(s, s_kv)
+  if causal_memo_n >= 4096 then causal_memo, causal_memo_n = {}, 0 end -- bounded
+  causal_memo[key], causal_memo_n = total, causal_memo_n + 1
+  return total
+end
+
+--- causal_elems without the memo (the loop over row blocks).
+function M.causal_elems_uncached(s, s_kv)
   local rows, total = -(-s // BLOCK), 0
   if s_kv < s then
     -- a sliding window of s_kv keys (Mistral): row block i sees the window before its
