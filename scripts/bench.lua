@@ -1,27 +1,36 @@
--- Benchmark of the GEMM estimate: estimates per second for pseudo-random shapes
--- (dims log-uniform in [1, 16384]) through single calls and through the batch
--- entry point, in Lua; and, when the C benchmark is built, in C.
--- Targets (issue "Foundation"): >= 5 M/s in C, >= 1 M/s through the Lua batch call.
--- Then the sweep path (issue "Config-family sweeps"): whole-model forward estimates (every op of
--- every layer class) per second over a --grid-config grid, in this process, and the same grid
--- sharded over 2 processes (`tilewave sweep --shard I/2`, wall clock); peak memory (VmHWM) of
--- this process before and after the sweep, to show it flat in grid size.
--- Target: >= 200,000 whole-model estimates/s per core.
--- Usage: build/tilewave run scripts/bench.lua [--count N] [--grid N] [--hw ID] [--c-bench PATH] [--skip-gemm]
+-- Benchmarks with the targets of issue 14 ("Speed"): each figure is repeated (min and
+-- median of --repeats runs) and printed next to its goal. It asserts nothing: speed is
+-- read, not tested (a timed test would fail on a busy machine).
+--
+--   GEMM estimate in C (tests/bench/bench_gemm, the same shapes)    <= 50 ns
+--   tw.gemm_many from Lua, per shape                                 <= 150 ns
+--   tw.transformer.estimate, llama-2-7b, every op (whole model)     <= 5 us
+--   tilewave report (default), wall                                  <= 150 ms
+--   tilewave sweep, 10^6 rows to CSV, wall; peak RSS flat in rows    <= 5 s
+--   tilewave gemm, one process, wall                                 <= 10 ms
+--
+-- Shapes: M, N, K each 2^(r mod 15) + (r' mod 64) from a fixed 63-bit LCG (seed 42), the
+-- same sequence in C and Lua. Wall times are taken around a child process (date +%s.%N),
+-- less the time of an empty command; peak memory with /usr/bin/time -f %M where present.
+-- Usage: build/tilewave run scripts/bench.lua [--count N] [--repeats R] [--rows 1e4,1e5,1e6]
+--        [--hw ID] [--exe PATH] [--c-bench PATH] [--quick]
 local argparse = require "argparse"
 local tw = require "tilewave"
 
-local p = argparse("bench.lua", "Estimates per second of the GEMM model.")
-p:option("--count", "Shapes per measurement."):default("1000000"):convert(tonumber)
+local p = argparse("bench.lua", "Speed of the model against the targets of issue 14.")
+p:option("--count", "Shapes per GEMM measurement."):default("1000000"):convert(tonumber)
+p:option("--repeats", "Runs of each measurement (min and median reported)."):default("3"):convert(tonumber)
+p:option("--rows", "Sweep sizes (rows) for the memory and throughput figures."):default("10000,100000,1000000")
 p:option("--hw", "Device id."):default("a100_sxm4_80gb")
 p:option("--c-bench", "Path of the C benchmark executable."):default("build/tests/bench_gemm")
-p:option("--grid", "Configs in the sweep benchmark (about)."):default("100000"):convert(tonumber)
-p:option("--exe", "tilewave executable for the sharded run."):default("build/tilewave")
-p:flag("--skip-gemm", "Only the sweep benchmark.")
+p:option("--exe", "tilewave executable for the process figures."):default("build/tilewave")
+p:flag("--quick", "Fewer shapes and rows (a smoke run): 10^5 shapes, sweeps of 10^4 and 10^5 rows.")
 local args = p:parse(arg)
-local n = math.tointeger(args.count)
+if args.quick then args.count, args.rows = 100000, "10000,100000" end
+local n, reps = math.tointeger(args.count), math.tointeger(args.repeats)
+local format = string.format
 
--- deterministic shapes: a fixed LCG, not math.random, so runs are comparable
+-- the shapes: a fixed 63-bit LCG (tests/bench/bench_gemm.c draws the same sequence)
 local seed = 42
 local function rnd(k)
   seed = (seed * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
@@ -29,111 +38,132 @@ local function rnd(k)
 end
 local flat = {}
 for i = 1, n do
-  flat[3 * i - 2] = (1 << rnd(15)) + rnd(64)
-  flat[3 * i - 1] = (1 << rnd(15)) + rnd(64)
-  flat[3 * i] = (1 << rnd(15)) + rnd(64)
+  for j = 0, 2 do
+    local pw = 1 << rnd(15)
+    flat[3 * i - 2 + j] = pw + rnd(64)
+  end
 end
 
-local clock = os.clock
-local function report(label, count, seconds)
-  print(string.format("%-34s %8d shapes in %6.3f s = %6.2f M estimates/s", label, count, seconds, count / seconds / 1e6))
+local function stats(xs)
+  local s = {}
+  for i, x in ipairs(xs) do s[i] = x end
+  table.sort(s)
+  return s[1], s[(#s + 1) // 2]
 end
 
-local function vm_hwm()
-  local f = io.open("/proc/self/status")
-  if not f then return nil end
-  local kb
-  for line in f:lines() do kb = kb or tonumber(line:match("^VmHWM:%s+(%d+) kB")) end
+-- run f `reps` times; min and median of its seconds
+local function timed(f)
+  local xs = {}
+  for i = 1, reps do
+    local t0 = os.clock()
+    f()
+    xs[i] = os.clock() - t0
+  end
+  return stats(xs)
+end
+
+local function now() return tonumber(io.popen("date +%s.%N"):read("l")) end
+
+-- wall seconds of a shell command, min and median over the repeats, less the cost of
+-- timing an empty command (the shell and a `date` call)
+local base = 0
+local function wall(cmd)
+  local xs = {}
+  for i = 1, reps do
+    local t0 = now()
+    os.execute(cmd)
+    xs[i] = now() - t0 - base
+  end
+  return stats(xs)
+end
+base = (wall("true"))
+
+local results = {}
+local function row(what, min, med, unit, goal, scale)
+  results[#results + 1] = { what = what, min = min, med = med, unit = unit, goal = goal, scale = scale }
+  print(format("%-46s min %10.3f %s, median %10.3f %s (goal %s %s)", what, min * scale, unit, med * scale, unit,
+    goal and format("<= %g", goal) or "-", unit))
+end
+
+-- GEMM estimates -------------------------------------------------------------------------
+local spec = assert(tw.hw.load(args.hw))
+local dev, sizes = tw.hw.gemm_device(spec, "fp16")
+local shape = { m = 0, n = 0, k = 0, batch = 1, in_bytes = sizes.in_bytes, out_bytes = sizes.out_bytes }
+local core = tw.core
+local lo, md = timed(function()
+  for i = 1, n do
+    shape.m, shape.n, shape.k = flat[3 * i - 2], flat[3 * i - 1], flat[3 * i]
+    core.gemm(dev, shape)
+  end
+end)
+row("Lua core.gemm, per shape", lo / n, md / n, "ns", nil, 1e9)
+lo, md = timed(function() tw.gemm_many(flat, { hw = args.hw, dtype = "fp16" }) end)
+row("Lua tw.gemm_many, per shape", lo / n, md / n, "ns", 150, 1e9)
+
+local f = io.open(args.c_bench, "r")
+if f then
   f:close()
-  return kb
+  local out = io.popen(args.c_bench .. " " .. n):read("a")
+  io.write(out)
+  local cmin, cmed = out:match("tw_gemm_estimate:%s+%d+ shapes, min ([%d.]+) ns, median ([%d.]+) ns")
+  if cmin then row("C tw_gemm_estimate, per shape", tonumber(cmin) / 1e9, tonumber(cmed) / 1e9, "ns", 50, 1e9) end
+else
+  print("C benchmark not found at " .. args.c_bench .. " (build it with ./scripts/build)")
 end
 
-local function sweep_bench()
-  -- a grid of about args.grid Llama-3.1-8B variants: h x I x v x a
-  local target = math.tointeger(args.grid)
-  local hs, is, vs = {}, {}, {}
-  for h = 3072, 5120 - 1, 64 do hs[#hs + 1] = h end
-  for i = 12288, 16384 - 1, 128 do is[#is + 1] = i end
-  local heads = { 16, 32, 64 }
-  local nv = math.max(1, target // (#hs * #is * #heads))
-  for j = 0, nv - 1 do vs[#vs + 1] = 128000 + 64 * j end
-  local spec_text = string.format([[
+-- whole-model estimate -------------------------------------------------------------------
+local calls = 200
+lo, md = timed(function()
+  for _ = 1, calls do tw.transformer.estimate("llama-2-7b", args.hw, { b = 4, s = 2048 }) end
+end)
+row("tw.transformer.estimate llama-2-7b (all ops)", lo / calls, md / calls, "us", 5, 1e6)
+
+-- processes ------------------------------------------------------------------------------
+lo, md = wall(format("%s report > /dev/null", args.exe))
+row("tilewave report (default), wall", lo, md, "ms", 150, 1e3)
+lo, md = wall(format("%s gemm 4096 4096 4096 --hw %s > /dev/null", args.exe, args.hw))
+row("tilewave gemm, one process, wall", lo, md, "ms", 10, 1e3)
+
+-- sweeps ---------------------------------------------------------------------------------
+-- a grid of Llama-3.1-8B variants: h (32) x I (32) x a (3) x v (rows / 3072 values)
+local function sweep_spec(rows)
+  local nv = math.max(1, math.ceil(rows / (32 * 32 * 3)))
+  return format([[
 local hs, is, vs = {}, {}, {}
 for h = 3072, 5120 - 1, 64 do hs[#hs + 1] = h end
 for i = 12288, 16384 - 1, 128 do is[#is + 1] = i end
 for j = 0, %d do vs[#vs + 1] = 128000 + 64 * j end
 return { base = "llama-3.1-8b", hw = { %q }, workload = { b = 4, s = 2048 },
          vary = { hidden_size = hs, intermediate_size = is, num_attention_heads = { 16, 32, 64 }, vocab_size = vs } }
-]], nv - 1, args.hw)
+]], nv - 1, args.hw), 32 * 32 * 3 * nv
+end
+
+local has_time = io.open("/usr/bin/time", "r")
+if has_time then has_time:close() end
+for size in args.rows:gmatch("[^,]+") do
+  local rows = math.tointeger(tonumber(size))
+  local text, total = sweep_spec(rows)
   local path = os.tmpname()
   local fh = assert(io.open(path, "w"))
-  fh:write(spec_text)
+  fh:write(text)
   fh:close()
-  local q = assert(load(spec_text))()
-  local before = vm_hwm()
-  local t0 = clock()
-  local it, stats = tw.sweep(q)
-  local count, sum = 0, 0
-  for _, _, est in it do
-    count = count + 1
-    sum = sum + est.time_s
+  local q = assert(load(text))()
+  local tlo, tmed = timed(function() for _ in tw.sweep(q) do end end)
+  row(format("tw.sweep %d configs, in process, per config", total), tlo / total, tmed / total, "us", nil, 1e6)
+  lo, md = wall(format("%s sweep %s > /dev/null", args.exe, path))
+  row(format("tilewave sweep %d rows to CSV, wall", total), lo, md, "s", total >= 1e6 and 5 or nil, 1)
+  if has_time then
+    local rss = io.popen(format("/usr/bin/time -f %%M %s sweep %s 2>&1 > /dev/null | tail -1", args.exe, path)):read("l")
+    print(format("%-46s peak RSS %s kB", format("tilewave sweep %d rows", total), rss or "?"))
   end
-  local dt = clock() - t0
-  local after = vm_hwm()
-  print(string.format("%-34s %8d configs in %6.3f s = %8.0f whole-model estimates/s (mode %s)",
-    "sweep, 1 process (tw.sweep)", stats.total, dt, stats.total / dt, stats.mode))
-  if before and after then
-    print(string.format("%-34s VmHWM %d kB before, %d kB after the sweep", "sweep memory", before, after))
-  end
-  -- the CLI path, output to /dev/null: one process, then 2 shards in parallel (wall clock)
-  local function wall(cmd)
-    local t = io.popen("date +%s.%N"):read("l")
-    os.execute(cmd)
-    return tonumber(io.popen("date +%s.%N"):read("l")) - tonumber(t)
-  end
-  local one = wall(string.format("%s sweep %s > /dev/null", args.exe, path))
-  local two = wall(string.format("(%s sweep %s --shard 0/2 > /dev/null & %s sweep %s --shard 1/2 > /dev/null; wait)",
-    args.exe, path, args.exe, path))
-  print(string.format("%-34s %8d configs: 1 process %.3f s (%.0f/s), 2 shards %.3f s (%.0f/s, x%.2f)",
-    "tilewave sweep (CSV rows, wall)", stats.total, one, stats.total / one, two, stats.total / two, one / two))
   os.remove(path)
 end
 
-if args.skip_gemm then
-  sweep_bench()
-  return
+-- summary --------------------------------------------------------------------------------
+print("\ntarget                                          now (min)      goal   met")
+for _, r in ipairs(results) do
+  if r.goal then
+    print(format("%-46s %9.3f %-3s %6g %-3s %s", r.what, r.min * r.scale, r.unit, r.goal, r.unit,
+      r.min * r.scale <= r.goal and "yes" or "no"))
+  end
 end
-
-local spec = assert(tw.hw.load(args.hw))
-local dev, sizes = tw.hw.gemm_device(spec, "fp16")
-local shape = { m = 0, n = 0, k = 0, batch = 1, in_bytes = sizes.in_bytes, out_bytes = sizes.out_bytes }
-local core = tw.core
-
-local t0 = clock()
-for i = 1, n do
-  shape.m, shape.n, shape.k = flat[3 * i - 2], flat[3 * i - 1], flat[3 * i]
-  core.gemm(dev, shape)
-end
-report("Lua single calls (core.gemm)", n, clock() - t0)
-
-local m = math.min(n, 200000)
-t0 = clock()
-for i = 1, m do
-  tw.gemm { m = flat[3 * i - 2], n = flat[3 * i - 1], k = flat[3 * i], dtype = "fp16", hw = args.hw }
-end
-report("Lua single calls (tw.gemm)", m, clock() - t0)
-
-t0 = clock()
-local times = tw.gemm_many(flat, { hw = args.hw, dtype = "fp16" })
-report("Lua batch call (tw.gemm_many)", #times, clock() - t0)
-
-local f = io.open(args.c_bench, "r")
-if f then
-  f:close()
-  local pipe = io.popen(args.c_bench .. " " .. n)
-  io.write(pipe:read("a"))
-  pipe:close()
-else
-  print("C benchmark not found at " .. args.c_bench .. " (build it with ./scripts/build)")
-end
-sweep_bench()
