@@ -126,6 +126,9 @@ typedef struct {
     double write_frac;      /* achievable fraction of mem_bw writing C (and split-K partials);
                                (0, 1]. HBM writes are slower than reads (bus turnaround):
                                reads and writes share the bus, so their times add */
+    double write_exposed;   /* fraction of the C-write time that adds to the main loop instead
+                               of hiding under it: a tile writes C in its epilogue, after its
+                               main loop; [0, 1] (0: writes overlap like operand reads) */
     double l2_bytes;        /* L2 (last-level) cache size, byte; >= 0 */
     double call_overhead_s; /* fixed cost per call (launch + host sync), s; >= 0 */
     double reduce_overhead_s; /* fixed cost of the split-K reduction, a second kernel
@@ -199,10 +202,12 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *             + tile_latency_s      (math-bound or latency-bound main loop;
  *             a CTA alone on its SM gets the SM's whole tensor-core rate)
  *   compute = waves * t_tile
- *   memory  = (operand bytes / (mem_bw * mem_frac) + C bytes / (mem_bw * write_frac))
- *             / align_mem_eff:
+ *   reads   = operand bytes / (mem_bw * mem_frac * align_mem_eff):
  *             operands once if A+B fit in L2, else each wave's A and B panels
- *   time    = call_overhead_s + max(compute, memory)
+ *   writes  = C bytes (or split-K partials) / (mem_bw * write_frac * align_mem_eff)
+ *   memory  = reads + writes
+ *   time    = call_overhead_s + max(compute, reads + (1 - write_exposed) * writes)
+ *             + write_exposed * writes   (epilogue stores after each tile's main loop)
  *             + (s > 1: reduce_overhead_s + the reduction's reads and writes at the same rates)
  * and the fastest candidate is kept (first in list order on ties).
  * Sources: NVIDIA Matrix Multiplication Background guide ("Dimension

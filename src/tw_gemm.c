@@ -22,6 +22,7 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     else if (!positive(d->mem_bw)) bad = "device.mem_bw";
     else if (!fraction(d->mem_frac)) bad = "device.mem_frac";
     else if (!fraction(d->write_frac)) bad = "device.write_frac";
+    else if (!(d->write_exposed >= 0.0 && d->write_exposed <= 1.0)) bad = "device.write_exposed";
     else if (!nonneg(d->l2_bytes)) bad = "device.l2_bytes";
     else if (!nonneg(d->call_overhead_s)) bad = "device.call_overhead_s";
     else if (!nonneg(d->reduce_overhead_s)) bad = "device.reduce_overhead_s";
@@ -141,7 +142,7 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     double t_loop = ceil((double)k_split * (double)s->in_bytes / 64.0) * d->kstep_latency_s;
     double t_tile = (t_math > t_loop ? t_math : t_loop) + d->tile_latency_s;
     double bw = d->mem_bw * d->mem_frac * align_mem, bw_w = d->mem_bw * d->write_frac * align_mem;
-    double kernel_bytes, reduce_bytes = 0.0, kernel_s, reduce_s = 0.0;
+    double kernel_bytes, reduce_bytes = 0.0, kernel_s, reduce_s = 0.0, write_s, hidden;
 
     c->tiles = tiles;
     c->waves = (c->tiles + slots - 1) / slots;
@@ -152,17 +153,21 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
         /* fp32 partial sums written by the GEMM, read back by the reduction, which writes C */
         double partials = batch * (double)split * mn * 4.0, out = batch * mn * (double)s->out_bytes;
         kernel_bytes += partials;
-        kernel_s += partials / bw_w;
+        write_s = partials / bw_w;
         reduce_bytes = partials + out;
         reduce_s = partials / bw + out / bw_w + d->reduce_overhead_s;
     } else {
         double out = batch * mn * (double)s->out_bytes;
         kernel_bytes += out;
-        kernel_s += out / bw_w;
+        write_s = out / bw_w;
     }
     c->dram_bytes = kernel_bytes + reduce_bytes;
-    c->memory_s = kernel_s;
-    c->time_s = d->call_overhead_s + (c->compute_s > c->memory_s ? c->compute_s : c->memory_s) + reduce_s;
+    /* operand reads stream under the main loop; C leaves in each tile's epilogue, after its main
+       loop, and write_exposed of that time is not hidden */
+    c->memory_s = kernel_s + write_s;
+    hidden = kernel_s + (1.0 - d->write_exposed) * write_s;
+    c->time_s = d->call_overhead_s + (c->compute_s > hidden ? c->compute_s : hidden) + d->write_exposed * write_s +
+                reduce_s;
     c->memory_s += reduce_s;
     c->tile = ti;
     c->split_k = split;

@@ -6,11 +6,11 @@
 return {
   ["h200_probe_2026-11-22: gemm paper fp16|compiled"] = 0.083,
   ["h200_probe_2026-11-22: gemm paper bf16|compiled"] = 0.034,
-  ["h200_probe_2026-11-22: gemm linears bf16|compiled"] = 0.106,
-  ["h200_probe_2026-11-22: gemm align bf16|compiled"] = 0.128,
+  ["h200_probe_2026-11-22: gemm linears bf16|compiled"] = 0.091,
+  ["h200_probe_2026-11-22: gemm align bf16|compiled"] = 0.086,
   ["h200_probe_2026-11-22: gemm bmm bf16|compiled"] = 0.061,
-  ["h200_probe_2026-11-22: gemm splitk bf16|compiled"] = 0.118,
-  ["h200_probe_2026-11-22: gemm random bf16|compiled"] = 0.156,
-  ["h200_probe_2026-11-22: gemm random fp16|compiled"] = 0.137,
+  ["h200_probe_2026-11-22: gemm splitk bf16|compiled"] = 0.116,
+  ["h200_probe_2026-11-22: gemm random bf16|compiled"] = 0.136,
+  ["h200_probe_2026-11-22: gemm random fp16|compiled"] = 0.124,
   ["h200_probe_2026-11-22: attention cudnn fwd|eager+graph"] = 0.099,
 }

@@ -8,6 +8,7 @@ return {
     mem_frac = 0.83,
     -- C (and split-K partials) are written at their own rate: HBM writes share the bus with reads
     write_frac = 0.735,
+    write_exposed = 0,
     -- prediction intervals: 5th and 95th percentiles of measured / predicted (tilewave.cost.price.interval)
     intervals = {
       gemm = { 0.88, 1.35 }, attention = { 0.90, 2.3 }, forward = { 0.86, 1.17 }, decode = { 0.90, 1.15 },
@@ -53,6 +54,7 @@ return {
       compute_frac = "sustained bf16 rate: fitted by scripts/fit_hopper_gemm.lua to h100/gemm.csv (all 2556 rows, each set weighted equally; GEMM MAPE 9.7% overall, peak bf16 3.1%); big squares sustain ~770 TFLOP/s of 989 (h100/README.md)",
       dtype_compute_frac = "per dtype, same fit: peak squares 4096-16384 of h100/gemm.csv (fp16 3.0%, tf32 9.4%, fp32 1.9% (no tensor cores), fp8 via torch._scaled_mm 2.3%, int8 via torch._int_mm 7.6%: 770-955 TOPS, not 2x bf16)",
       mem_frac = "same fit (linears set, M <= 64: weight streaming; MAPE 6-9%)",
+      write_exposed = "0: the C writes overlap the main loop as operand reads do. Fitting ../shared/reference/calibration/h100 (tilewave calibrate --base h100_sxm5) keeps 0 (write_frac 0.805); fitting hw/measured/h100_probe_2026-11-22 gives 0.437 (with write_frac 0.704 and bf16 compute_frac 0.845), its held-out random GEMMs 13.1% -> 12.1% bf16 and 10.4% -> 8.1% fp16 MAPE, but adopting only the write terms moves the shared peak rows by +1.5-3.5 points. Unresolved between the two H100s; kept at the shared data's value",
       write_frac = "fitted by tilewave calibrate (explore/fit.lua) to hw/measured/h100_probe_2026-11-22 (scripts/probe on an H100 SXM5, 2026-11-22; 2145 GEMMs, random set held out): 0.735 of mem_bw for C against 0.83 for operands; bmm score shapes (large C) and the short-K align rows carry it. The probe's fill (write) kernel reaches 0.98 of mem_bw alone, so the GEMM's cost is the read/write mix",
       align_mem_eff = "same fit to hw/measured/h100_probe_2026-11-22: its align set's memory-bound rows (M=8192, N=4096+d, K=128 and K=128+d) run 2.3-3.8x slower off 16-byte alignment; one factor for the 1-8 byte classes (0.356); held-out random shapes 15.2% -> 13.3% MAPE with the whole fit",
       call_overhead_s = "fitted to gemm_calibration.csv M=N<=512 rows: PyTorch torch.mm, wall clock with torch.cuda.synchronize() per call (timing T1)",

@@ -143,6 +143,38 @@ static void test_gemm_writes_and_misaligned_bandwidth(void **state)
     assert_close(r.time_s, 594.602e-6, 1e-4);
 }
 
+static void test_gemm_exposed_writes_add_to_the_main_loop(void **state)
+{
+    /* 4096^3 on the bare device: 32 x 32 = 1024 tiles = 10 waves of 108 (9.48 rounded up),
+       compute 10 * 46.460 us = 464.60 us; the operands (67 MB) exceed L2, so each wave reads
+       its panels: 230,686,720 B = 148.35 us of reads (below the compute); C 33,554,432 B is
+       written in 21.578 us. Overlapped (write_exposed 0): max(464.60, 148.35 + 21.58) = 464.60
+       us. Fully exposed: 464.60 + 21.578 = 486.18 us. Half: max(464.60, 148.35 + 10.79) +
+       10.79 = 475.39 us. */
+    tw_device d = bare();
+    tw_gemm_result r;
+    const double compute = 10 * TILE_128_K4096_S, write = 33554432.0 / 1555e9;
+    r = run(&d, fp16(4096, 4096, 4096));
+    assert_int_equal(r.waves, 10);
+    assert_close(r.time_s, compute, 1e-12);
+    d.write_exposed = 1.0;
+    r = run(&d, fp16(4096, 4096, 4096));
+    assert_close(r.time_s, compute + write, 1e-12);
+    assert_close(r.dram_bytes, 230686720.0 + 33554432.0, 1e-12);
+    assert_close(r.memory_s, 230686720.0 / 1555e9 + write, 1e-12);
+    d.write_exposed = 0.5;
+    r = run(&d, fp16(4096, 4096, 4096));
+    assert_close(r.time_s, compute + 0.5 * write, 1e-12);
+    d.write_exposed = 1.5;
+    {
+        tw_gemm_shape s = fp16(64, 64, 64);
+        const char *bad = NULL;
+        assert_int_equal(tw_gemm_estimate(&d, &s, &r, &bad), TW_EINVAL);
+        assert_string_equal(bad, "device.write_exposed");
+    }
+    (void)state;
+}
+
 static void test_gemm_lone_cta_gets_whole_sm(void **state)
 {
     /* A 64x64 tile with ctas_per_sm = 2: two CTAs share an SM, each at half its
@@ -425,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_gemm_tile_quantization_27648x130),
         cmocka_unit_test(test_gemm_memory_bound_skinny_27648x64),
         cmocka_unit_test(test_gemm_writes_and_misaligned_bandwidth),
+        cmocka_unit_test(test_gemm_exposed_writes_add_to_the_main_loop),
         cmocka_unit_test(test_gemm_lone_cta_gets_whole_sm),
         cmocka_unit_test(test_gemm_alignment_classes),
         cmocka_unit_test(test_gemm_picks_fastest_tile),

@@ -72,6 +72,7 @@ end
 
 local GEMM_FIELDS = {
   compute_frac = frac, mem_frac = frac, write_frac = frac,
+  write_exposed = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
   tile_latency_s = latency, kstep_latency_s = latency,
   max_split_k = function(v, p) check.positive_int(v, p); return check.within(v, 1, 64, "integer", p) end,
@@ -103,7 +104,7 @@ local GEMM_FIELDS = {
 
 -- Architecture fields that may be left out (the fallbacks: compute_frac for every
 -- dtype, mem_frac for every kernel class and the attention MMA, borrowed intervals).
-local OPTIONAL = { sources = true, write_frac = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
+local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
                    intervals = true }
 
@@ -310,6 +311,7 @@ function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)
   local dev = core.device {
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
+    write_exposed = g.write_exposed or 0,
     call_overhead_s = call_overhead_s or g.call_overhead_s, reduce_overhead_s = reduce_overhead_s or 0,
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,

@@ -123,6 +123,9 @@ local function gemm_params(g, groups)
   field("mem_frac", 0.05, 1)
   g.write_frac = g.write_frac or g.mem_frac
   field("write_frac", 0.05, 1)
+  -- the exposed share of C writes starts mid-range: from 0 the first step is too small to count
+  g.write_exposed = g.write_exposed or 0.5
+  field("write_exposed", 0, 1)
   field("kstep_latency_s", 0, 1e-5, 1e-9)
   field("tile_latency_s", 0, 1e-5, 1e-9)
   if align then
@@ -262,7 +265,8 @@ function M.run(dir, base, opts)
       .. "(attention likewise over attention.csv's cuDNN rows, when there); forward, decode and training as the "
       .. "base architecture (%s)", src, n_gemm, base.arch),
   }
-  for _, k in ipairs { "mem_frac", "write_frac", "kstep_latency_s", "tile_latency_s", "align_eff", "align_mem_eff" } do
+  for _, k in ipairs { "mem_frac", "write_frac", "write_exposed", "kstep_latency_s", "tile_latency_s", "align_eff",
+                       "align_mem_eff" } do
     sources[k] = format("%s: same GEMM fit as dtype_compute_frac", src)
   end
   if info.copy_bps then
