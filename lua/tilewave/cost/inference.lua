@@ -92,6 +92,15 @@ local function weights(c, t, fmt, batch, ep)
   return bytes + 2 * other, params, ops, moe_layers, experts[1]
 end
 
+-- The bandwidth between the ranks of a device (NVLink, fabric or PCIe), byte/s.
+-- @raise `decode.<what>: <device> has no interconnect bandwidth for <what> = n`
+local function link_bw(spec, what, n)
+  local ic = spec.interconnect
+  local link = ic and (ic.nvlink_bw or ic.fabric_bw or ic.pcie_bw)
+  if not link then error(format("decode.%s: %s has no interconnect bandwidth for %s = %d", what, spec.id, what, n), 0) end
+  return link
+end
+
 -- Validate an expert-parallel size: 1, or a divisor of the experts and of the batch
 -- (attention runs data-parallel: batch / ep sequences per rank) with t = 1.
 local function check_ep(c, ep, t, batch, path)
@@ -137,6 +146,22 @@ function M.check_context(c, n, allow, path)
   return n
 end
 
+-- The options decode() and memory() share, validated: model (through `resolve`), device,
+-- t, batch, context, weight format and KV element size; errors prefixed by `path`.
+local function workload(o, path, allowed, resolve)
+  check.table(o, path)
+  check.options(o, allowed, path)
+  local c = resolve(o.model, path)
+  local spec = hw.resolve(o.hw, path .. ".hw")
+  local t = transformer.check_t(c, check.positive_int(o.t or 1, path .. ".t"), path .. ".t")
+  local batch = check.positive_int(o.batch or 1, path .. ".batch")
+  if o.context == nil then check.fail(path .. ".context", "expected positive integer", nil) end
+  local context = M.check_context(c, check.positive_int(o.context, path .. ".context"), o.allow_long_context,
+    path .. ".context")
+  local fmt = quant.format(o.weight_dtype or "bf16", o.group, path .. ".weight_dtype")
+  return c, spec, t, batch, context, fmt, kv_elem_bytes(o.kv_dtype, path .. ".kv_dtype")
+end
+
 --- Time per output token of one decode step.
 -- @tparam table o `model` (id or config), `hw` (id, path or spec), `batch`
 --   (sequences, default 1), `context` (tokens in each KV cache, required),
@@ -157,17 +182,7 @@ end
 --   FLOP, token/s, byte/s)
 -- @raise `decode.<field>: ...`
 function M.decode(o)
-  check.table(o, "decode")
-  check.options(o, DECODE, "decode")
-  local c = decoder(o.model, "decode")
-  local spec = hw.resolve(o.hw, "decode.hw")
-  local t = transformer.check_t(c, check.positive_int(o.t or 1, "decode.t"), "decode.t")
-  local batch = check.positive_int(o.batch or 1, "decode.batch")
-  if o.context == nil then check.fail("decode.context", "expected positive integer", nil) end
-  local context = M.check_context(c, check.positive_int(o.context, "decode.context"), o.allow_long_context,
-    "decode.context")
-  local fmt = quant.format(o.weight_dtype or "bf16", o.group, "decode.weight_dtype")
-  local kvb = kv_elem_bytes(o.kv_dtype, "decode.kv_dtype")
+  local c, spec, t, batch, context, fmt, kvb = workload(o, "decode", DECODE, decoder)
   local eng = engines.resolve(o.engine, "decode.engine")
   local g = hw.gemm_params(spec)
   local cdt = compute_dtype(spec, fmt.name)
@@ -198,16 +213,12 @@ function M.decode(o)
   }, eng, spec.vendor)
   local comm = 0
   if t > 1 then
-    local link = (spec.interconnect and (spec.interconnect.nvlink_bw or spec.interconnect.fabric_bw
-                  or spec.interconnect.pcie_bw))
-    if not link then error(format("decode.t: %s has no interconnect bandwidth for t = %d", spec.id, t), 0) end
+    local link = link_bw(spec, "t", t)
     -- NCCL picks the faster algorithm per message size: ring for large, tree for small messages
     comm = 2 * L * price.collective("allreduce", batch * h * e, t, link / 2, eng.comm_latency_s or 0)
   end
   if ep > 1 then
-    local link = (spec.interconnect and (spec.interconnect.nvlink_bw or spec.interconnect.fabric_bw
-                  or spec.interconnect.pcie_bw))
-    if not link then error(format("decode.ep: %s has no interconnect bandwidth for ep = %d", spec.id, ep), 0) end
+    local link = link_bw(spec, "ep", ep)
     -- dispatch and combine: each rank's batch * k token copies of h elements
     local msg = batch * expert_op.experts_per_token * h * e
     comm = comm + 2 * moe_layers * price.collective("alltoall", msg, ep, link / 2, eng.comm_latency_s or 0)
@@ -240,17 +251,9 @@ local MEMORY = { model = true, hw = true, batch = true, context = true, weight_d
 --   total_bytes, free_bytes, memory_bytes, fits, max_batch, max_context }`
 -- @raise `memory.<field>: ...`
 function M.memory(o)
-  check.table(o, "memory")
-  check.options(o, MEMORY, "memory")
-  local c = models.resolve(o.model, "memory.model")
-  local spec = hw.resolve(o.hw, "memory.hw")
-  local t = transformer.check_t(c, check.positive_int(o.t or 1, "memory.t"), "memory.t")
-  local batch = check.positive_int(o.batch or 1, "memory.batch")
-  if o.context == nil then check.fail("memory.context", "expected positive integer", nil) end
-  local context = M.check_context(c, check.positive_int(o.context, "memory.context"), o.allow_long_context,
-    "memory.context")
-  local fmt = quant.format(o.weight_dtype or "bf16", o.group, "memory.weight_dtype")
-  local kvb = kv_elem_bytes(o.kv_dtype, "memory.kv_dtype")
+  local c, spec, t, batch, context, fmt, kvb = workload(o, "memory", MEMORY, function(m, p)
+    return models.resolve(m, p .. ".model")
+  end)
   local mem = o.memory_bytes or spec.memory_bytes
   if mem == nil then
     error(format("memory.memory_bytes: %s has no memory size in its spec; pass memory_bytes", spec.id), 0)

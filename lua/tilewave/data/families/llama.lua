@@ -99,9 +99,10 @@ function F.params(c)
   return { total = non_embedding + embedding, non_embedding = non_embedding, embedding = embedding, active = active }
 end
 
---- Ops of one forward pass (pre-norm, sequential residual). The LM head runs
--- even when tied: 2*v*h FLOP per token either way.
-function F.ops(c, w)
+--- Ops of one forward pass of the LLaMA block (pre-norm, sequential residual) with
+-- `mlp(ops, c, w, L)` appending each layer's MLP. The LM head runs even when tied:
+-- 2*v*h FLOP per token either way. Shared by the families built on this block.
+function F.block_ops(c, w, mlp)
   local ops, L = {}, c.num_hidden_layers
   ops[#ops + 1] = layers.embedding(c, w)
   ops[#ops + 1] = layers.norm("input_rmsnorm", c, w, L, "rms")
@@ -109,12 +110,20 @@ function F.ops(c, w)
   layers.attention(ops, c, w, { count = L, s_kv = math.min(w.s, c.sliding_window or w.s), rotary_frac = 1 })
   ops[#ops + 1] = layers.residual("attention_residual", c, w, L, 2)
   ops[#ops + 1] = layers.norm("post_attention_rmsnorm", c, w, L, "rms")
-  if c.num_local_experts then layers.moe_mlp(ops, c, w, L) else layers.glu_mlp(ops, c, w, L, false) end
+  mlp(ops, c, w, L)
   ops[#ops + 1] = layers.residual("mlp_residual", c, w, L, 2)
   ops[#ops + 1] = layers.outside(layers.norm("final_rmsnorm", c, w, 1, "rms"))
   ops[#ops + 1] = layers.logits(c, w)
   return ops
 end
+
+-- the SwiGLU MLP, or Mixtral's routed experts when the config has them
+local function mlp(ops, c, w, L)
+  if c.num_local_experts then layers.moe_mlp(ops, c, w, L) else layers.glu_mlp(ops, c, w, L, false) end
+end
+
+--- Ops of one forward pass (F.block_ops with the SwiGLU or Mixtral MLP).
+function F.ops(c, w) return F.block_ops(c, w, mlp) end
 
 --- A family sharing this block (params, ops, validation, the GLU width rule) with its
 -- own name, description, extra fields, Hugging Face model types and presets.

@@ -13,6 +13,7 @@
 -- (transformers' configuration_qwen2_moe.py / configuration_qwen3_moe.py), read from
 -- a model's config.json; no preset is shipped.
 local layers = require "tilewave.ops.layers"
+local llama = require "tilewave.data.families.llama"
 
 local F = {
   name = "qwen_moe",
@@ -61,19 +62,13 @@ function F.params(c)
   return { total = non_embedding + embedding, non_embedding = non_embedding, embedding = embedding, active = active }
 end
 
-function F.ops(c, w)
-  local ops, L = {}, c.num_hidden_layers
-  ops[#ops + 1] = layers.embedding(c, w)
-  ops[#ops + 1] = layers.norm("input_rmsnorm", c, w, L, "rms")
-  layers.attention(ops, c, w, { count = L, s_kv = w.s, rotary_frac = 1 })
-  ops[#ops + 1] = layers.residual("attention_residual", c, w, L, 2)
-  ops[#ops + 1] = layers.norm("post_attention_rmsnorm", c, w, L, "rms")
+-- routed experts, and Qwen2-MoE's shared expert
+local function mlp(ops, c, w, L)
   layers.moe_mlp(ops, c, w, L, { experts = c.num_experts, per_token = c.num_experts_per_tok,
     width = c.moe_intermediate_size, shared_width = c.shared_expert_intermediate_size })
-  ops[#ops + 1] = layers.residual("mlp_residual", c, w, L, 2)
-  ops[#ops + 1] = layers.outside(layers.norm("final_rmsnorm", c, w, 1, "rms"))
-  ops[#ops + 1] = layers.logits(c, w)
-  return ops
 end
+
+--- Ops of one forward pass: the LLaMA block (tilewave.data.families.llama.block_ops) with the MoE MLP.
+function F.ops(c, w) return llama.block_ops(c, w, mlp) end
 
 return F
