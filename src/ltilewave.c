@@ -48,6 +48,8 @@ static int l_device(lua_State *L)
     dev.tile_latency_s = tw_lua_get_num(L, 1, "tile_latency_s", "device", 0.0);
     dev.kstep_latency_s = tw_lua_get_num(L, 1, "kstep_latency_s", "device", 0.0);
     dev.max_split_k = (int)tw_lua_get_int(L, 1, "max_split_k", "device", 1);
+    dev.stream_k = (int)tw_lua_get_int(L, 1, "stream_k", "device", 0);
+    dev.streamk_fixup_s = tw_lua_get_num(L, 1, "streamk_fixup_s", "device", 0.0);
 
     if (lua_getfield(L, 1, "tiles") != LUA_TTABLE)
         return tw_lua_field_error(L, "device", "tiles", "expected array of tiles", -1);
@@ -62,6 +64,7 @@ static int l_device(lua_State *L)
         dev.tiles[i].n = tw_lua_get_int(L, -1, "n", prefix, -1);
         dev.tiles[i].eff = tw_lua_get_num(L, -1, "eff", prefix, NAN);
         dev.tiles[i].ctas_per_sm = (int)tw_lua_get_int(L, -1, "ctas_per_sm", prefix, 1);
+        dev.tiles[i].tma = (int)tw_lua_get_int(L, -1, "tma", prefix, 0);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -74,7 +77,7 @@ static int l_device(lua_State *L)
         for (i = 0; i < dev.n_tiles && strncmp(bad, "device.tiles.", 13) == 0; i++) {
             const tw_tile *t = &dev.tiles[i];
             if (t->m < 1 || t->m > 4096 || t->n < 1 || t->n > 4096 || !(t->eff > 0 && t->eff <= 1) ||
-                t->ctas_per_sm < 1 || t->ctas_per_sm > 32)
+                t->ctas_per_sm < 1 || t->ctas_per_sm > 32 || (t->tma != 0 && t->tma != 1))
                 return tw_lua_raise(L, "device.tiles[%d].%s: %s", i + 1, bad + 13, tw_field_expectation(bad));
         }
         return tw_lua_core_error(L, 1, "device", bad, status);
@@ -129,6 +132,8 @@ static int l_gemm(lua_State *L)
     tw_lua_set_int(L, "n", r.tile_n);
     lua_setfield(L, -2, "tile");
     tw_lua_set_int(L, "split_k", r.split_k);
+    lua_pushboolean(L, r.stream_k);
+    lua_setfield(L, -2, "stream_k");
     tw_lua_set_int(L, "tiles", r.tiles);
     tw_lua_set_int(L, "waves", r.waves);
     tw_lua_set_num(L, "tile_eff", r.tile_eff);

@@ -109,6 +109,9 @@ typedef struct {
     double eff;      /* steady-state fraction of the SM's achievable rate this
                         tile reaches when the SM holds ctas_per_sm of them; (0, 1] */
     int ctas_per_sm; /* CTAs of this tile resident per SM; 1..32 */
+    int tma;         /* 1: only the library's TMA kernels have this tile, so a GEMM whose N or K
+                        is not 16-byte aligned cannot use it (TMA needs 16-byte global strides);
+                        0: every kernel class has it */
 } tw_tile;
 
 /*
@@ -137,6 +140,11 @@ typedef struct {
     double kstep_latency_s; /* least time a CTA spends per 64 bytes of K (one main-loop
                                stage: load latency not hidden by math), s; >= 0 */
     int max_split_k;        /* largest split-K factor considered; 1..64 */
+    int stream_k;           /* 1: the library also has stream-K kernels (a persistent grid
+                               dealing the tiles' K iterations evenly to its CTAs, so a
+                               partial wave costs its fraction of a wave); 0: it has not */
+    double streamk_fixup_s; /* fixed cost of a stream-K kernel: partial tiles' fp32 sums
+                               exchanged through workspace and the CTAs' waits, s; >= 0 */
     int n_tiles;            /* candidate tiles in use; 1..TW_MAX_TILES */
     tw_tile tiles[TW_MAX_TILES];
     /* Throughput factor by the byte alignment of the GEMM's dimensions:
@@ -175,10 +183,11 @@ typedef struct {
     int64_t tile_m;      /* chosen CTA tile rows */
     int64_t tile_n;      /* chosen CTA tile columns */
     int split_k;         /* chosen split-K factor (1 = none) */
+    int stream_k;        /* 1 when the chosen kernel is stream-K (split_k is then 1) */
     int64_t tiles;       /* CTAs launched: ceil(M/tm)*ceil(N/tn)*batch*split_k */
     int64_t waves;       /* ceil(tiles / (sm_count * ctas_per_sm)) */
     double tile_eff;     /* useful fraction of tiled output: M*N / (ceil(M/tm)tm*ceil(N/tn)tn); (0,1] */
-    double wave_eff;     /* tiles / (waves * sm_count * ctas_per_sm); (0,1] */
+    double wave_eff;     /* tiles / (waves * sm_count * ctas_per_sm), 1 under stream-K; (0,1] */
     double align_eff;    /* alignment throughput factor applied; (0,1] */
     int align_bytes;     /* alignment of N and K, bytes (1..128) */
 } tw_gemm_result;
@@ -198,10 +207,17 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *   waves   = ceil(tiles / (SMs * ctas_per_sm))           (wave quantization)
  *   resident = min(ctas_per_sm, ceil(tiles / SMs))        (CTAs sharing one SM)
  *   t_tile  = max(2*tm*tn*ceil(K/s) / (peak/SMs * compute_frac * tile.eff
- *             * align_eff / resident),  ceil(ceil(K/s)*in_bytes/64) * kstep_latency_s)
- *             + tile_latency_s      (math-bound or latency-bound main loop;
- *             a CTA alone on its SM gets the SM's whole tensor-core rate)
+ *             * align_eff / resident),  ceil(ceil(K/s)*in_bytes/64) * kstep_latency_s
+ *             * loads) + tile_latency_s      (math-bound or latency-bound main loop;
+ *             a CTA alone on its SM gets the SM's whole tensor-core rate; loads =
+ *             16 / alignment bytes below 16-byte alignment, else 1: a stage then
+ *             issues that many narrower loads where one 16-byte vector would do)
  *   compute = waves * t_tile
+ *             or, for stream-K (device.stream_k, TMA tiles, tiles < SMs*ctas_per_sm):
+ *             tiles * t_tile / min(SMs*ctas_per_sm, 2*tiles) + streamk_fixup_s
+ *             with resident = ctas_per_sm (a persistent grid deals every tile's K
+ *             iterations evenly to its CTAs, a tile to at most two of them; Osama
+ *             et al. 2023, "Stream-K", PPoPP, Sec. 4)
  *   reads   = operand bytes / (mem_bw * mem_frac * align_mem_eff):
  *             operands once if A+B fit in L2, else each wave's A and B panels
  *   writes  = C bytes (or split-K partials) / (mem_bw * write_frac * align_mem_eff)
@@ -209,7 +225,10 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *   time    = call_overhead_s + max(compute, reads + (1 - write_exposed) * writes)
  *             + write_exposed * writes   (epilogue stores after each tile's main loop)
  *             + (s > 1: reduce_overhead_s + the reduction's reads and writes at the same rates)
- * and the fastest candidate is kept (first in list order on ties).
+ * and the fastest candidate is kept (first in list order on ties). When N or K is not
+ * 16-byte aligned only tiles with tma = 0 are candidates: TMA needs 16-byte global
+ * strides (CUDA Driver API, cuTensorMapEncodeTiled), so those GEMMs run the
+ * library's older kernel class.
  * Sources: NVIDIA Matrix Multiplication Background guide ("Dimension
  * Quantization Effects", "Tensor Core Requirements"); GPU Performance
  * Background guide (waves, tail effect); Anthony et al. 2024 (arXiv

@@ -6,6 +6,10 @@
 
 #include "tilewave.h"
 
+/* The first alignment class TMA accepts: 16-byte global strides (CUDA Driver API,
+ * cuTensorMapEncodeTiled), also the widest vector load of the other kernels. */
+#define TMA_CLASS 4
+
 static int positive(double x) { return isfinite(x) && x > 0.0; }
 static int fraction(double x) { return isfinite(x) && x > 0.0 && x <= 1.0; }
 static int nonneg(double x) { return isfinite(x) && x >= 0.0; }
@@ -14,7 +18,7 @@ static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > 
 int tw_device_validate(const tw_device *d, const char **bad_field)
 {
     const char *bad = NULL;
-    int i;
+    int i, any_plain = 0;
 
     if (d->sm_count < 1 || d->sm_count > 100000) bad = "device.sm_count";
     else if (!positive(d->peak_flops)) bad = "device.peak_flops";
@@ -29,6 +33,8 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     else if (!nonneg(d->tile_latency_s)) bad = "device.tile_latency_s";
     else if (!nonneg(d->kstep_latency_s)) bad = "device.kstep_latency_s";
     else if (d->max_split_k < 1 || d->max_split_k > 64) bad = "device.max_split_k";
+    else if (d->stream_k != 0 && d->stream_k != 1) bad = "device.stream_k";
+    else if (!nonneg(d->streamk_fixup_s)) bad = "device.streamk_fixup_s";
     else if (d->n_tiles < 1 || d->n_tiles > TW_MAX_TILES) bad = "device.n_tiles";
     for (i = 0; bad == NULL && i < d->n_tiles; i++) {
         const tw_tile *t = &d->tiles[i];
@@ -36,7 +42,10 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
         else if (t->n < 1 || t->n > 4096) bad = "device.tiles.n";
         else if (!fraction(t->eff)) bad = "device.tiles.eff";
         else if (t->ctas_per_sm < 1 || t->ctas_per_sm > 32) bad = "device.tiles.ctas_per_sm";
+        else if (t->tma != 0 && t->tma != 1) bad = "device.tiles.tma";
+        else if (t->tma == 0) any_plain = 1;
     }
+    if (bad == NULL && !any_plain) bad = "device.tiles.tma";
     for (i = 0; bad == NULL && i < TW_ALIGN_CLASSES; i++)
         if (!fraction(d->align_eff[i])) bad = "device.align_eff";
         else if (!fraction(d->align_mem_eff[i])) bad = "device.align_mem_eff";
@@ -90,7 +99,7 @@ static int align_class(const tw_gemm_shape *s)
 typedef struct {
     double time_s, compute_s, memory_s, dram_bytes;
     int64_t tiles, waves;
-    int tile, split_k;
+    int tile, split_k, stream_k;
 } candidate;
 
 /*
@@ -123,8 +132,8 @@ static double operand_traffic(const tw_device *d, const tw_gemm_shape *s, int64_
     return streamed > a + b ? streamed : a + b;
 }
 
-static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int split, double align,
-                     double align_mem, candidate *c)
+static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int split, int streamk,
+                     double align, double align_mem, candidate *c)
 {
     const tw_tile *t = &d->tiles[ti];
     int64_t grid_m = (s->m + t->m - 1) / t->m;
@@ -135,11 +144,16 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     int64_t resident = (tiles + d->sm_count - 1) / d->sm_count;
     double batch = (double)s->batch, mn = (double)s->m * (double)s->n;
     double cta_rate;
-    if (resident > t->ctas_per_sm) resident = t->ctas_per_sm;
+    int64_t grid = slots;
+    if (resident > t->ctas_per_sm || streamk) resident = t->ctas_per_sm;
     cta_rate = d->peak_flops * d->compute_frac * t->eff * align /
                ((double)d->sm_count * (double)resident);
     double t_math = 2.0 * (double)t->m * (double)t->n * (double)k_split / cta_rate;
-    double t_loop = ceil((double)k_split * (double)s->in_bytes / 64.0) * d->kstep_latency_s;
+    /* below 16-byte alignment a main-loop stage issues 16/alignment loads where one 16-byte
+       vector (or one TMA copy) would do */
+    int cls = align_class(s);
+    double loads = cls < TMA_CLASS ? (double)(16 >> cls) : 1.0;
+    double t_loop = ceil((double)k_split * (double)s->in_bytes / 64.0) * d->kstep_latency_s * loads;
     double t_tile = (t_math > t_loop ? t_math : t_loop) + d->tile_latency_s;
     double bw = d->mem_bw * d->mem_frac * align_mem, bw_w = d->mem_bw * d->write_frac * align_mem;
     double kernel_bytes, reduce_bytes = 0.0, kernel_s, reduce_s = 0.0, write_s, hidden;
@@ -147,6 +161,13 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     c->tiles = tiles;
     c->waves = (c->tiles + slots - 1) / slots;
     c->compute_s = (double)c->waves * t_tile;
+    if (streamk) {
+        /* a persistent grid of at most `slots` CTAs, each tile dealt to at most max_split_k of
+           them: every CTA runs an even share of all tiles' main loops, then the partial tiles
+           are fixed up (Osama et al. 2023, Stream-K, Sec. 4) */
+        if (grid > 2 * tiles) grid = 2 * tiles;
+        c->compute_s = (double)tiles * t_tile / (double)grid + d->streamk_fixup_s;
+    }
     kernel_bytes = batch * operand_traffic(d, s, t->m, t->n, grid_m, grid_n, slots);
     kernel_s = kernel_bytes / bw;
     if (split > 1) {
@@ -171,6 +192,7 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     c->memory_s += reduce_s;
     c->tile = ti;
     c->split_k = split;
+    c->stream_k = streamk;
 }
 
 /* A usable estimate: positive, finite time and rate (absurd device figures, e.g. a bandwidth of
@@ -182,26 +204,36 @@ static int finite_time(const candidate *c, const tw_gemm_shape *s)
            isfinite(c->compute_s) && isfinite(c->memory_s);
 }
 
-/* Fastest candidate over all tiles and, where one wave is not filled, split-K. */
+/* Fastest candidate over the tiles the alignment allows and, where one wave is not filled,
+ * split-K and stream-K. */
 static void choose(const tw_device *d, const tw_gemm_shape *s, int cls, candidate *best)
 {
     candidate c;
-    int ti, split;
+    int ti, split, have = 0;
     double align = d->align_eff[cls], align_mem = d->align_mem_eff[cls];
 
     best->time_s = INFINITY;
     for (ti = 0; ti < d->n_tiles; ti++) {
         const tw_tile *t = &d->tiles[ti];
         int64_t slots = (int64_t)d->sm_count * t->ctas_per_sm;
-        evaluate(d, s, ti, 1, align, align_mem, &c);
+        /* below 16 bytes only the non-TMA kernels run (tw_device_validate keeps one such tile) */
+        if (t->tma && cls < TMA_CLASS) continue;
+        evaluate(d, s, ti, 1, 0, align, align_mem, &c);
         /* the first candidate is always kept, so best->tile is valid even when every time is
          * infinite (absurd device figures); the caller rejects a non-finite best */
-        if (ti == 0 || c.time_s < best->time_s) *best = c;
+        if (!have || c.time_s < best->time_s) *best = c;
+        have = 1;
         /* split-K only fills an unfilled wave; keep >= 64 of K per split */
         for (split = 2; split <= d->max_split_k && c.tiles * split <= slots && s->k / split >= 64;
              split *= 2) {
             candidate cs;
-            evaluate(d, s, ti, split, align, align_mem, &cs);
+            evaluate(d, s, ti, split, 0, align, align_mem, &cs);
+            if (cs.time_s < best->time_s) *best = cs;
+        }
+        /* stream-K (TMA kernels) only where the one wave is not filled */
+        if (d->stream_k && t->tma && c.tiles < slots) {
+            candidate cs;
+            evaluate(d, s, ti, 1, 1, align, align_mem, &cs);
             if (cs.time_s < best->time_s) *best = cs;
         }
     }
@@ -246,12 +278,15 @@ int tw_gemm_estimate(const tw_device *d, const tw_gemm_shape *s, tw_gemm_result 
     out->tile_m = t->m;
     out->tile_n = t->n;
     out->split_k = best.split_k;
+    out->stream_k = best.stream_k;
     out->tiles = best.tiles;
     out->waves = best.waves;
     padded = (double)((s->m + t->m - 1) / t->m * t->m) * (double)((s->n + t->n - 1) / t->n * t->n);
     out->tile_eff = (double)s->m * (double)s->n / padded;
-    out->wave_eff =
-        (double)best.tiles / ((double)best.waves * (double)d->sm_count * (double)t->ctas_per_sm);
+    /* stream-K spreads the work evenly: no wave quantization left */
+    out->wave_eff = best.stream_k ? 1.0
+                                  : (double)best.tiles / ((double)best.waves * (double)d->sm_count *
+                                                          (double)t->ctas_per_sm);
     out->align_eff = d->align_eff[cls];
     out->align_bytes = 1 << cls;
     return TW_OK;

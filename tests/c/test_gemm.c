@@ -206,6 +206,92 @@ static void test_gemm_lone_cta_gets_whole_sm(void **state)
     (void)state;
 }
 
+/* The bare device with ample bandwidth and two tiles: 128x128 for TMA kernels only, 256x256 for
+ * every kernel class. */
+static tw_device tma_pair(void)
+{
+    tw_device d = bare();
+    d.mem_bw = 1555e15;
+    d.n_tiles = 2;
+    d.tiles[0].tma = 1;
+    d.tiles[1] = d.tiles[0];
+    d.tiles[1].m = d.tiles[1].n = 256;
+    d.tiles[1].tma = 0;
+    return d;
+}
+
+static void test_gemm_stream_k_fills_a_partial_wave(void **state)
+{
+    /* 128x128 tiles, K = 4096: one tile is 46.460 us on its SM (TILE_128_K4096_S). 128x6912
+       is 54 tiles: data-parallel, one wave with 54 of 108 SMs busy, 46.460 us. Stream-K deals
+       the 54 tiles' K iterations to min(108, 2*54) = 108 CTAs: 54/108 * 46.460 + 1 (fixup) =
+       24.230 us. 128x5120 is 40 tiles: min(108, 80) = 80 CTAs, 40/80 * 46.460 + 1 = 24.230 us.
+       128x13824 fills the wave (108 tiles): stream-K is not considered, 46.460 us. The plain
+       256x256 fallback (4 * 46.460 us per tile) never wins. Bandwidth made ample. */
+    tw_device d = tma_pair();
+    tw_gemm_result r;
+    d.stream_k = 1;
+    d.streamk_fixup_s = 1e-6;
+    r = run(&d, fp16(128, 6912, 4096));
+    assert_int_equal(r.stream_k, 1);
+    assert_int_equal(r.tiles, 54);
+    assert_close(r.compute_s, 0.5 * TILE_128_K4096_S + 1e-6, 1e-12);
+    r = run(&d, fp16(128, 5120, 4096));
+    assert_int_equal(r.stream_k, 1);
+    assert_close(r.compute_s, 0.5 * TILE_128_K4096_S + 1e-6, 1e-12);
+    r = run(&d, fp16(128, 13824, 4096));
+    assert_int_equal(r.stream_k, 0);
+    assert_close(r.compute_s, TILE_128_K4096_S, 1e-12);
+    d.stream_k = 0;
+    r = run(&d, fp16(128, 6912, 4096));
+    assert_int_equal(r.stream_k, 0);
+    assert_close(r.compute_s, TILE_128_K4096_S, 1e-12);
+    d.stream_k = 2;
+    {
+        tw_gemm_shape s = fp16(64, 64, 64);
+        const char *bad = NULL;
+        assert_int_equal(tw_gemm_estimate(&d, &s, &r, &bad), TW_EINVAL);
+        assert_string_equal(bad, "device.stream_k");
+    }
+    (void)state;
+}
+
+static void test_gemm_misaligned_runs_non_tma_tiles_and_narrow_loads(void **state)
+{
+    /* Tile 0 (128x128) is TMA-only, tile 1 (256x256) is not. 4096^3 fp16 is 128-byte aligned and
+       takes the 128x128 tile; 4096x4097x4096 is 2-byte aligned (N odd) and must take 256x256.
+       Loads: kstep_latency 1 us per 64 bytes of K on one plain 128x128 tile: 128x128x4096 has
+       4096*2/64 = 128 stages -> 128 us (above the 46.460 us of math); at K = 4095 (2-byte aligned)
+       each stage issues 16/2 = 8 loads: ceil(4095*2/64) * 8 = 1024 us; K = 4100 (8-byte): 129 *
+       2 = 258 us. A device whose every tile is TMA-only is refused. */
+    tw_device d = tma_pair();
+    tw_gemm_result r;
+    r = run(&d, fp16(4096, 4096, 4096));
+    assert_int_equal(r.tile_m, 128);
+    r = run(&d, fp16(4096, 4097, 4096));
+    assert_int_equal(r.tile_m, 256);
+    assert_int_equal(r.align_bytes, 2);
+
+    d = bare();
+    d.mem_bw = 1555e15;
+    d.kstep_latency_s = 1e-6;
+    r = run(&d, fp16(128, 128, 4096));
+    assert_close(r.compute_s, 128e-6, 1e-12);
+    r = run(&d, fp16(128, 128, 4095));
+    assert_close(r.compute_s, 1024e-6, 1e-12);
+    r = run(&d, fp16(128, 128, 4100));
+    assert_close(r.compute_s, 258e-6, 1e-12);
+
+    d.tiles[0].tma = 1;
+    {
+        tw_gemm_shape s = fp16(64, 64, 64);
+        const char *bad = NULL;
+        assert_int_equal(tw_gemm_estimate(&d, &s, &r, &bad), TW_EINVAL);
+        assert_string_equal(bad, "device.tiles.tma");
+    }
+    (void)state;
+}
+
 static void test_gemm_alignment_classes(void **state)
 {
     /* align_eff by class 1, 2, 4, ... 128 bytes; the class is the coarsest power
@@ -469,6 +555,8 @@ int main(void)
         cmocka_unit_test(test_device_validation),
         cmocka_unit_test(test_gemm_absurd_device_gives_error_not_crash),
         cmocka_unit_test(test_gemm_many_matches_single),
+        cmocka_unit_test(test_gemm_stream_k_fills_a_partial_wave),
+        cmocka_unit_test(test_gemm_misaligned_runs_non_tma_tiles_and_narrow_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

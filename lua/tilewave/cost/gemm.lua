@@ -23,7 +23,7 @@ local OPTIONS = { m = true, n = true, k = true, batch = true, dtype = true, hw =
 -- @return table `{ time_s (s), tflops (1e12 FLOP/s), flop_rate (FLOP/s),
 --   flops (FLOP), bytes (compulsory, byte), dram_bytes (modeled, byte),
 --   intensity (FLOP/byte), bound ("compute"|"memory"|"overhead"),
---   compute_s, memory_s, overhead_s (s), tile = {m=, n=}, split_k, tiles,
+--   compute_s, memory_s, overhead_s (s), tile = {m=, n=}, split_k, stream_k (boolean), tiles,
 --   waves, tile_eff, wave_eff, align_eff (each in (0, 1]), align_bytes,
 --   m, n, k, batch, dtype, hw (id), timing, interval = { low, high (s), borrowed }
 --   (tilewave.cost.price.interval: 5th-95th percentile of the calibration residuals) }`

@@ -126,7 +126,7 @@ local function gemm_pred(ctx, op)
   local r = M.gemm(ctx, op.m, op.n, op.k, op.batch)
   return {
     time_s = r.time_s, compute_s = r.compute_s, memory_s = r.memory_s, bound = r.bound, kernels = 1, gemm_s = r.time_s,
-    tile = r.tile, tiles = r.tiles, waves = r.waves, split_k = r.split_k,
+    tile = r.tile, tiles = r.tiles, waves = r.waves, split_k = r.split_k, stream_k = r.stream_k,
     tile_eff = r.tile_eff, wave_eff = r.wave_eff, align_eff = r.align_eff, align_bytes = r.align_bytes,
     loss = loss_of(r),
   }

@@ -52,12 +52,15 @@ local function validate_tiles(tiles, path)
   for i, t in ipairs(tiles) do
     local p = format("%s[%d]", path, i)
     check.table(t, p)
-    fields(t, { m = true, n = true, eff = true, ctas_per_sm = true }, p)
+    fields(t, { m = true, n = true, eff = true, ctas_per_sm = true, tma = true }, p)
     check.positive_int(t.m, p .. ".m")
     check.positive_int(t.n, p .. ".n")
     check.fraction(t.eff, p .. ".eff")
     if t.ctas_per_sm ~= nil then check.positive_int(t.ctas_per_sm, p .. ".ctas_per_sm") end
+    if t.tma ~= nil and type(t.tma) ~= "boolean" then check.fail(p .. ".tma", "expected boolean", t.tma) end
   end
+  for _, t in ipairs(tiles) do if not t.tma then return end end
+  check.fail(path, "expected at least one tile without tma = true (misaligned GEMMs need one)", #tiles)
 end
 
 -- Physical ranges of the figures (generous: every real device sits well inside them).
@@ -74,7 +77,8 @@ local GEMM_FIELDS = {
   compute_frac = frac, mem_frac = frac, write_frac = frac,
   write_exposed = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
-  tile_latency_s = latency, kstep_latency_s = latency,
+  tile_latency_s = latency, kstep_latency_s = latency, streamk_fixup_s = latency,
+  stream_k = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
   max_split_k = function(v, p) check.positive_int(v, p); return check.within(v, 1, 64, "integer", p) end,
   tiles = validate_tiles,
   attention_frac = frac, attention_bwd_frac = frac, attention_frac_fa2 = frac, attention_bwd_frac_fa2 = frac,
@@ -104,7 +108,7 @@ local GEMM_FIELDS = {
 
 -- Architecture fields that may be left out (the fallbacks: compute_frac for every
 -- dtype, mem_frac for every kernel class and the attention MMA, borrowed intervals).
-local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
+local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stream_k = true, streamk_fixup_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
                    intervals = true }
 
@@ -289,6 +293,15 @@ end
 
 local device_cache = setmetatable({}, { __mode = "k" })
 
+-- The core's tiles: the spec's, with `tma = true` as the core's 1
+local function core_tiles(tiles)
+  local out = {}
+  for i, t in ipairs(tiles) do
+    out[i] = { m = t.m, n = t.n, eff = t.eff, ctas_per_sm = t.ctas_per_sm, tma = t.tma and 1 or 0 }
+  end
+  return out
+end
+
 --- The core GEMM device (userdata) of a spec for a dtype, and the dtype's
 -- element sizes. `call_overhead_s` (optional, s >= 0) replaces the
 -- architecture's per-call overhead (which is the isolated torch.mm wall-clock
@@ -315,7 +328,8 @@ function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)
     call_overhead_s = call_overhead_s or g.call_overhead_s, reduce_overhead_s = reduce_overhead_s or 0,
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
-    max_split_k = g.max_split_k, tiles = g.tiles, align_eff = g.align_eff,
+    max_split_k = g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
+    tiles = core_tiles(g.tiles), align_eff = g.align_eff,
     align_mem_eff = g.align_mem_eff,
   }
   by_dtype = by_dtype or {}

@@ -128,19 +128,30 @@ local function gemm_params(g, groups)
   field("write_exposed", 0, 1)
   field("kstep_latency_s", 0, 1e-5, 1e-9)
   field("tile_latency_s", 0, 1e-5, 1e-9)
+  if g.stream_k then
+    g.streamk_fixup_s = g.streamk_fixup_s or 1e-6
+    field("streamk_fixup_s", 0, 1e-4, 1e-9)
+  end
   if align then
+    -- a flat start (1) leaves the misaligned classes latency-bound (tw_gemm.c: 16/alignment loads per
+    -- main-loop stage), where the descent's first steps change no time: start them at 0.3 instead
     g.align_eff = copy(g.align_eff)
+    for i = 1, 4 do if g.align_eff[i] >= 1 then g.align_eff[i] = 0.3 end end
     ps[#ps + 1] = { name = "align_eff[1..2]", lo = 0.01, hi = 1, get = function() return g.align_eff[2] end,
                     set = function(v) g.align_eff[1], g.align_eff[2] = v, v end }
     for i = 3, 6 do
       ps[#ps + 1] = { name = format("align_eff[%d]", i), lo = 0.01, hi = 1,
                       get = function() return g.align_eff[i] end, set = function(v) g.align_eff[i] = v end }
     end
-    -- the misaligned kernels' bandwidth: one factor for the classes below 16 bytes. It starts at 0.5,
+    -- the misaligned kernels' bandwidth: one factor for element-wise (1-2 byte) access, one for 4-8 byte
+    -- vectors (the align set's memory-bound rows at 2, 4 and 8 bytes tell them apart). Each starts at 0.5,
     -- not 1: from 1 the descent's first step changes no time while the misaligned compute still binds
     g.align_mem_eff = copy(g.align_mem_eff) or { 0.5, 0.5, 0.5, 0.5, 1, 1, 1, 1 }
-    ps[#ps + 1] = { name = "align_mem_eff[1..4]", lo = 0.01, hi = 1, get = function() return g.align_mem_eff[1] end,
-                    set = function(v) for i = 1, 4 do g.align_mem_eff[i] = v end end }
+    for _, r in ipairs { { 1, 2 }, { 3, 4 } } do
+      ps[#ps + 1] = { name = format("align_mem_eff[%d..%d]", r[1], r[2]), lo = 0.01, hi = 1,
+                      get = function() return g.align_mem_eff[r[2]] end,
+                      set = function(v) for i = r[1], r[2] do g.align_mem_eff[i] = v end end }
+    end
   end
   return ps
 end
@@ -265,7 +276,7 @@ function M.run(dir, base, opts)
       .. "(attention likewise over attention.csv's cuDNN rows, when there); forward, decode and training as the "
       .. "base architecture (%s)", src, n_gemm, base.arch),
   }
-  for _, k in ipairs { "mem_frac", "write_frac", "write_exposed", "kstep_latency_s", "tile_latency_s", "align_eff",
+  for _, k in ipairs { "mem_frac", "write_frac", "write_exposed", "kstep_latency_s", "tile_latency_s", "streamk_fixup_s", "align_eff",
                        "align_mem_eff" } do
     sources[k] = format("%s: same GEMM fit as dtype_compute_frac", src)
   end

@@ -74,7 +74,9 @@ function M.gemm_text(r, spec)
       r.peak_flops / spec.mem_bw),
     format("  bound       %s (compute %s, memory %s, overhead %s)", r.bound, M.si(r.compute_s, "s"),
       M.si(r.memory_s, "s"), M.si(r.overhead_s, "s")),
-    format("  kernel      tile %dx%d, split-K %d, %d tile%s in %d wave%s of %d", r.tile.m, r.tile.n, r.split_k,
+    r.stream_k and format("  kernel      tile %dx%d, stream-K: %d tile%s dealt to the %d CTA slots of one wave", r.tile.m,
+      r.tile.n, r.tiles, r.tiles == 1 and "" or "s", math.floor(slots + 0.5))
+    or format("  kernel      tile %dx%d, split-K %d, %d tile%s in %d wave%s of %d", r.tile.m, r.tile.n, r.split_k,
       r.tiles, r.tiles == 1 and "" or "s", r.waves, r.waves == 1 and "" or "s", math.floor(slots + 0.5)),
     format("  efficiency  tile %s, wave %s, alignment %s (N and K %d-byte aligned)", M.frac(r.tile_eff),
       M.frac(r.wave_eff), M.frac(r.align_eff), r.align_bytes),
