@@ -6,7 +6,7 @@
  * from Lua never leaves anything to free.
  *
  *   core.device(tbl)            -> device userdata (validated tw_device)
- *   core.gemm(dev, shape)       -> result table (see tilewave.h tw_gemm_result)
+ *   core.gemm(dev, shape)       -> result table (see tw_gemm.h tw_gemm_result)
  *   core.gemm_many(dev, flat, opts) -> times (s), rates (FLOP/s): arrays
  *   core.roofline(tbl)          -> result table
  *   core.decode(tbl)            -> decode step (tilewave.h tw_decode_result)

@@ -1,6 +1,6 @@
 /* tw_gemm.c - GEMM / batched GEMM time from tile quantization, wave
  * quantization, tensor-core alignment and the DRAM traffic of the tiled kernel.
- * Sources are cited in tilewave.h at tw_gemm_estimate(). */
+ * Sources are cited in tw_gemm.h at tw_gemm_estimate(). */
 #include <math.h>
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 -- GEMM kernel parameters of the NVIDIA Ampere (GA100, GA10x), sm_80/sm_86 architecture, shared by its devices.
--- Pure data; fields documented in lua/tilewave/hw.lua and src/tilewave.h (tw_device).
+-- Pure data; fields documented in lua/tilewave/data/hw.lua and src/tw_gemm.h (tw_device).
 return {
   name = "NVIDIA Ampere (GA100, GA10x), sm_80/sm_86",
   gemm = {

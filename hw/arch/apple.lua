@@ -1,5 +1,5 @@
 -- GEMM kernel parameters of Apple silicon GPUs (Metal; simdgroup matrix units, no tensor cores).
--- Pure data; fields documented in lua/tilewave/hw.lua and src/tilewave.h (tw_device).
+-- Pure data; fields documented in lua/tilewave/data/hw.lua and src/tw_gemm.h (tw_device).
 -- NOT calibrated: the calibration set has no Apple GEMM row. The fractions are the Ampere
 -- fits; tiles follow MPS / llama.cpp Metal matmul kernels (64x32 threadgroup tiles of 8x8
 -- simdgroup matrices); no alignment penalty is modeled (no tensor-core layout rule).

@@ -1,5 +1,5 @@
 -- GEMM kernel parameters of the AMD CDNA3 (MI300), gfx942 architecture, shared by its devices.
--- Pure data; fields documented in lua/tilewave/hw.lua and src/tilewave.h (tw_device).
+-- Pure data; fields documented in lua/tilewave/data/hw.lua and src/tw_gemm.h (tw_device).
 return {
   name = "AMD CDNA3 (MI300), gfx942",
   gemm = {

@@ -2,7 +2,7 @@
 -- wrappers over tilewave.cost.price).
 --
 -- C[M x N] = A[M x K] . B[K x N], K the reduction; `batch` independent
--- products. Model and sources: src/tilewave.h, tw_gemm_estimate() and
+-- products. Model and sources: src/tw_gemm.h, tw_gemm_estimate() and
 -- tw_roofline().
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"

@@ -1,0 +1,172 @@
+/*
+ * tw_gemm.h - the GEMM part of libtilewave's public API: the device and tile
+ * descriptions and the GEMM estimate. Include tilewave.h, not this file; units and
+ * sources as there (s, byte, FLOP, FLOP/s).
+ */
+#ifndef TW_GEMM_H
+#define TW_GEMM_H
+
+#ifndef TILEWAVE_H
+#error "include tilewave.h, which includes tw_gemm.h"
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* GEMM / batched GEMM                                                       */
+/* ------------------------------------------------------------------------ */
+
+#define TW_MAX_TILES 16
+/* Alignment classes: 1, 2, 4, 8, 16, 32, 64, 128 bytes (index = log2 bytes). */
+#define TW_ALIGN_CLASSES 8
+
+/* One candidate CTA (thread-block) output tile of the GEMM library. */
+typedef struct {
+    int64_t m;       /* tile rows (of C), elements; 1..4096 */
+    int64_t n;       /* tile columns (of C), elements; 1..4096 */
+    double eff;      /* steady-state fraction of the SM's achievable rate this
+                        tile reaches when the SM holds ctas_per_sm of them; (0, 1] */
+    int ctas_per_sm; /* CTAs of this tile resident per SM; 1..32 */
+    int tma;         /* 1: only the library's TMA kernels have this tile, so a GEMM whose N or K
+                        is not 16-byte aligned cannot use it (TMA needs 16-byte global strides);
+                        0: every kernel class has it */
+} tw_tile;
+
+/*
+ * A device as the GEMM model sees it, for one dtype. Fill it from a hardware
+ * spec (the Lua layer does this from hw/<id>.lua) and check it once with
+ * tw_device_validate() before a batch of estimates.
+ */
+typedef struct {
+    int sm_count;           /* streaming multiprocessors (CUs on AMD); 1..100000 */
+    double peak_flops;      /* dense peak for the dtype, FLOP/s; > 0 */
+    double compute_frac;    /* achievable fraction of peak_flops by the best
+                               tile in steady state; (0, 1] */
+    double mem_bw;          /* DRAM bandwidth, byte/s; > 0 */
+    double mem_frac;        /* achievable fraction of mem_bw reading a GEMM's operands; (0, 1] */
+    double write_frac;      /* achievable fraction of mem_bw writing C (and split-K partials);
+                               (0, 1]. HBM writes are slower than reads (bus turnaround):
+                               reads and writes share the bus, so their times add */
+    double write_exposed;   /* fraction of the C-write time that adds to the main loop instead
+                               of hiding under it: a tile writes C in its epilogue, after its
+                               main loop; [0, 1] (0: writes overlap like operand reads) */
+    double l2_bytes;        /* L2 (last-level) cache size, byte; >= 0 */
+    double call_overhead_s; /* fixed cost per call (launch + host sync), s; >= 0 */
+    double reduce_overhead_s; /* fixed cost of the split-K reduction, a second kernel
+                                 (its gap and fill in the stream), s; >= 0 */
+    double tile_latency_s;  /* fixed cost per tile (pipeline fill, epilogue), s; >= 0 */
+    double kstep_latency_s; /* least time a CTA spends per 64 bytes of K (one main-loop
+                               stage: load latency not hidden by math), s; >= 0 */
+    int max_split_k;        /* largest split-K factor considered; 1..64 */
+    int stream_k;           /* 1: the library also has stream-K kernels (a persistent grid
+                               dealing the tiles' K iterations evenly to its CTAs, so a
+                               partial wave costs its fraction of a wave); 0: it has not */
+    double streamk_fixup_s; /* fixed cost of a stream-K kernel: partial tiles' fp32 sums
+                               exchanged through workspace and the CTAs' waits, s; >= 0 */
+    int n_tiles;            /* candidate tiles in use; 1..TW_MAX_TILES */
+    tw_tile tiles[TW_MAX_TILES];
+    /* Throughput factor by the byte alignment of the GEMM's dimensions:
+       align_eff[i] applies when the coarsest power of two dividing both N and K
+       (times the element size) is 2^i bytes (128 bytes or more -> [7]). N and K
+       are the leading dimensions of row-major A, B and C; M never is.
+       Each in (0, 1]. Source: NVIDIA matmul guide, "Tensor Core Requirements"
+       (16 B, or 128 B on A100, for full efficiency). */
+    double align_eff[TW_ALIGN_CLASSES];
+    /* Bandwidth factor by the same classes: the kernel a misaligned GEMM gets
+       cannot use 16-byte vector (or TMA) loads and stores, so its DRAM traffic
+       also runs slower. Multiplies mem_frac and write_frac; each in (0, 1]
+       (1 where the library's fast kernels apply). */
+    double align_mem_eff[TW_ALIGN_CLASSES];
+} tw_device;
+
+/* A GEMM problem: batch independent products C[MxN] = A[MxK] . B[KxN]. */
+typedef struct {
+    int64_t m, n, k;   /* 1..TW_DIM_MAX each; M*N*batch <= TW_OUTPUT_MAX */
+    int64_t batch;     /* batch count (1 for a plain GEMM); 1..TW_DIM_MAX */
+    int in_bytes;      /* bytes per element of A and B: 1, 2, 4 or 8 */
+    int out_bytes;     /* bytes per element of C: 1, 2, 4 or 8 */
+} tw_gemm_shape;
+
+typedef struct {
+    double time_s;       /* predicted wall time per call, s */
+    double flop_rate;    /* flops / time_s, FLOP/s */
+    double flops;        /* 2*M*N*K*batch, FLOP */
+    double bytes;        /* compulsory traffic (M*K + K*N)*in + M*N*out, per batch, byte */
+    double dram_bytes;   /* modeled DRAM traffic of the chosen tiled kernel, byte */
+    double intensity;    /* flops / bytes, FLOP/byte (NVIDIA matmul guide's definition) */
+    double compute_s;    /* tile/wave-quantized math time of the chosen kernel, s */
+    double memory_s;     /* dram_bytes at the achievable bandwidth (+ split-K reduction), s */
+    double overhead_s;   /* call_overhead_s, s */
+    int bound;           /* TW_BOUND_* of the largest of the three parts */
+    int64_t tile_m;      /* chosen CTA tile rows */
+    int64_t tile_n;      /* chosen CTA tile columns */
+    int split_k;         /* chosen split-K factor (1 = none) */
+    int stream_k;        /* 1 when the chosen kernel is stream-K (split_k is then 1) */
+    int64_t tiles;       /* CTAs launched: ceil(M/tm)*ceil(N/tn)*batch*split_k */
+    int64_t waves;       /* ceil(tiles / (sm_count * ctas_per_sm)) */
+    double tile_eff;     /* useful fraction of tiled output: M*N / (ceil(M/tm)tm*ceil(N/tn)tn); (0,1] */
+    double wave_eff;     /* tiles / (waves * sm_count * ctas_per_sm), 1 under stream-K; (0,1] */
+    double align_eff;    /* alignment throughput factor applied; (0,1] */
+    int align_bytes;     /* alignment of N and K, bytes (1..128) */
+} tw_gemm_result;
+
+/*
+ * Check a device description. Returns TW_OK or TW_EINVAL / TW_ERANGE and the
+ * field ("device.sm_count", "device.tiles[2].eff", ...).
+ */
+int tw_device_validate(const tw_device *dev, const char **bad_field);
+
+/*
+ * Predict the time of one (batched) GEMM call as cuBLAS-class libraries run it.
+ *
+ * For each candidate tile (tm x tn) and split-K factor s (s > 1 only when one
+ * wave is not filled by the output tiles, as cuBLAS's heuristic does):
+ *   tiles   = ceil(M/tm) * ceil(N/tn) * batch * s        (tile quantization)
+ *   waves   = ceil(tiles / (SMs * ctas_per_sm))           (wave quantization)
+ *   resident = min(ctas_per_sm, ceil(tiles / SMs))        (CTAs sharing one SM)
+ *   t_tile  = max(2*tm*tn*ceil(K/s) / (peak/SMs * compute_frac * tile.eff
+ *             * align_eff / resident),  ceil(ceil(K/s)*in_bytes/64) * kstep_latency_s
+ *             * loads) + tile_latency_s      (math-bound or latency-bound main loop;
+ *             a CTA alone on its SM gets the SM's whole tensor-core rate; loads =
+ *             16 / alignment bytes below 16-byte alignment, else 1: a stage then
+ *             issues that many narrower loads where one 16-byte vector would do)
+ *   compute = waves * t_tile
+ *             or, for stream-K (device.stream_k, TMA tiles, tiles < SMs*ctas_per_sm):
+ *             tiles * t_tile / min(SMs*ctas_per_sm, 2*tiles) + streamk_fixup_s
+ *             with resident = ctas_per_sm (a persistent grid deals every tile's K
+ *             iterations evenly to its CTAs, a tile to at most two of them; Osama
+ *             et al. 2023, "Stream-K", PPoPP, Sec. 4)
+ *   reads   = operand bytes / (mem_bw * mem_frac * align_mem_eff):
+ *             operands once if A+B fit in L2, else each wave's A and B panels
+ *   writes  = C bytes (or split-K partials) / (mem_bw * write_frac * align_mem_eff)
+ *   memory  = reads + writes
+ *   time    = call_overhead_s + max(compute, reads + (1 - write_exposed) * writes)
+ *             + write_exposed * writes   (epilogue stores after each tile's main loop)
+ *             + (s > 1: reduce_overhead_s + the reduction's reads and writes at the same rates)
+ * and the fastest candidate is kept (first in list order on ties). When N or K is not
+ * 16-byte aligned only tiles with tma = 0 are candidates: TMA needs 16-byte global
+ * strides (CUDA Driver API, cuTensorMapEncodeTiled), so those GEMMs run the
+ * library's older kernel class.
+ * Sources: NVIDIA Matrix Multiplication Background guide ("Dimension
+ * Quantization Effects", "Tensor Core Requirements"); GPU Performance
+ * Background guide (waves, tail effect); Anthony et al. 2024 (arXiv
+ * 2401.14489) Sec. on GEMM tiling and wave quantization.
+ *
+ * Returns TW_OK, TW_EINVAL (a field not positive / not allowed) or TW_ERANGE
+ * (a dimension above TW_DIM_MAX or M*N*batch above TW_OUTPUT_MAX), with the
+ * field name ("m", "n", "k", "batch", "in_bytes", "out_bytes", "m*n*batch",
+ * or a "device.*" field).
+ */
+int tw_gemm_estimate(const tw_device *dev, const tw_gemm_shape *shape, tw_gemm_result *out,
+                     const char **bad_field);
+
+/*
+ * The same estimate for `count` shapes, writing only the time (s) of each to
+ * time_s[i] and, when flop_rate is not NULL, FLOP/s to flop_rate[i]. The
+ * device is validated once. On an invalid shape returns its status, sets
+ * *bad_index (if not NULL) to its index and *bad_field; earlier outputs are
+ * written, later ones are not.
+ */
+int tw_gemm_estimate_many(const tw_device *dev, const tw_gemm_shape *shapes, size_t count,
+                          double *time_s, double *flop_rate, size_t *bad_index,
+                          const char **bad_field);
+
+#endif /* TW_GEMM_H */
