@@ -31,6 +31,11 @@ static void fill_device(fuzz_in *in, tw_device *d)
         d->align_eff[i] = fuzz_double(in);
         d->align_mem_eff[i] = fuzz_double(in);
     }
+    /* read last, so the seed corpus keeps its meaning for the fields above */
+    d->write_exposed = fuzz_double(in);
+    d->stream_k = (int)fuzz_int(in);
+    d->streamk_fixup_s = fuzz_double(in);
+    for (i = 0; i < TW_MAX_TILES; i++) d->tiles[i].tma = (int)fuzz_int(in);
 }
 
 static void fill_shape(fuzz_in *in, tw_gemm_shape *s)
