@@ -133,7 +133,7 @@ static double operand_traffic(const tw_device *d, const tw_gemm_shape *s, int64_
 }
 
 static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int split, int streamk,
-                     double align, double align_mem, candidate *c)
+                     double align, double align_mem, double loads, candidate *c)
 {
     const tw_tile *t = &d->tiles[ti];
     int64_t grid_m = (s->m + t->m - 1) / t->m;
@@ -149,10 +149,6 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     cta_rate = d->peak_flops * d->compute_frac * t->eff * align /
                ((double)d->sm_count * (double)resident);
     double t_math = 2.0 * (double)t->m * (double)t->n * (double)k_split / cta_rate;
-    /* below 16-byte alignment a main-loop stage issues 16/alignment loads where one 16-byte
-       vector (or one TMA copy) would do */
-    int cls = align_class(s);
-    double loads = cls < TMA_CLASS ? (double)(16 >> cls) : 1.0;
     double t_loop = ceil((double)k_split * (double)s->in_bytes / 64.0) * d->kstep_latency_s * loads;
     double t_tile = (t_math > t_loop ? t_math : t_loop) + d->tile_latency_s;
     double bw = d->mem_bw * d->mem_frac * align_mem, bw_w = d->mem_bw * d->write_frac * align_mem;
@@ -211,6 +207,9 @@ static void choose(const tw_device *d, const tw_gemm_shape *s, int cls, candidat
     candidate c;
     int ti, split, have = 0;
     double align = d->align_eff[cls], align_mem = d->align_mem_eff[cls];
+    /* below 16-byte alignment a main-loop stage issues 16/alignment loads where one 16-byte
+       vector (or one TMA copy) would do */
+    double loads = cls < TMA_CLASS ? (double)(16 >> cls) : 1.0;
 
     best->time_s = INFINITY;
     for (ti = 0; ti < d->n_tiles; ti++) {
@@ -218,7 +217,7 @@ static void choose(const tw_device *d, const tw_gemm_shape *s, int cls, candidat
         int64_t slots = (int64_t)d->sm_count * t->ctas_per_sm;
         /* below 16 bytes only the non-TMA kernels run (tw_device_validate keeps one such tile) */
         if (t->tma && cls < TMA_CLASS) continue;
-        evaluate(d, s, ti, 1, 0, align, align_mem, &c);
+        evaluate(d, s, ti, 1, 0, align, align_mem, loads, &c);
         /* the first candidate is always kept, so best->tile is valid even when every time is
          * infinite (absurd device figures); the caller rejects a non-finite best */
         if (!have || c.time_s < best->time_s) *best = c;
@@ -227,13 +226,13 @@ static void choose(const tw_device *d, const tw_gemm_shape *s, int cls, candidat
         for (split = 2; split <= d->max_split_k && c.tiles * split <= slots && s->k / split >= 64;
              split *= 2) {
             candidate cs;
-            evaluate(d, s, ti, split, 0, align, align_mem, &cs);
+            evaluate(d, s, ti, split, 0, align, align_mem, loads, &cs);
             if (cs.time_s < best->time_s) *best = cs;
         }
         /* stream-K (TMA kernels) only where the one wave is not filled */
         if (d->stream_k && t->tma && c.tiles < slots) {
             candidate cs;
-            evaluate(d, s, ti, 1, 1, align, align_mem, &cs);
+            evaluate(d, s, ti, 1, 1, align, align_mem, loads, &cs);
             if (cs.time_s < best->time_s) *best = cs;
         }
     }
