@@ -98,9 +98,17 @@ static int align_class(const tw_gemm_shape *s)
 /* One evaluated kernel configuration. */
 typedef struct {
     double time_s, compute_s, memory_s, dram_bytes;
+    double hidden_s, exposed_s, reduce_s; /* reads + hidden writes, exposed writes, reduction */
     int64_t tiles, waves;
     int tile, split_k, stream_k;
 } candidate;
+
+/* time = overhead + max(compute, reads + hidden writes) + exposed writes + reduction */
+static double candidate_time(const tw_device *d, const candidate *c)
+{
+    return d->call_overhead_s + (c->compute_s > c->hidden_s ? c->compute_s : c->hidden_s) + c->exposed_s +
+           c->reduce_s;
+}
 
 /*
  * DRAM bytes read for A and B by one matrix of the batch. Operands that fit in
@@ -132,8 +140,11 @@ static double operand_traffic(const tw_device *d, const tw_gemm_shape *s, int64_
     return streamed > a + b ? streamed : a + b;
 }
 
-static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int split, int streamk,
-                     double align, double align_mem, double loads, candidate *c)
+/* The data-parallel (or split-K) candidate of tile ti into *c. When sk is not NULL and the tiles
+ * leave the one wave partly empty, also the stream-K candidate into *sk, from the same traffic,
+ * and returns 1; otherwise returns 0. */
+static inline int evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int split, double align,
+                    double align_mem, double loads, candidate *c, candidate *sk)
 {
     const tw_tile *t = &d->tiles[ti];
     int64_t grid_m = (s->m + t->m - 1) / t->m;
@@ -143,36 +154,29 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     int64_t tiles = grid_m * grid_n * s->batch * split;
     int64_t resident = (tiles + d->sm_count - 1) / d->sm_count;
     double batch = (double)s->batch, mn = (double)s->m * (double)s->n;
-    double cta_rate;
-    int64_t grid = slots;
-    if (resident > t->ctas_per_sm || streamk) resident = t->ctas_per_sm;
-    cta_rate = d->peak_flops * d->compute_frac * t->eff * align /
-               ((double)d->sm_count * (double)resident);
-    double t_math = 2.0 * (double)t->m * (double)t->n * (double)k_split / cta_rate;
-    double t_loop = ceil((double)k_split * (double)s->in_bytes / 64.0) * d->kstep_latency_s * loads;
-    double t_tile = (t_math > t_loop ? t_math : t_loop) + d->tile_latency_s;
+    double tile_flops = 2.0 * (double)t->m * (double)t->n * (double)k_split;
+    double sm_rate = d->peak_flops * d->compute_frac * t->eff * align; /* over all SMs */
+    double t_math, t_loop, t_tile;
     double bw = d->mem_bw * d->mem_frac * align_mem, bw_w = d->mem_bw * d->write_frac * align_mem;
-    double kernel_bytes, reduce_bytes = 0.0, kernel_s, reduce_s = 0.0, write_s, hidden;
+    double kernel_bytes, reduce_bytes = 0.0, kernel_s, write_s;
 
+    if (resident > t->ctas_per_sm) resident = t->ctas_per_sm;
+    t_math = tile_flops / (sm_rate / ((double)d->sm_count * (double)resident));
+    t_loop = ceil((double)k_split * (double)s->in_bytes / 64.0) * d->kstep_latency_s * loads;
+    t_tile = (t_math > t_loop ? t_math : t_loop) + d->tile_latency_s;
     c->tiles = tiles;
     c->waves = (c->tiles + slots - 1) / slots;
     c->compute_s = (double)c->waves * t_tile;
-    if (streamk) {
-        /* a persistent grid of at most `slots` CTAs, each tile dealt to at most max_split_k of
-           them: every CTA runs an even share of all tiles' main loops, then the partial tiles
-           are fixed up (Osama et al. 2023, Stream-K, Sec. 4) */
-        if (grid > 2 * tiles) grid = 2 * tiles;
-        c->compute_s = (double)tiles * t_tile / (double)grid + d->streamk_fixup_s;
-    }
     kernel_bytes = batch * operand_traffic(d, s, t->m, t->n, grid_m, grid_n, slots);
     kernel_s = kernel_bytes / bw;
+    c->reduce_s = 0.0;
     if (split > 1) {
         /* fp32 partial sums written by the GEMM, read back by the reduction, which writes C */
         double partials = batch * (double)split * mn * 4.0, out = batch * mn * (double)s->out_bytes;
         kernel_bytes += partials;
         write_s = partials / bw_w;
         reduce_bytes = partials + out;
-        reduce_s = partials / bw + out / bw_w + d->reduce_overhead_s;
+        c->reduce_s = partials / bw + out / bw_w + d->reduce_overhead_s;
     } else {
         double out = batch * mn * (double)s->out_bytes;
         kernel_bytes += out;
@@ -181,14 +185,27 @@ static void evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int spl
     c->dram_bytes = kernel_bytes + reduce_bytes;
     /* operand reads stream under the main loop; C leaves in each tile's epilogue, after its main
        loop, and write_exposed of that time is not hidden */
-    c->memory_s = kernel_s + write_s;
-    hidden = kernel_s + (1.0 - d->write_exposed) * write_s;
-    c->time_s = d->call_overhead_s + (c->compute_s > hidden ? c->compute_s : hidden) + d->write_exposed * write_s +
-                reduce_s;
-    c->memory_s += reduce_s;
+    c->memory_s = kernel_s + write_s + c->reduce_s;
+    c->hidden_s = kernel_s + (1.0 - d->write_exposed) * write_s;
+    c->exposed_s = d->write_exposed * write_s;
+    c->time_s = candidate_time(d, c);
     c->tile = ti;
     c->split_k = split;
-    c->stream_k = streamk;
+    c->stream_k = 0;
+    if (sk == NULL || tiles >= slots) return 0;
+    {
+        /* stream-K: a persistent grid of at most `slots` CTAs, each tile dealt to at most two of
+           them, every CTA at full residency: each runs an even share of all tiles' main loops,
+           then the partial tiles are fixed up (Osama et al. 2023, Stream-K, Sec. 4) */
+        int64_t grid = slots < 2 * tiles ? slots : 2 * tiles;
+        double t_math_sk = tile_flops / (sm_rate / ((double)d->sm_count * (double)t->ctas_per_sm));
+        double t_tile_sk = (t_math_sk > t_loop ? t_math_sk : t_loop) + d->tile_latency_s;
+        *sk = *c;
+        sk->compute_s = (double)tiles * t_tile_sk / (double)grid + d->streamk_fixup_s;
+        sk->time_s = candidate_time(d, sk);
+        sk->stream_k = 1;
+        return 1;
+    }
 }
 
 /* A usable estimate: positive, finite time and rate (absurd device figures, e.g. a bandwidth of
@@ -215,24 +232,22 @@ static void choose(const tw_device *d, const tw_gemm_shape *s, int cls, candidat
     for (ti = 0; ti < d->n_tiles; ti++) {
         const tw_tile *t = &d->tiles[ti];
         int64_t slots = (int64_t)d->sm_count * t->ctas_per_sm;
+        candidate sk;
+        int has_sk;
         /* below 16 bytes only the non-TMA kernels run (tw_device_validate keeps one such tile) */
         if (t->tma && cls < TMA_CLASS) continue;
-        evaluate(d, s, ti, 1, 0, align, align_mem, loads, &c);
+        /* stream-K: the TMA kernels' */
+        has_sk = evaluate(d, s, ti, 1, align, align_mem, loads, &c, d->stream_k && t->tma ? &sk : NULL);
         /* the first candidate is always kept, so best->tile is valid even when every time is
          * infinite (absurd device figures); the caller rejects a non-finite best */
         if (!have || c.time_s < best->time_s) *best = c;
         have = 1;
+        if (has_sk && sk.time_s < best->time_s) *best = sk;
         /* split-K only fills an unfilled wave; keep >= 64 of K per split */
         for (split = 2; split <= d->max_split_k && c.tiles * split <= slots && s->k / split >= 64;
              split *= 2) {
             candidate cs;
-            evaluate(d, s, ti, split, 0, align, align_mem, loads, &cs);
-            if (cs.time_s < best->time_s) *best = cs;
-        }
-        /* stream-K (TMA kernels) only where the one wave is not filled */
-        if (d->stream_k && t->tma && c.tiles < slots) {
-            candidate cs;
-            evaluate(d, s, ti, 1, 1, align, align_mem, loads, &cs);
+            evaluate(d, s, ti, split, align, align_mem, loads, &cs, NULL);
             if (cs.time_s < best->time_s) *best = cs;
         }
     }
