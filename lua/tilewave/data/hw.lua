@@ -313,6 +313,17 @@ function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)
   local key = format("%s@%.17g@%.17g", dt, call_overhead_s or -1, reduce_overhead_s or 0)
   local by_dtype = device_cache[spec]
   if by_dtype and by_dtype[key] then return by_dtype[key], dtype.get(dt) end
+  local fields, sizes = M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s)
+  local dev = core.device(fields)
+  by_dtype = by_dtype or {}
+  by_dtype[key] = dev
+  device_cache[spec] = by_dtype
+  return dev, sizes
+end
+
+--- The fields gemm_device() passes to the core (`core.device`, tw_gemm.h tw_device), as a
+-- plain table, and the dtype's element sizes; arguments and errors as gemm_device().
+function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s)
   local sizes = dtype.get(dt)
   if not sizes then check.fail(path or "dtype", "expected one of " .. check.keys(dtype.sizes), dt) end
   local peak = spec.peak_flops[dt]
@@ -321,7 +332,7 @@ function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)
       spec.id or spec.name, check.keys(spec.peak_flops)), 0)
   end
   local g = M.gemm_params(spec)
-  local dev = core.device {
+  return {
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
     write_exposed = g.write_exposed or 0,
@@ -331,11 +342,7 @@ function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)
     max_split_k = g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
     tiles = core_tiles(g.tiles), align_eff = g.align_eff,
     align_mem_eff = g.align_mem_eff,
-  }
-  by_dtype = by_dtype or {}
-  by_dtype[key] = dev
-  device_cache[spec] = by_dtype
-  return dev, sizes
+  }, sizes
 end
 
 return M
