@@ -5,7 +5,7 @@
  * then the core is called, then the result table is built, so an error raised
  * from Lua never leaves anything to free.
  *
- *   core.device(tbl)            -> device userdata (validated tw_device)
+ *   core.device(tbl)            -> device userdata (a tw_gemm_plan: validated and prepared once)
  *   core.gemm(dev, shape)       -> result table (see tw_gemm.h tw_gemm_result)
  *   core.gemm_many(dev, flat, opts) -> times (s), rates (FLOP/s): arrays
  *   core.roofline(tbl)          -> result table
@@ -29,7 +29,7 @@
 static int l_device(lua_State *L)
 {
     tw_device dev;
-    tw_device *ud;
+    tw_gemm_plan *ud;
     const char *bad = NULL;
     int i, n, status;
 
@@ -82,8 +82,8 @@ static int l_device(lua_State *L)
         }
         return tw_lua_core_error(L, 1, "device", bad, status);
     }
-    ud = (tw_device *)lua_newuserdatauv(L, sizeof *ud, 0);
-    *ud = dev;
+    ud = (tw_gemm_plan *)lua_newuserdatauv(L, sizeof *ud, 0);
+    if (tw_gemm_prepare(&dev, ud, &bad) != TW_OK) return tw_lua_core_error(L, 1, "device", bad, TW_EINVAL);
     luaL_setmetatable(L, DEVICE_MT);
     return 1;
 }
@@ -103,7 +103,7 @@ static void read_shape(lua_State *L, int t, tw_gemm_shape *s)
 
 static int l_gemm(lua_State *L)
 {
-    const tw_device *dev = (const tw_device *)luaL_checkudata(L, 1, DEVICE_MT);
+    const tw_gemm_plan *dev = (const tw_gemm_plan *)luaL_checkudata(L, 1, DEVICE_MT);
     tw_gemm_shape s;
     tw_gemm_result r;
     const char *bad = NULL;
@@ -111,7 +111,7 @@ static int l_gemm(lua_State *L)
 
     luaL_checktype(L, 2, LUA_TTABLE);
     read_shape(L, 2, &s);
-    status = tw_gemm_estimate(dev, &s, &r, &bad);
+    status = tw_gemm_plan_estimate(dev, &s, &r, &bad);
     if (status != TW_OK) return tw_lua_core_error(L, 2, "gemm", bad, status);
 
     lua_createtable(L, 0, 24);
@@ -150,7 +150,7 @@ static int l_gemm(lua_State *L)
  */
 static int l_gemm_many(lua_State *L)
 {
-    const tw_device *dev = (const tw_device *)luaL_checkudata(L, 1, DEVICE_MT);
+    const tw_gemm_plan *dev = (const tw_gemm_plan *)luaL_checkudata(L, 1, DEVICE_MT);
     lua_Integer len, count, i;
     tw_gemm_shape *shapes, proto;
     double *times, *rates;
@@ -192,7 +192,7 @@ static int l_gemm_many(lua_State *L)
         shapes[i].n = v[1];
         shapes[i].k = v[2];
     }
-    status = tw_gemm_estimate_many(dev, shapes, (size_t)count, times, rates, &bad_index, &bad);
+    status = tw_gemm_plan_estimate_many(dev, shapes, (size_t)count, times, rates, &bad_index, &bad);
     if (status != TW_OK && strcmp(bad, "device.figures") == 0)
         return tw_lua_raise(L, "gemm_many: %s", tw_field_expectation(bad));
     if (status != TW_OK)

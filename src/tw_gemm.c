@@ -95,6 +95,90 @@ static int align_class(const tw_gemm_shape *s)
     return cls < TW_ALIGN_CLASSES - 1 ? cls : TW_ALIGN_CLASSES - 1;
 }
 
+#define PLAN_MAGIC 0x74774750u /* "twGP" */
+
+/* A compute-time bound from reciprocals (or a stream-K quotient) is trusted only this far below
+ * the compute time it bounds, which is worked out with divisions: a few units in the last
+ * place apart. The other parts of a bound are exact (see choose()). */
+#define BOUND_MARGIN (1.0 - 1e-12)
+
+static int log2_exact(int64_t x)
+{
+    return x > 0 && (x & (x - 1)) == 0 ? __builtin_ctzll((unsigned long long)x) : -1;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b, int shift)
+{
+    return shift >= 0 ? (a + b - 1) >> shift : (a + b - 1) / b;
+}
+
+/* The per-tile constants of a valid device (no alignment class yet). */
+static void prepare_tiles(tw_gemm_plan *p, const tw_device *d)
+{
+    int i;
+    p->dev = *d;
+    for (i = 0; i < d->n_tiles; i++) {
+        const tw_tile *t = &d->tiles[i];
+        tw_tile_plan *q = &p->tiles[i];
+        q->slots = (int64_t)d->sm_count * t->ctas_per_sm;
+        q->shift_m = log2_exact(t->m);
+        q->shift_n = log2_exact(t->n);
+        q->flops_mn = 2.0 * (double)t->m * (double)t->n;
+        q->rate = d->peak_flops * d->compute_frac * t->eff;
+        q->inv_rate = 1.0 / q->rate;
+        q->rows0 = floor(sqrt((double)q->slots * (double)t->n / (double)t->m));
+    }
+}
+
+/* The constants of alignment class c (after prepare_tiles). */
+static void prepare_class(tw_gemm_plan *p, int c)
+{
+    const tw_device *d = &p->dev;
+    int i;
+    for (i = 0; i < d->n_tiles; i++)
+        p->tiles[i].cta_rate[c] =
+            p->tiles[i].rate * d->align_eff[c] / ((double)d->sm_count * (double)d->tiles[i].ctas_per_sm);
+    p->bw[c] = d->mem_bw * d->mem_frac * d->align_mem_eff[c];
+    p->bw_w[c] = d->mem_bw * d->write_frac * d->align_mem_eff[c];
+    p->inv_align[c] = 1.0 / d->align_eff[c];
+}
+
+int tw_gemm_prepare(const tw_device *d, tw_gemm_plan *p, const char **bad_field)
+{
+    int status = tw_device_validate(d, bad_field), c;
+
+    p->magic = 0;
+    if (status != TW_OK) return status;
+    prepare_tiles(p, d);
+    for (c = 0; c < TW_ALIGN_CLASSES; c++) prepare_class(p, c);
+    p->magic = PLAN_MAGIC;
+    return TW_OK;
+}
+
+/* Everything about one shape that its candidates share. */
+typedef struct {
+    const tw_gemm_plan *p;
+    const tw_gemm_shape *s;
+    int cls;
+    double align, loads, bw, bw_w;
+    double batch, mn, flops;
+    double a, b;      /* bytes of A and of B of one matrix of the batch */
+    int fits_l2;      /* A and B of one matrix fit in L2 together */
+    double out;       /* bytes of C over the batch */
+    double read_s;    /* batch * (A + B) at the read rate: the least operand-read time, s */
+    double write_s;   /* out at the write rate, s */
+    double hidden_lb, exposed_lb; /* least hidden and exposed memory time: read_s, write_s split
+                                     by write_exposed as a candidate's are */
+    double t_loop;    /* main-loop latency of a CTA over all of K, s */
+} shape_ctx;
+
+/* The values of split factor 2^i (i >= 1) that every tile shares. */
+typedef struct {
+    int64_t k_split;
+    double t_loop, partials, write_s, reduce_s;
+    double hidden_lb, exposed_lb; /* as shape_ctx's, with the partial sums written */
+} split_ctx;
+
 /* One evaluated kernel configuration. */
 typedef struct {
     double time_s, compute_s, memory_s, dram_bytes;
@@ -103,11 +187,64 @@ typedef struct {
     int tile, split_k, stream_k;
 } candidate;
 
-/* time = overhead + max(compute, reads + hidden writes) + exposed writes + reduction */
+/* time = overhead + max(compute, reads + hidden writes) + exposed writes + reduction. Every
+ * operation is monotone in each part (IEEE rounding is), so parts no larger than a candidate's
+ * give a time no larger than its time, bit for bit: the bounds in choose() rest on this. */
+static double time_of(const tw_device *d, double compute, double hidden, double exposed, double reduce)
+{
+    return d->call_overhead_s + (compute > hidden ? compute : hidden) + exposed + reduce;
+}
+
 static double candidate_time(const tw_device *d, const candidate *c)
 {
-    return d->call_overhead_s + (c->compute_s > c->hidden_s ? c->compute_s : c->hidden_s) + c->exposed_s +
-           c->reduce_s;
+    return time_of(d, c->compute_s, c->hidden_s, c->exposed_s, c->reduce_s);
+}
+
+/* The main-loop latency of a CTA over k_split of K: one stage per 64 bytes of K. */
+static double loop_time(const shape_ctx *x, int64_t k_split)
+{
+    return ceil((double)k_split * (double)x->s->in_bytes / 64.0) * x->p->dev.kstep_latency_s * x->loads;
+}
+
+static void shape_setup(shape_ctx *x, const tw_gemm_plan *p, const tw_gemm_shape *s)
+{
+    const tw_device *d = &p->dev;
+    double in = (double)s->in_bytes, k = (double)s->k;
+
+    x->p = p;
+    x->s = s;
+    x->cls = align_class(s);
+    x->align = d->align_eff[x->cls];
+    /* below 16-byte alignment a main-loop stage issues 16/alignment loads where one 16-byte
+       vector (or one TMA copy) would do */
+    x->loads = x->cls < TMA_CLASS ? (double)(16 >> x->cls) : 1.0;
+    x->bw = p->bw[x->cls];
+    x->bw_w = p->bw_w[x->cls];
+    x->batch = (double)s->batch;
+    x->mn = (double)s->m * (double)s->n;
+    x->flops = 2.0 * (double)s->m * (double)s->n * (double)s->k * (double)s->batch;
+    x->a = (double)s->m * k * in;
+    x->b = k * (double)s->n * in;
+    x->fits_l2 = x->a + x->b <= d->l2_bytes;
+    x->out = x->batch * x->mn * (double)s->out_bytes;
+    x->read_s = x->batch * (x->a + x->b) / x->bw;
+    x->write_s = x->out / x->bw_w;
+    x->hidden_lb = x->read_s + (1.0 - d->write_exposed) * x->write_s;
+    x->exposed_lb = d->write_exposed * x->write_s;
+    x->t_loop = loop_time(x, s->k);
+}
+
+static void split_setup(split_ctx *c, const shape_ctx *x, int split, int shift)
+{
+    const tw_device *d = &x->p->dev;
+    c->k_split = (x->s->k + split - 1) >> shift;
+    c->t_loop = loop_time(x, c->k_split);
+    /* fp32 partial sums written by the GEMM, read back by the reduction, which writes C */
+    c->partials = x->batch * (double)split * x->mn * 4.0;
+    c->write_s = c->partials / x->bw_w;
+    c->reduce_s = c->partials / x->bw + x->out / x->bw_w + d->reduce_overhead_s;
+    c->hidden_lb = x->read_s + (1.0 - d->write_exposed) * c->write_s;
+    c->exposed_lb = d->write_exposed * c->write_s;
 }
 
 /*
@@ -116,73 +253,99 @@ static double candidate_time(const tw_device *d, const candidate *c)
  * A rows and B columns through L2 (rasterized, roughly square footprint), so
  * every wave reads its own panels: waves_per_matrix * (rows*tm + cols*tn)*K.
  */
-static double operand_traffic(const tw_device *d, const tw_gemm_shape *s, int64_t tm, int64_t tn,
-                              int64_t grid_m, int64_t grid_n, int64_t slots)
+static double operand_traffic(const shape_ctx *x, int ti, int64_t grid_m, int64_t grid_n)
 {
-    double in = (double)s->in_bytes, k = (double)s->k;
-    double a = (double)s->m * k * in, b = k * (double)s->n * in;
+    const tw_tile *t = &x->p->dev.tiles[ti];
+    const tw_tile_plan *q = &x->p->tiles[ti];
+    double in = (double)x->s->in_bytes, k = (double)x->s->k;
     double per_matrix = (double)(grid_m * grid_n);
     double w, rows, cols, waves, panel_a, panel_b, streamed;
 
-    if (a + b <= d->l2_bytes || per_matrix <= (double)slots) return a + b;
+    if (x->fits_l2 || per_matrix <= (double)q->slots) return x->a + x->b;
     /* a roughly square block of w tiles, in elements; clamp to the grid and
        give what one side cannot use to the other */
-    w = (double)slots;
-    rows = clampd(floor(sqrt(w * (double)tn / (double)tm)), 1.0, (double)grid_m);
+    w = (double)q->slots;
+    rows = clampd(q->rows0, 1.0, (double)grid_m);
     cols = clampd(floor(w / rows), 1.0, (double)grid_n);
     rows = clampd(floor(w / cols), 1.0, (double)grid_m);
     waves = ceil(per_matrix / (rows * cols));
-    panel_a = rows * (double)tm * k * in;
-    panel_b = cols * (double)tn * k * in;
-    if (panel_a > a) panel_a = a;
-    if (panel_b > b) panel_b = b;
+    panel_a = rows * (double)t->m * k * in;
+    panel_b = cols * (double)t->n * k * in;
+    if (panel_a > x->a) panel_a = x->a;
+    if (panel_b > x->b) panel_b = x->b;
     streamed = waves * (panel_a + panel_b);
-    return streamed > a + b ? streamed : a + b;
+    return streamed > x->a + x->b ? streamed : x->a + x->b;
 }
 
-/* The data-parallel (or split-K) candidate of tile ti into *c. When sk is not NULL and the tiles
- * leave the one wave partly empty, also the stream-K candidate into *sk, from the same traffic,
- * and returns 1; otherwise returns 0. */
-static inline int evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, int split, double align,
-                    double align_mem, double loads, candidate *c, candidate *sk)
+/* The data-parallel (sp == NULL) or split-K (split factor 2^shift, values *sp) candidate of
+ * tile ti into *c and, when sk is not NULL and the tiles leave the one wave partly empty, the
+ * stream-K candidate into *sk, from the same traffic. Returns -1 when neither can take less
+ * than `bound` (s; their compute time and least memory time already reach it: the traffic is
+ * then not worked out and *c, *sk are not set), 1 when *sk is set, else 0. */
+static inline int evaluate(const shape_ctx *x, int ti, int64_t grid_m, int64_t grid_n, int split,
+                           const split_ctx *sp, double bound, candidate *c, candidate *sk)
 {
+    const tw_device *d = &x->p->dev;
     const tw_tile *t = &d->tiles[ti];
-    int64_t grid_m = (s->m + t->m - 1) / t->m;
-    int64_t grid_n = (s->n + t->n - 1) / t->n;
-    int64_t slots = (int64_t)d->sm_count * t->ctas_per_sm;
-    int64_t k_split = (s->k + split - 1) / split;
+    const tw_tile_plan *q = &x->p->tiles[ti];
+    const tw_gemm_shape *s = x->s;
+    int64_t slots = q->slots;
+    int64_t k_split = sp != NULL ? sp->k_split : s->k;
     int64_t tiles = grid_m * grid_n * s->batch * split;
-    int64_t resident = (tiles + d->sm_count - 1) / d->sm_count;
-    double batch = (double)s->batch, mn = (double)s->m * (double)s->n;
-    double tile_flops = 2.0 * (double)t->m * (double)t->n * (double)k_split;
-    double sm_rate = d->peak_flops * d->compute_frac * t->eff * align; /* over all SMs */
-    double t_math, t_loop, t_tile;
-    double bw = d->mem_bw * d->mem_frac * align_mem, bw_w = d->mem_bw * d->write_frac * align_mem;
-    double kernel_bytes, reduce_bytes = 0.0, kernel_s, write_s;
+    int64_t resident;
+    int has_sk = sk != NULL && tiles < slots;
+    double tile_flops = q->flops_mn * (double)k_split;
+    double t_loop = sp != NULL ? sp->t_loop : x->t_loop;
+    double t_math, t_tile, kernel_bytes, kernel_s, write_s, fastest;
+    double compute_sk = INFINITY;
 
-    if (resident > t->ctas_per_sm) resident = t->ctas_per_sm;
-    t_math = tile_flops / (sm_rate / ((double)d->sm_count * (double)resident));
-    t_loop = ceil((double)k_split * (double)s->in_bytes / 64.0) * d->kstep_latency_s * loads;
+    /* CTAs sharing one SM: min(ctas_per_sm, ceil(tiles / SMs)) */
+    if (t->ctas_per_sm == 1 || tiles >= slots) resident = t->ctas_per_sm;
+    else {
+        resident = (tiles + d->sm_count - 1) / d->sm_count;
+        if (resident > t->ctas_per_sm) resident = t->ctas_per_sm;
+    }
+    if (resident == t->ctas_per_sm) t_math = tile_flops / q->cta_rate[x->cls];
+    else t_math = tile_flops / (q->rate * x->align / ((double)d->sm_count * (double)resident));
     t_tile = (t_math > t_loop ? t_math : t_loop) + d->tile_latency_s;
     c->tiles = tiles;
-    c->waves = (c->tiles + slots - 1) / slots;
+    c->waves = tiles <= slots ? 1 : (tiles + slots - 1) / slots;
     c->compute_s = (double)c->waves * t_tile;
-    kernel_bytes = batch * operand_traffic(d, s, t->m, t->n, grid_m, grid_n, slots);
-    kernel_s = kernel_bytes / bw;
-    c->reduce_s = 0.0;
-    if (split > 1) {
-        /* fp32 partial sums written by the GEMM, read back by the reduction, which writes C */
-        double partials = batch * (double)split * mn * 4.0, out = batch * mn * (double)s->out_bytes;
-        kernel_bytes += partials;
-        write_s = partials / bw_w;
-        reduce_bytes = partials + out;
-        c->reduce_s = partials / bw + out / bw_w + d->reduce_overhead_s;
-    } else {
-        double out = batch * mn * (double)s->out_bytes;
-        kernel_bytes += out;
-        write_s = out / bw_w;
+    if (has_sk) {
+        /* stream-K: a persistent grid of at most `slots` CTAs, each tile dealt to at most two of
+           them, every CTA at full residency: each runs an even share of all tiles' main loops,
+           then the partial tiles are fixed up (Osama et al. 2023, Stream-K, Sec. 4) */
+        int64_t grid = slots < 2 * tiles ? slots : 2 * tiles;
+        double t_math_sk = tile_flops / q->cta_rate[x->cls];
+        double t_tile_sk = (t_math_sk > t_loop ? t_math_sk : t_loop) + d->tile_latency_s;
+        compute_sk = (double)tiles * t_tile_sk / (double)grid + d->streamk_fixup_s;
     }
-    c->dram_bytes = kernel_bytes + reduce_bytes;
+    /* neither can beat `bound`: each takes at least its compute time and the least memory time
+       (operands read once), bit for bit (time_of) */
+    fastest = compute_sk < c->compute_s ? compute_sk : c->compute_s;
+    if ((sp != NULL ? time_of(d, fastest, sp->hidden_lb, sp->exposed_lb, sp->reduce_s)
+                    : time_of(d, fastest, x->hidden_lb, x->exposed_lb, 0.0)) >= bound)
+        return -1;
+
+    if (x->fits_l2 || grid_m * grid_n <= slots) {
+        /* operands read once: the shape's own read time */
+        kernel_bytes = x->batch * (x->a + x->b);
+        kernel_s = x->read_s;
+    } else {
+        kernel_bytes = x->batch * operand_traffic(x, ti, grid_m, grid_n);
+        kernel_s = kernel_bytes / x->bw;
+    }
+    if (sp != NULL) {
+        kernel_bytes += sp->partials;
+        write_s = sp->write_s;
+        c->reduce_s = sp->reduce_s;
+        c->dram_bytes = kernel_bytes + (sp->partials + x->out);
+    } else {
+        kernel_bytes += x->out;
+        write_s = x->write_s;
+        c->reduce_s = 0.0;
+        c->dram_bytes = kernel_bytes + 0.0;
+    }
     /* operand reads stream under the main loop; C leaves in each tile's epilogue, after its main
        loop, and write_exposed of that time is not hidden */
     c->memory_s = kernel_s + write_s + c->reduce_s;
@@ -192,90 +355,119 @@ static inline int evaluate(const tw_device *d, const tw_gemm_shape *s, int ti, i
     c->tile = ti;
     c->split_k = split;
     c->stream_k = 0;
-    if (sk == NULL || tiles >= slots) return 0;
-    {
-        /* stream-K: a persistent grid of at most `slots` CTAs, each tile dealt to at most two of
-           them, every CTA at full residency: each runs an even share of all tiles' main loops,
-           then the partial tiles are fixed up (Osama et al. 2023, Stream-K, Sec. 4) */
-        int64_t grid = slots < 2 * tiles ? slots : 2 * tiles;
-        double t_math_sk = tile_flops / (sm_rate / ((double)d->sm_count * (double)t->ctas_per_sm));
-        double t_tile_sk = (t_math_sk > t_loop ? t_math_sk : t_loop) + d->tile_latency_s;
-        *sk = *c;
-        sk->compute_s = (double)tiles * t_tile_sk / (double)grid + d->streamk_fixup_s;
-        sk->time_s = candidate_time(d, sk);
-        sk->stream_k = 1;
-        return 1;
-    }
+    if (!has_sk) return 0;
+    *sk = *c;
+    sk->compute_s = compute_sk;
+    sk->time_s = candidate_time(d, sk);
+    sk->stream_k = 1;
+    return 1;
 }
 
 /* A usable estimate: positive, finite time and rate (absurd device figures, e.g. a bandwidth of
  * 1e-300 byte/s or a latency near DBL_MAX, give infinite or zero times). */
-static int finite_time(const candidate *c, const tw_gemm_shape *s)
+static int finite_time(const candidate *c, const shape_ctx *x)
 {
-    double rate = 2.0 * (double)s->m * (double)s->n * (double)s->k * (double)s->batch / c->time_s;
+    double rate = x->flops / c->time_s;
     return isfinite(c->time_s) && c->time_s > 0.0 && isfinite(rate) && rate > 0.0 &&
            isfinite(c->compute_s) && isfinite(c->memory_s);
 }
 
-/* Fastest candidate over the tiles the alignment allows and, where one wave is not filled,
- * split-K and stream-K. */
-static void choose(const tw_device *d, const tw_gemm_shape *s, int cls, candidate *best)
+/*
+ * Fastest candidate over the tiles the alignment allows and, where one wave is not filled,
+ * split-K and stream-K. A candidate is skipped when a lower bound of its time is not below the
+ * best so far (it could not replace it: a later candidate must be strictly faster). Every
+ * candidate of tile ti takes at least overhead + max(C, L, R) (+ reduction for split-K):
+ *   C = tiles * 2*tm*tn*K / (rate_ti * align_eff): its padded tiles at no more than the tile's rate;
+ *   L = main-loop latency over K/s + tile latency (halved, plus fixup, for stream-K: a tile is
+ *       dealt to at most two CTAs);
+ *   R = batch*(A + B) at the read rate + C (or split-K partials) at the write rate.
+ */
+static void choose(const shape_ctx *x, candidate *best)
 {
-    candidate c;
-    int ti, split, have = 0;
-    double align = d->align_eff[cls], align_mem = d->align_mem_eff[cls];
-    /* below 16-byte alignment a main-loop stage issues 16/alignment loads where one 16-byte
-       vector (or one TMA copy) would do */
-    double loads = cls < TMA_CLASS ? (double)(16 >> cls) : 1.0;
+    const tw_gemm_plan *p = x->p;
+    const tw_device *d = &p->dev;
+    const tw_gemm_shape *s = x->s;
+    split_ctx splits[7];
+    int have_split = 1; /* splits[1 .. have_split-1] are set up */
+    int ti, have = 0;
+    double flop_lb = (double)s->k * p->inv_align[x->cls] * BOUND_MARGIN; /* x 2*tm*tn*tiles / rate */
+    double loop_lb = x->t_loop + d->tile_latency_s;
+    double loop_lb_sk = (0.5 * loop_lb + d->streamk_fixup_s) * BOUND_MARGIN;
+    /* split-K only fills an unfilled wave (below) and keeps >= 64 of K per split */
+    int max_split = 1;
+    while (2 * max_split <= d->max_split_k && s->k / (2 * max_split) >= 64) max_split *= 2;
 
     best->time_s = INFINITY;
     for (ti = 0; ti < d->n_tiles; ti++) {
         const tw_tile *t = &d->tiles[ti];
-        int64_t slots = (int64_t)d->sm_count * t->ctas_per_sm;
-        candidate sk;
-        int has_sk;
+        const tw_tile_plan *q = &p->tiles[ti];
+        candidate c, sk;
+        int split, shift, can_sk;
+        int64_t grid_m, grid_n, tiles;
+        double compute_lb, lb;
         /* below 16 bytes only the non-TMA kernels run (tw_device_validate keeps one such tile) */
-        if (t->tma && cls < TMA_CLASS) continue;
+        if (t->tma && x->cls < TMA_CLASS) continue;
+        grid_m = ceil_div(s->m, t->m, q->shift_m);
+        grid_n = ceil_div(s->n, t->n, q->shift_n);
+        tiles = grid_m * grid_n * s->batch;
+        compute_lb = (double)tiles * q->flops_mn * flop_lb * q->inv_rate;
         /* stream-K: the TMA kernels' */
-        has_sk = evaluate(d, s, ti, 1, align, align_mem, loads, &c, d->stream_k && t->tma ? &sk : NULL);
-        /* the first candidate is always kept, so best->tile is valid even when every time is
-         * infinite (absurd device figures); the caller rejects a non-finite best */
-        if (!have || c.time_s < best->time_s) *best = c;
-        have = 1;
-        if (has_sk && sk.time_s < best->time_s) *best = sk;
-        /* split-K only fills an unfilled wave; keep >= 64 of K per split */
-        for (split = 2; split <= d->max_split_k && c.tiles * split <= slots && s->k / split >= 64;
-             split *= 2) {
+        can_sk = d->stream_k && t->tma && tiles < q->slots;
+        lb = can_sk && loop_lb_sk < loop_lb ? loop_lb_sk : loop_lb;
+        if (compute_lb > lb) lb = compute_lb;
+        /* the first candidate is always kept (NAN bounds nothing), so best->tile is valid even
+         * when every time is infinite (absurd device figures); the caller rejects that */
+        if (!have || time_of(d, lb, x->hidden_lb, x->exposed_lb, 0.0) < best->time_s) {
+            int has_sk = evaluate(x, ti, grid_m, grid_n, 1, NULL, have ? best->time_s : NAN, &c,
+                                  can_sk ? &sk : NULL);
+            if (has_sk >= 0 && (!have || c.time_s < best->time_s)) *best = c;
+            if (has_sk >= 0) have = 1;
+            if (has_sk > 0 && sk.time_s < best->time_s) *best = sk;
+        }
+        for (split = 2, shift = 1; split <= max_split && tiles * split <= q->slots; split *= 2, shift++) {
+            const split_ctx *sp = &splits[shift];
             candidate cs;
-            evaluate(d, s, ti, split, align, align_mem, loads, &cs, NULL);
-            if (cs.time_s < best->time_s) *best = cs;
+            if (shift >= have_split) {
+                split_setup(&splits[shift], x, split, shift);
+                have_split = shift + 1;
+            }
+            lb = sp->t_loop + d->tile_latency_s;
+            if (compute_lb > lb) lb = compute_lb;
+            if (time_of(d, lb, sp->hidden_lb, sp->exposed_lb, sp->reduce_s) >= best->time_s) continue;
+            if (evaluate(x, ti, grid_m, grid_n, split, sp, best->time_s, &cs, NULL) >= 0 &&
+                cs.time_s < best->time_s)
+                *best = cs;
         }
     }
 }
 
-int tw_gemm_estimate(const tw_device *d, const tw_gemm_shape *s, tw_gemm_result *out,
-                     const char **bad_field)
+static int plan_ok(const tw_gemm_plan *p, const char **bad_field)
 {
-    int status = tw_device_validate(d, bad_field);
+    if (p != NULL && p->magic == PLAN_MAGIC) return 1;
+    if (bad_field != NULL) *bad_field = "plan";
+    return 0;
+}
+
+/* The estimate of a checked shape on a plan prepared at least for the shape's class. */
+static int estimate_checked(const tw_gemm_plan *p, const tw_gemm_shape *s, tw_gemm_result *out,
+                            const char **bad_field)
+{
+    const tw_device *d = &p->dev;
+    shape_ctx x;
     candidate best;
     const tw_tile *t;
-    int cls;
     double padded;
 
-    if (status != TW_OK) return status;
-    status = check_shape(s, bad_field);
-    if (status != TW_OK) return status;
-
-    cls = align_class(s);
-    choose(d, s, cls, &best);
-    if (!finite_time(&best, s)) {
+    shape_setup(&x, p, s);
+    choose(&x, &best);
+    if (!finite_time(&best, &x)) {
         if (bad_field != NULL) *bad_field = "device.figures";
         return TW_ERANGE;
     }
     t = &d->tiles[best.tile];
 
     out->time_s = best.time_s;
-    out->flops = 2.0 * (double)s->m * (double)s->n * (double)s->k * (double)s->batch;
+    out->flops = x.flops;
     out->flop_rate = out->flops / best.time_s;
     out->bytes = (double)s->batch * (((double)s->m * (double)s->k + (double)s->k * (double)s->n) *
                                          (double)s->in_bytes +
@@ -301,37 +493,69 @@ int tw_gemm_estimate(const tw_device *d, const tw_gemm_shape *s, tw_gemm_result 
     out->wave_eff = best.stream_k ? 1.0
                                   : (double)best.tiles / ((double)best.waves * (double)d->sm_count *
                                                           (double)t->ctas_per_sm);
-    out->align_eff = d->align_eff[cls];
-    out->align_bytes = 1 << cls;
+    out->align_eff = d->align_eff[x.cls];
+    out->align_bytes = 1 << x.cls;
     return TW_OK;
+}
+
+int tw_gemm_plan_estimate(const tw_gemm_plan *p, const tw_gemm_shape *s, tw_gemm_result *out,
+                          const char **bad_field)
+{
+    int status;
+    if (!plan_ok(p, bad_field)) return TW_EINVAL;
+    status = check_shape(s, bad_field);
+    return status != TW_OK ? status : estimate_checked(p, s, out, bad_field);
+}
+
+int tw_gemm_plan_estimate_many(const tw_gemm_plan *p, const tw_gemm_shape *shapes, size_t count,
+                               double *time_s, double *flop_rate, size_t *bad_index,
+                               const char **bad_field)
+{
+    size_t i;
+
+    if (!plan_ok(p, bad_field)) return TW_EINVAL;
+    for (i = 0; i < count; i++) {
+        const tw_gemm_shape *s = &shapes[i];
+        shape_ctx x;
+        candidate best;
+        int status = check_shape(s, bad_field);
+        if (status != TW_OK) {
+            if (bad_index != NULL) *bad_index = i;
+            return status;
+        }
+        shape_setup(&x, p, s);
+        choose(&x, &best);
+        if (!finite_time(&best, &x)) {
+            if (bad_index != NULL) *bad_index = i;
+            if (bad_field != NULL) *bad_field = "device.figures";
+            return TW_ERANGE;
+        }
+        time_s[i] = best.time_s;
+        if (flop_rate != NULL) flop_rate[i] = x.flops / best.time_s;
+    }
+    return TW_OK;
+}
+
+int tw_gemm_estimate(const tw_device *d, const tw_gemm_shape *s, tw_gemm_result *out,
+                     const char **bad_field)
+{
+    /* one shape: prepare only its alignment class */
+    tw_gemm_plan p;
+    int status = tw_device_validate(d, bad_field);
+    if (status != TW_OK) return status;
+    status = check_shape(s, bad_field);
+    if (status != TW_OK) return status;
+    prepare_tiles(&p, d);
+    prepare_class(&p, align_class(s));
+    return estimate_checked(&p, s, out, bad_field);
 }
 
 int tw_gemm_estimate_many(const tw_device *d, const tw_gemm_shape *shapes, size_t count,
                           double *time_s, double *flop_rate, size_t *bad_index,
                           const char **bad_field)
 {
-    size_t i;
-    int status = tw_device_validate(d, bad_field);
-
-    if (status != TW_OK) return status;
-    for (i = 0; i < count; i++) {
-        const tw_gemm_shape *s = &shapes[i];
-        candidate best;
-        status = check_shape(s, bad_field);
-        if (status != TW_OK) {
-            if (bad_index != NULL) *bad_index = i;
-            return status;
-        }
-        choose(d, s, align_class(s), &best);
-        if (!finite_time(&best, s)) {
-            if (bad_index != NULL) *bad_index = i;
-            if (bad_field != NULL) *bad_field = "device.figures";
-            return TW_ERANGE;
-        }
-        time_s[i] = best.time_s;
-        if (flop_rate != NULL)
-            flop_rate[i] =
-                2.0 * (double)s->m * (double)s->n * (double)s->k * (double)s->batch / best.time_s;
-    }
-    return TW_OK;
+    tw_gemm_plan p;
+    int status = tw_gemm_prepare(d, &p, bad_field);
+    return status != TW_OK ? status
+                           : tw_gemm_plan_estimate_many(&p, shapes, count, time_s, flop_rate, bad_index, bad_field);
 }

@@ -77,6 +77,33 @@ typedef struct {
     double align_mem_eff[TW_ALIGN_CLASSES];
 } tw_device;
 
+/* Per-tile constants of a prepared device; private to tw_gemm.c (see tw_gemm_plan). */
+typedef struct {
+    int64_t slots;        /* sm_count * ctas_per_sm */
+    int shift_m, shift_n; /* log2 of the tile's m and n when powers of two, else -1 */
+    double flops_mn;      /* 2 * m * n: FLOP per element of K */
+    double rate;          /* peak_flops * compute_frac * eff, FLOP/s over all SMs */
+    double inv_rate;      /* 1 / rate, s/FLOP (lower bounds only) */
+    double rows0;         /* floor(sqrt(slots * n / m)): rows of the wave's square footprint */
+    double cta_rate[TW_ALIGN_CLASSES]; /* rate * align_eff[c] / (sm_count * ctas_per_sm): one
+                                          CTA's FLOP/s at full residency, by alignment class */
+} tw_tile_plan;
+
+/*
+ * A device prepared for many estimates: validated once, with the constants every
+ * estimate needs precomputed (tw_gemm_prepare). Fill it only with tw_gemm_prepare();
+ * the fields are private and may change. A plan is plain data: copy it freely, no
+ * cleanup. The estimates through a plan equal those of tw_gemm_estimate() on its device.
+ */
+typedef struct {
+    unsigned magic;                            /* set by tw_gemm_prepare */
+    tw_device dev;                             /* the validated device, copied */
+    tw_tile_plan tiles[TW_MAX_TILES];
+    double bw[TW_ALIGN_CLASSES];               /* operand read rate by alignment class, byte/s */
+    double bw_w[TW_ALIGN_CLASSES];             /* C write rate by alignment class, byte/s */
+    double inv_align[TW_ALIGN_CLASSES];        /* 1 / align_eff */
+} tw_gemm_plan;
+
 /* A GEMM problem: batch independent products C[MxN] = A[MxK] . B[KxN]. */
 typedef struct {
     int64_t m, n, k;   /* 1..TW_DIM_MAX each; M*N*batch <= TW_OUTPUT_MAX */
@@ -168,5 +195,23 @@ int tw_gemm_estimate(const tw_device *dev, const tw_gemm_shape *shape, tw_gemm_r
 int tw_gemm_estimate_many(const tw_device *dev, const tw_gemm_shape *shapes, size_t count,
                           double *time_s, double *flop_rate, size_t *bad_index,
                           const char **bad_field);
+
+/*
+ * Validate `dev` and precompute what every estimate on it needs into *plan, so a batch
+ * of estimates pays neither (use it for more than a handful of shapes). Returns TW_OK,
+ * or the status and field of tw_device_validate(); *plan is then not usable.
+ */
+int tw_gemm_prepare(const tw_device *dev, tw_gemm_plan *plan, const char **bad_field);
+
+/*
+ * tw_gemm_estimate() and tw_gemm_estimate_many() on a prepared device: the same results
+ * (bit for bit), the same statuses and fields for bad shapes, and TW_EINVAL with field
+ * "plan" when *plan did not come from a successful tw_gemm_prepare().
+ */
+int tw_gemm_plan_estimate(const tw_gemm_plan *plan, const tw_gemm_shape *shape, tw_gemm_result *out,
+                          const char **bad_field);
+int tw_gemm_plan_estimate_many(const tw_gemm_plan *plan, const tw_gemm_shape *shapes, size_t count,
+                               double *time_s, double *flop_rate, size_t *bad_index,
+                               const char **bad_field);
 
 #endif /* TW_GEMM_H */

@@ -66,6 +66,7 @@ static const struct {
     {"device.tiles.tma", "expected 0 or 1, and at least one tile with 0"},
     {"device.align_eff", "expected number in (0, 1]"},
     {"device.align_mem_eff", "expected number in (0, 1]"},
+    {"plan", "expected a plan filled by tw_gemm_prepare"},
     {"weight_bytes", "expected positive number"},
     {"matmul_params", "expected positive number"},
     {"dequant_ops", "expected non-negative number"},

@@ -1,4 +1,5 @@
-/* bench_gemm.c - estimates per second of tw_gemm_estimate / tw_gemm_estimate_many
+/* bench_gemm.c - estimates per second of tw_gemm_estimate, tw_gemm_plan_estimate and
+ * tw_gemm_plan_estimate_many
  * in C, over a fixed pseudo-random set of shapes (dims log-uniform in [1, 16384]).
  * Prints figures; asserts nothing (speed is checked by reading, not by a timed test).
  * Usage: bench_gemm [count]   (default 1000000) */
@@ -22,6 +23,11 @@ static uint64_t lcg(uint64_t *s)
 {
     *s = (*s * 6364136223846793005ULL + 1442695040888963407ULL) & 0x7fffffffffffffffULL;
     return *s >> 33;
+}
+
+static double min3(const double *x)
+{
+    return x[0] < x[1] ? (x[0] < x[2] ? x[0] : x[2]) : (x[1] < x[2] ? x[1] : x[2]);
 }
 
 static double median3(const double *x)
@@ -67,9 +73,14 @@ int main(int argc, char **argv)
     }
 
     {
-        /* three repeats of each path: min and median, in ns per estimate */
-        double s3[3], m3[3];
+        /* three repeats of each path: min and median, in ns per estimate. "one-shot" validates
+           and prepares the device on every call (tw_gemm_estimate); "prepared" is one shape per
+           call on a device prepared once (tw_gemm_prepare + tw_gemm_plan_estimate, what the Lua
+           device does); "many" is one call for all shapes (tw_gemm_plan_estimate_many). */
+        double s3[3], p3[3], m3[3], prep;
+        tw_gemm_plan plan;
         int rep;
+        if (tw_gemm_prepare(&d, &plan, NULL) != TW_OK) return 1;
         for (rep = 0; rep < 3; rep++) {
             t0 = now();
             for (i = 0; i < n; i++) {
@@ -79,18 +90,34 @@ int main(int argc, char **argv)
             }
             s3[rep] = now() - t0;
             t0 = now();
-            if (tw_gemm_estimate_many(&d, shapes, n, t, NULL, NULL, NULL) != TW_OK) return 1;
+            for (i = 0; i < n; i++) {
+                tw_gemm_result r;
+                if (tw_gemm_plan_estimate(&plan, &shapes[i], &r, NULL) != TW_OK) return 1;
+                t[i] = r.time_s;
+            }
+            p3[rep] = now() - t0;
+            for (i = 0; i < n; i++)
+                if (fabs(t[i] - t1[i]) > maxdiff) maxdiff = fabs(t[i] - t1[i]);
+            t0 = now();
+            if (tw_gemm_plan_estimate_many(&plan, shapes, n, t, NULL, NULL, NULL) != TW_OK) return 1;
             m3[rep] = now() - t0;
         }
-        single = s3[0] < s3[1] ? (s3[0] < s3[2] ? s3[0] : s3[2]) : (s3[1] < s3[2] ? s3[1] : s3[2]);
-        many = m3[0] < m3[1] ? (m3[0] < m3[2] ? m3[0] : m3[2]) : (m3[1] < m3[2] ? m3[1] : m3[2]);
         for (i = 0; i < n; i++)
             if (fabs(t[i] - t1[i]) > maxdiff) maxdiff = fabs(t[i] - t1[i]);
-        printf("C tw_gemm_estimate:      %zu shapes, min %.1f ns, median %.1f ns per estimate (%.2f M/s)\n", n,
+        t0 = now();
+        for (i = 0; i < 10000; i++)
+            if (tw_gemm_prepare(&d, &plan, NULL) != TW_OK) return 1;
+        prep = (now() - t0) / 10000;
+        single = min3(s3);
+        many = min3(m3);
+        printf("C tw_gemm_estimate (one-shot):   %zu shapes, min %.1f ns, median %.1f ns per estimate (%.2f M/s)\n", n,
                1e9 * single / n, 1e9 * median3(s3) / n, n / single / 1e6);
-        printf("C tw_gemm_estimate_many: %zu shapes, min %.1f ns, median %.1f ns per estimate (%.2f M/s)\n", n,
+        printf("C tw_gemm_plan_estimate:         %zu shapes, min %.1f ns, median %.1f ns per estimate (%.2f M/s)\n", n,
+               1e9 * min3(p3) / n, 1e9 * median3(p3) / n, n / min3(p3) / 1e6);
+        printf("C tw_gemm_plan_estimate_many:    %zu shapes, min %.1f ns, median %.1f ns per estimate (%.2f M/s)\n", n,
                1e9 * many / n, 1e9 * median3(m3) / n, n / many / 1e6);
-        printf("(largest difference between the two paths: %.3g s, expected 0)\n", maxdiff);
+        printf("C tw_gemm_prepare: %.1f ns per device\n", 1e9 * prep);
+        printf("(largest difference between the three paths: %.3g s, expected 0)\n", maxdiff);
     }
     free(shapes);
     free(t);
