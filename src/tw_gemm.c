@@ -382,27 +382,27 @@ static int finite_time(const candidate *c, const shape_ctx *x)
  *       dealt to at most two CTAs);
  *   R = batch*(A + B) at the read rate + C (or split-K partials) at the write rate.
  */
-static void choose(const shape_ctx *x, candidate *best)
+static void choose(const shape_ctx *x, candidate *out)
 {
     const tw_gemm_plan *p = x->p;
     const tw_device *d = &p->dev;
     const tw_gemm_shape *s = x->s;
     split_ctx splits[7];
+    candidate buf[3]; /* the best so far and two to evaluate into: swapped, not copied */
+    candidate *best = &buf[0], *c = &buf[1], *sk = &buf[2], *tmp;
     int have_split = 1; /* splits[1 .. have_split-1] are set up */
-    int ti, have = 0;
+    int ti, have = 0, max_shift = 0;
     double flop_lb = (double)s->k * p->inv_align[x->cls] * BOUND_MARGIN; /* x 2*tm*tn*tiles / rate */
     double loop_lb = x->t_loop + d->tile_latency_s;
     double loop_lb_sk = (0.5 * loop_lb + d->streamk_fixup_s) * BOUND_MARGIN;
-    /* split-K only fills an unfilled wave (below) and keeps >= 64 of K per split */
-    int max_split = 1;
-    while (2 * max_split <= d->max_split_k && s->k / (2 * max_split) >= 64) max_split *= 2;
 
+    /* split-K only fills an unfilled wave (below) and keeps >= 64 of K per split */
+    while ((2 << max_shift) <= d->max_split_k && (s->k >> (max_shift + 1)) >= 64) max_shift++;
     best->time_s = INFINITY;
     for (ti = 0; ti < d->n_tiles; ti++) {
         const tw_tile *t = &d->tiles[ti];
         const tw_tile_plan *q = &p->tiles[ti];
-        candidate c, sk;
-        int split, shift, can_sk;
+        int shift, can_sk;
         int64_t grid_m, grid_n, tiles;
         double compute_lb, lb;
         /* below 16 bytes only the non-TMA kernels run (tw_device_validate keeps one such tile) */
@@ -415,30 +415,30 @@ static void choose(const shape_ctx *x, candidate *best)
         can_sk = d->stream_k && t->tma && tiles < q->slots;
         lb = can_sk && loop_lb_sk < loop_lb ? loop_lb_sk : loop_lb;
         if (compute_lb > lb) lb = compute_lb;
-        /* the first candidate is always kept (NAN bounds nothing), so best->tile is valid even
-         * when every time is infinite (absurd device figures); the caller rejects that */
+        /* the first candidate is always kept (NAN bounds nothing), so the best tile is valid
+         * even when every time is infinite (absurd device figures); the caller rejects that */
         if (!have || time_of(d, lb, x->hidden_lb, x->exposed_lb, 0.0) < best->time_s) {
-            int has_sk = evaluate(x, ti, grid_m, grid_n, 1, NULL, have ? best->time_s : NAN, &c,
-                                  can_sk ? &sk : NULL);
-            if (has_sk >= 0 && (!have || c.time_s < best->time_s)) *best = c;
+            int has_sk = evaluate(x, ti, grid_m, grid_n, 1, NULL, have ? best->time_s : NAN, c,
+                                  can_sk ? sk : NULL);
+            if (has_sk >= 0 && (!have || c->time_s < best->time_s)) tmp = best, best = c, c = tmp;
             if (has_sk >= 0) have = 1;
-            if (has_sk > 0 && sk.time_s < best->time_s) *best = sk;
+            if (has_sk > 0 && sk->time_s < best->time_s) tmp = best, best = sk, sk = tmp;
         }
-        for (split = 2, shift = 1; split <= max_split && tiles * split <= q->slots; split *= 2, shift++) {
+        for (shift = 1; shift <= max_shift && (tiles << shift) <= q->slots; shift++) {
             const split_ctx *sp = &splits[shift];
-            candidate cs;
             if (shift >= have_split) {
-                split_setup(&splits[shift], x, split, shift);
+                split_setup(&splits[shift], x, 1 << shift, shift);
                 have_split = shift + 1;
             }
             lb = sp->t_loop + d->tile_latency_s;
             if (compute_lb > lb) lb = compute_lb;
             if (time_of(d, lb, sp->hidden_lb, sp->exposed_lb, sp->reduce_s) >= best->time_s) continue;
-            if (evaluate(x, ti, grid_m, grid_n, split, sp, best->time_s, &cs, NULL) >= 0 &&
-                cs.time_s < best->time_s)
-                *best = cs;
+            if (evaluate(x, ti, grid_m, grid_n, 1 << shift, sp, best->time_s, c, NULL) >= 0 &&
+                c->time_s < best->time_s)
+                tmp = best, best = c, c = tmp;
         }
     }
+    *out = *best;
 }
 
 static int plan_ok(const tw_gemm_plan *p, const char **bad_field)
