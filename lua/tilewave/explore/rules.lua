@@ -87,12 +87,14 @@ local function glu_search(c, spec, w)
   local ww = transformer.workload({ b = w.b, s = w.s, t = w.t, dtype = w.dtype }, "rules")
   local ctx = price.context(spec, ww.dtype, w.engine, "rules")
   local fam = models.families[c.family]
+  -- only the MLP depends on I: the family's MLP ops alone where it has them
+  local ops_of = fam.mlp_ops or fam.ops
   local cfg = {}
   for k, v in pairs(c) do cfg[k] = v end
   local function rate(I)
     cfg.intermediate_size = I
     local time, flops = 0, 0
-    for _, op in ipairs(fam.ops(cfg, ww)) do
+    for _, op in ipairs(ops_of(cfg, ww)) do
       if MLP_GEMM[op.role] then
         local r = price.gemm(ctx, op.m, op.n, op.k, op.batch)
         time, flops = time + r.time_s, flops + r.flops

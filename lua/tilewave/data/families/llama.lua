@@ -125,6 +125,14 @@ end
 --- Ops of one forward pass (F.block_ops with the SwiGLU or Mixtral MLP).
 function F.ops(c, w) return F.block_ops(c, w, mlp) end
 
+--- Ops of the MLP of every layer alone (the ops of F.ops whose roles are mlp_* and glu), for
+-- searches that vary only the MLP width (tilewave.explore.rules glu_width).
+function F.mlp_ops(c, w)
+  local ops = {}
+  mlp(ops, c, w, c.num_hidden_layers)
+  return ops
+end
+
 --- A family sharing this block (params, ops, validation, the GLU width rule) with its
 -- own name, description, extra fields, Hugging Face model types and presets.
 -- @tparam table o `name`, `description`, `fields` (extra field -> validator), `hf_model_types`,

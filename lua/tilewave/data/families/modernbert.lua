@@ -48,6 +48,16 @@ function F.params(c)
            mlm_head = h * h + h + c.vocab_size }
 end
 
+-- the GeGLU MLP of `count` layers: up and gate fused in one GEMM
+local function mlp(ops, c, w, count) layers.glu_mlp(ops, c, w, count, true) end
+
+--- Ops of the MLP of every layer alone, as in F.ops (tilewave.explore.rules glu_width).
+function F.mlp_ops(c, w)
+  local ops = {}
+  mlp(ops, c, w, c.num_hidden_layers)
+  return ops
+end
+
 --- Ops of one forward pass of the MLM model. Local layers attend to
 -- min(s, local_attention) keys per query (the banded work of a sliding-window
 -- kernel; a kernel that materializes the full s x s scores and masks does more).
@@ -68,7 +78,7 @@ function F.ops(c, w)
   ops[#ops + 1] = layers.attn_out(c, w, L)
   ops[#ops + 1] = layers.residual("attention_residual", c, w, L, 2)
   ops[#ops + 1] = layers.norm("mlp_norm", c, w, L)
-  layers.glu_mlp(ops, c, w, L, true)
+  mlp(ops, c, w, L)
   ops[#ops + 1] = layers.residual("mlp_residual", c, w, L, 2)
   ops[#ops + 1] = layers.outside(layers.norm("final_norm", c, w, 1))
   -- MLM head: dense h -> h, GELU, norm, decoder h -> v (tied weight + bias)
