@@ -222,16 +222,24 @@ end
 -- Memory per GPU of configuration x (stage with the most layers; the first
 -- stage holds the embedding, the last the LM head; with p = 1 one GPU has both).
 -- Expert parameters of the whole model: (total - active) is (E - k) experts' worth.
+-- models.params of each config, computed once (a search asks for every split it tries)
+local params_of = setmetatable({}, { __mode = "k" })
+local function params(c)
+  local p = params_of[c]
+  if not p then p = models.params(c); params_of[c] = p end
+  return p
+end
+
 local function expert_params(x)
   if not x.E or x.E <= x.k then return 0 end
-  local P = models.params(x.c)
+  local P = params(x.c)
   return (P.total - P.active) * x.E / (x.E - x.k)
 end
 
 local function memory(x)
   local c = x.c
   local L, h, v = c.num_hidden_layers, c.hidden_size, c.vocab_size
-  local P = models.params(c)
+  local P = params(c)
   local experts = expert_params(x) / L -- per layer, on average
   local per_layer = (P.non_embedding - h) / L - experts
   local layers = ceil(L / x.p)

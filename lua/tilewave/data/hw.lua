@@ -173,6 +173,10 @@ end
 
 --- Check a spec table (as returned by a spec file). Returns the spec, or
 -- `nil, msg` where msg names `label` (the file) and the field.
+-- specs validate() passed (weak keys), so resolve() does not check a table again: the pricing
+-- caches (gemm_device, tilewave.cost.price contexts) already treat a checked spec as fixed
+local validated = setmetatable({}, { __mode = "k" })
+
 function M.validate(spec, label)
   label = label or "hw"
   local ok, err = pcall(function()
@@ -202,6 +206,7 @@ function M.validate(spec, label)
       if not okd then return nil, format("%s: hw.gemm (%s): %s", label, dt, tostring(derr)) end
     end
   end
+  validated[spec] = true
   return spec
 end
 
@@ -257,6 +262,7 @@ end
 --- A spec from an id, path or table; raises `<path>: msg` on failure.
 function M.resolve(v, path)
   if type(v) == "table" then
+    if validated[v] then return v end
     local spec, err = M.validate(v, path)
     if not spec then error(err, 0) end
     return spec
@@ -273,13 +279,19 @@ function M.arch_params(name)
   return assert(load_arch(name)).gemm
 end
 
+local params_cache = setmetatable({}, { __mode = "k" })
+
 --- The GEMM kernel parameters of a spec: its architecture's, overridden by
--- the spec's own `gemm` fields.
+-- the spec's own `gemm` fields. The table is shared by every call for the spec (as the
+-- architecture's tables are): read it, or copy it before changing anything.
 function M.gemm_params(spec)
+  local g = params_cache[spec]
+  if g then return g end
   local arch = assert(load_arch(spec.arch))
-  local g = {}
+  g = {}
   for k, v in pairs(arch.gemm) do g[k] = v end
   for k, v in pairs(spec.gemm or {}) do g[k] = v end
+  params_cache[spec] = g
   return g
 end
 

@@ -6,6 +6,7 @@ local check = require "tilewave.util.check"
 local models = require "tilewave.data.models"
 local cluster = require "tilewave.data.cluster"
 local training = require "tilewave.cost.training"
+local engines = require "tilewave.cost.engines"
 
 local M = {}
 
@@ -25,6 +26,9 @@ function M.search(o)
   local base = {}
   for _, f in ipairs { "model", "cluster", "nodes", "global_batch", "s", "dtype", "attention", "sequence_parallel",
                        "overlap", "workspace_bytes", "interleave", "dropout", "engine", "ep" } do base[f] = o[f] end
+  -- the engine resolved once for every split (an invalid one is left for each split to reject)
+  local ok_e, eng = pcall(engines.resolve, base.engine, "training.engine")
+  if ok_e then base.engine = eng end
   local c = models.resolve(o.model, "training.search.model")
   local cl = cluster.resolve(o.cluster or "dgx_h100", "training.search.cluster")
   local gpus = (o.nodes or 1) * cl.gpus_per_node

@@ -100,15 +100,17 @@ end
 
 --- Reject keys of `opts` not in the set `allowed`: `<path>: unknown option 'x' (known: ...)`.
 function M.options(opts, allowed, path)
+  local clean = true
+  for k in pairs(opts) do
+    if not allowed[k] then clean = false break end
+  end
+  if clean then return opts end
   local bad = {}
   for k in pairs(opts) do
     if not allowed[k] then bad[#bad + 1] = tostring(k) end
   end
-  if #bad > 0 then
-    sort(bad)
-    error(format("%s: unknown option '%s' (known: %s)", path, bad[1], M.keys(allowed)), 0)
-  end
-  return opts
+  sort(bad)
+  error(format("%s: unknown option '%s' (known: %s)", path, bad[1], M.keys(allowed)), 0)
 end
 
 return M
