@@ -144,6 +144,21 @@ static int l_gemm(lua_State *L)
 }
 
 /*
+ * A scratch buffer of at least `bytes` for gemm_many: the userdata in upvalue 1, replaced by a
+ * larger one when too small and otherwise reused, so a sweep's repeated calls do not each add
+ * megabytes for the collector to reclaim (the buffer never holds anything between calls).
+ */
+static void *scratch(lua_State *L, size_t bytes)
+{
+    void *buf = lua_touserdata(L, lua_upvalueindex(1));
+    if (buf == NULL || lua_rawlen(L, lua_upvalueindex(1)) < bytes) {
+        buf = lua_newuserdatauv(L, bytes, 0);
+        lua_replace(L, lua_upvalueindex(1));
+    }
+    return buf;
+}
+
+/*
  * core.gemm_many(dev, flat, opts) with flat = {m1, n1, k1, m2, n2, k2, ...}
  * and opts = {batch=1, in_bytes=2, out_bytes=2} shared by all shapes.
  * Returns two arrays: times (s) and rates (FLOP/s).
@@ -169,7 +184,7 @@ static int l_gemm_many(lua_State *L)
     proto.in_bytes = (int)tw_lua_get_int(L, 3, "in_bytes", "gemm", 2);
     proto.out_bytes = (int)tw_lua_get_int(L, 3, "out_bytes", "gemm", 2);
 
-    shapes = (tw_gemm_shape *)lua_newuserdatauv(L, (size_t)(count ? count : 1) * (sizeof *shapes + 2 * sizeof(double)), 0);
+    shapes = (tw_gemm_shape *)scratch(L, (size_t)(count ? count : 1) * (sizeof *shapes + 2 * sizeof(double)));
     times = (double *)(shapes + (count ? count : 1));
     rates = times + (count ? count : 1);
     for (i = 0; i < count; i++) {
@@ -248,7 +263,6 @@ static const luaL_Reg funcs[] = {
     {"collective", tw_lua_collective},
     {"device", l_device},
     {"gemm", l_gemm},
-    {"gemm_many", l_gemm_many},
     {"roofline", l_roofline},
     {NULL, NULL},
 };
@@ -260,6 +274,9 @@ int luaopen_tilewave_core(lua_State *L)
     lua_setfield(L, -2, "__name");
     lua_pop(L, 1);
     luaL_newlib(L, funcs);
+    lua_pushnil(L); /* gemm_many's scratch buffer, made on first use */
+    lua_pushcclosure(L, l_gemm_many, 1);
+    lua_setfield(L, -2, "gemm_many");
     lua_pushliteral(L, TW_VERSION);
     lua_setfield(L, -2, "_VERSION");
     return 1;

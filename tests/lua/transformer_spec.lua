@@ -123,6 +123,22 @@ describe("tilewave.cost.forward", function()
   describe("estimate()", function()
     local H100 = "h100_sxm5"
 
+    it("gives the same totals without the per-op rows (detail = false)", function()
+      for _, w in ipairs { { b = 2, s = 64 }, { b = 4, s = 2048, attention = "flash", engine = "eager" } } do
+        local full = tw.transformer.estimate("llama-2-7b", H100, w)
+        local q = { detail = false }
+        for k, v in pairs(w) do q[k] = v end
+        local lean = tw.transformer.estimate("llama-2-7b", H100, q)
+        assert.is_nil(lean.ops)
+        assert.equal(15, #full.ops)
+        for _, k in ipairs { "time_s", "layer_s", "flops", "tflops", "mfu", "gemm_share", "kernels", "tokens_per_s" } do
+          assert.equal(full[k], lean[k], k) -- the same sums in the same order: bit for bit
+        end
+      end
+      assert.has_error(function() tw.transformer.estimate("llama-2-7b", H100, { detail = "no" }) end,
+        "transformer.estimate.detail: expected true or false, got no")
+    end)
+
     it("sums its ops: time, FLOPs, MFU against the dense peak", function()
       local r = tw.transformer.estimate(SMALL, H100, { b = 2, s = 64 })
       local t, f = 0, 0

@@ -20,7 +20,14 @@ local M = {}
 local ipairs, pairs = ipairs, pairs
 
 local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, engine = true, uneven_heads = true,
-                  ep = true, imbalance = true }
+                  ep = true, imbalance = true, detail = true }
+
+-- a field of an op's prediction as the detailed rows have it: the op's own value, else the price's
+local function field(op, p, k)
+  local v = op[k]
+  if v == nil then v = p[k] end
+  return v
+end
 
 --- Predict one forward pass of `model` on `hw`.
 -- @tparam table opts `b`, `s`, `t`, `dtype` as tilewave.ops.transformer.ops;
@@ -31,7 +38,9 @@ local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, 
 --   paper's rules only, engines refuse it), `ep` (expert-parallel size of a MoE model, default 1:
 --   this rank's E/ep experts run the tokens of ep ranks; the all-to-alls are the caller's),
 --   `imbalance` (MoE: the busiest expert's tokens over the uniform b*s*k/E, default 1; every
---   expert GEMM is priced at the busiest M, as a grouped GEMM waits for its largest problem)
+--   expert GEMM is priced at the busiest M, as a grouped GEMM waits for its largest problem),
+--   `detail` (default true; false: no `ops` rows in the result, only the totals, which are
+--   the same numbers: for sweeps and searches that read only the totals)
 -- @return table `{ model, hw, b, s, t, dtype, attention, engine,
 --   ops = { { role, name, kind, scope, m, n, k, batch, count, flops (per call),
 --             bytes, time_s (per call), total_s (= time_s*count), tflops,
@@ -49,21 +58,27 @@ function M.estimate(model, device, opts)
   local w = transformer.workload(opts, path, OPTIONS, eng.attention)
   local spec = hw.resolve(device, path .. ".hw")
   local ctx = price.context(spec, w.dtype, eng, path)
-  local preds = {}
+  local detail = opts == nil or opts.detail ~= false
+  if opts and opts.detail ~= nil and type(opts.detail) ~= "boolean" then
+    error(string.format("%s.detail: expected true or false, got %s", path, tostring(opts.detail)), 0)
+  end
+  local preds = detail and {} or nil
+  local total, layer, flops, gemm_time, launches = 0, 0, 0, 0, 0
   for i, op in ipairs(transformer.for_model(c, w, path)) do
     local p = price.op(ctx, op)
-    for k, v in pairs(op) do p[k] = v end
-    preds[i] = p
-  end
-  local total, layer, flops, gemm_time, launches = 0, 0, 0, 0, 0
-  for _, p in ipairs(preds) do
-    p.total_s = p.time_s * p.count
-    p.tflops = p.flops / p.time_s / 1e12
-    total = total + p.total_s
-    flops = flops + p.flops * p.count
-    launches = launches + p.kernels * p.count
-    if p.scope == "layer" then layer = layer + p.total_s end
-    gemm_time = gemm_time + p.gemm_s * p.count
+    local time_s, count = field(op, p, "time_s"), field(op, p, "count")
+    local total_s = time_s * count
+    total = total + total_s
+    flops = flops + field(op, p, "flops") * count
+    launches = launches + field(op, p, "kernels") * count
+    if field(op, p, "scope") == "layer" then layer = layer + total_s end
+    gemm_time = gemm_time + field(op, p, "gemm_s") * count
+    if detail then
+      for k, v in pairs(op) do p[k] = v end
+      p.total_s = total_s
+      p.tflops = p.flops / p.time_s / 1e12
+      preds[i] = p
+    end
   end
   local peak = spec.peak_flops[w.dtype]
   return {

@@ -72,7 +72,9 @@ function M.nearby(model, device, opts)
   local steps = opts.steps or 4
   if steps ~= 0 then check.positive_int(steps, "search.nearby.steps") end
   local limit = check.positive_int(opts.limit or 10, "search.nearby.limit")
-  local w = { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention, engine = opts.engine }
+  -- totals only: the candidates' per-op rows are never read
+  local w = { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention, engine = opts.engine,
+              detail = false }
   local t = opts.t or 1
   local base_params = models.params(c).total
   local family = models.families[c.family]

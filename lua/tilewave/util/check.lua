@@ -26,14 +26,18 @@ function M.fail(path, expect, value)
   error(format("%s: %s, got %s", path, expect, M.describe(value)), 0)
 end
 
+local math_type = math.type
+
 local function finite(v) return v == v and v ~= math.huge and v ~= -math.huge end
 
 --- A positive integer (integral floats accepted); returns it.
 function M.positive_int(v, path)
-  if type(v) ~= "number" or not finite(v) or v < 1 or v % 1 ~= 0 then
-    M.fail(path, "expected positive integer", v)
+  if math_type(v) == "integer" then
+    if v >= 1 then return v end -- the common case, without the float checks
+  elseif type(v) == "number" and finite(v) and v >= 1 and v % 1 == 0 then
+    return v
   end
-  return v
+  M.fail(path, "expected positive integer", v)
 end
 
 --- A positive finite number; returns it.
