@@ -1,6 +1,7 @@
-/* fuzz_gemm.c - libFuzzer target: tw_device_validate, tw_gemm_estimate and
- * tw_gemm_estimate_many on arbitrary devices and shapes. TW_OK must come with
- * finite, in-range outputs that agree between the single and batched calls. */
+/* fuzz_gemm.c - libFuzzer target: tw_device_validate, tw_gemm_estimate, tw_gemm_estimate_many
+ * and the prepared device (tw_gemm_prepare, tw_gemm_plan_estimate) on arbitrary devices and
+ * shapes. TW_OK must come with finite, in-range outputs that agree between the one-shot,
+ * batched and prepared calls. */
 #include "fuzz_input.h"
 
 static void fill_device(fuzz_in *in, tw_device *d)
@@ -89,6 +90,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check(t[0] == r.time_s, "a batched time that differs from the single estimate");
     } else if (strncmp(bad, "device.", 7) != 0 || strcmp(bad, "device.figures") == 0) {
         check(bad_index <= 1, "a shape's error with no index"); /* a bad device has none */
+    }
+    {
+        tw_gemm_plan plan;
+        tw_gemm_result pr;
+        int sp;
+        bad = NULL;
+        sp = tw_gemm_prepare(&d, &plan, &bad);
+        check_status(sp, bad);
+        if (sp == TW_OK) {
+            tw_gemm_result r1;
+            int s1 = tw_gemm_estimate(&d, &s[1], &r1, NULL);
+            sp = tw_gemm_plan_estimate(&plan, &s[1], &pr, &bad);
+            check(sp == s1, "a prepared status that differs from the one-shot estimate");
+            if (sp == TW_OK)
+                check(pr.time_s == r1.time_s && pr.tile_m == r1.tile_m && pr.split_k == r1.split_k,
+                      "a prepared estimate that differs from the one-shot estimate");
+        }
     }
     return 0;
 }
