@@ -168,7 +168,8 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *   time    = call_overhead_s + max(compute, reads + (1 - write_exposed) * writes)
  *             + write_exposed * writes   (epilogue stores after each tile's main loop)
  *             + (s > 1: reduce_overhead_s + the reduction's reads and writes at the same rates)
- * and the fastest candidate is kept (first in list order on ties). When N or K is not
+ * and the fastest candidate is kept (first in list order on ties; a candidate is skipped
+ * only where a lower bound shows it cannot be faster, so the result is that of trying all). When N or K is not
  * 16-byte aligned only tiles with tma = 0 are candidates: TMA needs 16-byte global
  * strides (CUDA Driver API, cuTensorMapEncodeTiled), so those GEMMs run the
  * library's older kernel class.

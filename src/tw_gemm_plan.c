@@ -1,0 +1,200 @@
+/* tw_gemm_plan.c - the GEMM model's entry points: device and shape validation, the prepared
+ * device (tw_gemm_prepare) and the public estimates, which call the model in tw_gemm.c.
+ * Sources are cited in tw_gemm.h. */
+#include <math.h>
+#include <stddef.h>
+
+#include "tilewave.h"
+#include "tw_gemm_internal.h"
+
+static int positive(double x) { return isfinite(x) && x > 0.0; }
+static int fraction(double x) { return isfinite(x) && x > 0.0 && x <= 1.0; }
+static int nonneg(double x) { return isfinite(x) && x >= 0.0; }
+
+int tw_device_validate(const tw_device *d, const char **bad_field)
+{
+    const char *bad = NULL;
+    int i, any_plain = 0;
+
+    if (d->sm_count < 1 || d->sm_count > 100000) bad = "device.sm_count";
+    else if (!positive(d->peak_flops)) bad = "device.peak_flops";
+    else if (!fraction(d->compute_frac)) bad = "device.compute_frac";
+    else if (!positive(d->mem_bw)) bad = "device.mem_bw";
+    else if (!fraction(d->mem_frac)) bad = "device.mem_frac";
+    else if (!fraction(d->write_frac)) bad = "device.write_frac";
+    else if (!(d->write_exposed >= 0.0 && d->write_exposed <= 1.0)) bad = "device.write_exposed";
+    else if (!nonneg(d->l2_bytes)) bad = "device.l2_bytes";
+    else if (!nonneg(d->call_overhead_s)) bad = "device.call_overhead_s";
+    else if (!nonneg(d->reduce_overhead_s)) bad = "device.reduce_overhead_s";
+    else if (!nonneg(d->tile_latency_s)) bad = "device.tile_latency_s";
+    else if (!nonneg(d->kstep_latency_s)) bad = "device.kstep_latency_s";
+    else if (d->max_split_k < 1 || d->max_split_k > 64) bad = "device.max_split_k";
+    else if (d->stream_k != 0 && d->stream_k != 1) bad = "device.stream_k";
+    else if (!nonneg(d->streamk_fixup_s)) bad = "device.streamk_fixup_s";
+    else if (d->n_tiles < 1 || d->n_tiles > TW_MAX_TILES) bad = "device.n_tiles";
+    for (i = 0; bad == NULL && i < d->n_tiles; i++) {
+        const tw_tile *t = &d->tiles[i];
+        if (t->m < 1 || t->m > 4096) bad = "device.tiles.m";
+        else if (t->n < 1 || t->n > 4096) bad = "device.tiles.n";
+        else if (!fraction(t->eff)) bad = "device.tiles.eff";
+        else if (t->ctas_per_sm < 1 || t->ctas_per_sm > 32) bad = "device.tiles.ctas_per_sm";
+        else if (t->tma != 0 && t->tma != 1) bad = "device.tiles.tma";
+        else if (t->tma == 0) any_plain = 1;
+    }
+    if (bad == NULL && !any_plain) bad = "device.tiles.tma";
+    for (i = 0; bad == NULL && i < TW_ALIGN_CLASSES; i++)
+        if (!fraction(d->align_eff[i])) bad = "device.align_eff";
+        else if (!fraction(d->align_mem_eff[i])) bad = "device.align_mem_eff";
+    if (bad != NULL) {
+        if (bad_field != NULL) *bad_field = bad;
+        return TW_EINVAL;
+    }
+    return TW_OK;
+}
+
+static int elem_size_ok(int b) { return b == 1 || b == 2 || b == 4 || b == 8; }
+
+int tw_gemm__check_shape(const tw_gemm_shape *s, const char **bad_field)
+{
+    const char *bad = NULL;
+    int status = TW_EINVAL;
+
+    if (s->m < 1) bad = "m";
+    else if (s->n < 1) bad = "n";
+    else if (s->k < 1) bad = "k";
+    else if (s->batch < 1) bad = "batch";
+    else if (!elem_size_ok(s->in_bytes)) bad = "in_bytes";
+    else if (!elem_size_ok(s->out_bytes)) bad = "out_bytes";
+    else {
+        status = TW_ERANGE;
+        if (s->m > TW_DIM_MAX) bad = "m";
+        else if (s->n > TW_DIM_MAX) bad = "n";
+        else if (s->k > TW_DIM_MAX) bad = "k";
+        else if (s->batch > TW_DIM_MAX) bad = "batch";
+        else if ((double)s->m * (double)s->n * (double)s->batch > TW_OUTPUT_MAX) bad = "m*n*batch";
+    }
+    if (bad != NULL) {
+        if (bad_field != NULL) *bad_field = bad;
+        return status;
+    }
+    return TW_OK;
+}
+
+/* Alignment class: log2 of the coarsest power of two (in bytes) dividing
+ * N and K times the element size, capped at 128 bytes (class 7). N and K are
+ * the leading dimensions of row-major A[MxK], B[KxN] and C[MxN]; M is a row
+ * count, never a stride, and enters only through tile quantization. */
+int tw_gemm__align_class(const tw_gemm_shape *s)
+{
+    uint64_t bits = (uint64_t)(s->n | s->k);
+    int cls = __builtin_ctzll(bits) + __builtin_ctz((unsigned)s->in_bytes);
+    return cls < TW_ALIGN_CLASSES - 1 ? cls : TW_ALIGN_CLASSES - 1;
+}
+
+static int log2_exact(int64_t x)
+{
+    return x > 0 && (x & (x - 1)) == 0 ? __builtin_ctzll((unsigned long long)x) : -1;
+}
+
+/* The per-tile constants of a valid device (no alignment class yet). */
+void tw_gemm__prepare_tiles(tw_gemm_plan *p, const tw_device *d)
+{
+    int i;
+    p->dev = *d;
+    for (i = 0; i < d->n_tiles; i++) {
+        const tw_tile *t = &d->tiles[i];
+        tw_tile_plan *q = &p->tiles[i];
+        q->slots = (int64_t)d->sm_count * t->ctas_per_sm;
+        q->shift_m = log2_exact(t->m);
+        q->shift_n = log2_exact(t->n);
+        q->flops_mn = 2.0 * (double)t->m * (double)t->n;
+        q->rate = d->peak_flops * d->compute_frac * t->eff;
+        q->inv_rate = 1.0 / q->rate;
+        q->rows0 = floor(sqrt((double)q->slots * (double)t->n / (double)t->m));
+    }
+}
+
+/* The constants of alignment class c (after tw_gemm__prepare_tiles). */
+void tw_gemm__prepare_class(tw_gemm_plan *p, int c)
+{
+    const tw_device *d = &p->dev;
+    int i;
+    for (i = 0; i < d->n_tiles; i++)
+        p->tiles[i].cta_rate[c] =
+            p->tiles[i].rate * d->align_eff[c] / ((double)d->sm_count * (double)d->tiles[i].ctas_per_sm);
+    p->bw[c] = d->mem_bw * d->mem_frac * d->align_mem_eff[c];
+    p->bw_w[c] = d->mem_bw * d->write_frac * d->align_mem_eff[c];
+    p->inv_align[c] = 1.0 / d->align_eff[c];
+}
+
+int tw_gemm_prepare(const tw_device *d, tw_gemm_plan *p, const char **bad_field)
+{
+    int status = tw_device_validate(d, bad_field), c;
+
+    p->magic = 0;
+    if (status != TW_OK) return status;
+    tw_gemm__prepare_tiles(p, d);
+    for (c = 0; c < TW_ALIGN_CLASSES; c++) tw_gemm__prepare_class(p, c);
+    p->magic = PLAN_MAGIC;
+    return TW_OK;
+}
+
+static int plan_ok(const tw_gemm_plan *p, const char **bad_field)
+{
+    if (p != NULL && p->magic == PLAN_MAGIC) return 1;
+    if (bad_field != NULL) *bad_field = "plan";
+    return 0;
+}
+
+int tw_gemm_plan_estimate(const tw_gemm_plan *p, const tw_gemm_shape *s, tw_gemm_result *out,
+                          const char **bad_field)
+{
+    int status;
+    if (!plan_ok(p, bad_field)) return TW_EINVAL;
+    status = tw_gemm__check_shape(s, bad_field);
+    return status != TW_OK ? status : tw_gemm__estimate_checked(p, s, out, bad_field);
+}
+
+int tw_gemm_plan_estimate_many(const tw_gemm_plan *p, const tw_gemm_shape *shapes, size_t count,
+                               double *time_s, double *flop_rate, size_t *bad_index,
+                               const char **bad_field)
+{
+    size_t i;
+
+    if (!plan_ok(p, bad_field)) return TW_EINVAL;
+    for (i = 0; i < count; i++) {
+        int status = tw_gemm__check_shape(&shapes[i], bad_field);
+        if (status == TW_OK)
+            status = tw_gemm__time_checked(p, &shapes[i], &time_s[i], flop_rate != NULL ? &flop_rate[i] : NULL,
+                                           bad_field);
+        if (status != TW_OK) {
+            if (bad_index != NULL) *bad_index = i;
+            return status;
+        }
+    }
+    return TW_OK;
+}
+
+int tw_gemm_estimate(const tw_device *d, const tw_gemm_shape *s, tw_gemm_result *out,
+                     const char **bad_field)
+{
+    /* one shape: prepare only its alignment class */
+    tw_gemm_plan p;
+    int status = tw_device_validate(d, bad_field);
+    if (status != TW_OK) return status;
+    status = tw_gemm__check_shape(s, bad_field);
+    if (status != TW_OK) return status;
+    tw_gemm__prepare_tiles(&p, d);
+    tw_gemm__prepare_class(&p, tw_gemm__align_class(s));
+    return tw_gemm__estimate_checked(&p, s, out, bad_field);
+}
+
+int tw_gemm_estimate_many(const tw_device *d, const tw_gemm_shape *shapes, size_t count,
+                          double *time_s, double *flop_rate, size_t *bad_index,
+                          const char **bad_field)
+{
+    tw_gemm_plan p;
+    int status = tw_gemm_prepare(d, &p, bad_field);
+    return status != TW_OK ? status
+                           : tw_gemm_plan_estimate_many(&p, shapes, count, time_s, flop_rate, bad_index, bad_field);
+}
