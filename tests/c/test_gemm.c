@@ -9,37 +9,8 @@
 #include <string.h>
 
 #include "tilewave.h"
+#include "tw_gemm_test.h"
 #include "tw_test.h"
-
-#define TILE_128_K4096_S (134217728.0 / (312e12 / 108.0)) /* 46.460 us */
-
-static tw_device bare(void)
-{
-    tw_device d;
-    int i;
-    memset(&d, 0, sizeof d);
-    d.sm_count = 108;
-    d.peak_flops = 312e12;
-    d.compute_frac = 1.0;
-    d.mem_bw = 1555e9;
-    d.mem_frac = 1.0;
-    d.write_frac = 1.0;
-    d.l2_bytes = 40e6;
-    d.max_split_k = 1;
-    d.n_tiles = 1;
-    d.tiles[0].m = 128;
-    d.tiles[0].n = 128;
-    d.tiles[0].eff = 1.0;
-    d.tiles[0].ctas_per_sm = 1;
-    for (i = 0; i < TW_ALIGN_CLASSES; i++) d.align_eff[i] = d.align_mem_eff[i] = 1.0;
-    return d;
-}
-
-static tw_gemm_shape fp16(int64_t m, int64_t n, int64_t k)
-{
-    tw_gemm_shape s = {m, n, k, 1, 2, 2};
-    return s;
-}
 
 static tw_gemm_result run(const tw_device *d, tw_gemm_shape s)
 {
