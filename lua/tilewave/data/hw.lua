@@ -77,7 +77,7 @@ local GEMM_FIELDS = {
   compute_frac = frac, mem_frac = frac, write_frac = frac,
   write_exposed = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
-  tile_latency_s = latency, kstep_latency_s = latency, streamk_fixup_s = latency,
+  tile_latency_s = latency, kstep_latency_s = latency, streamk_fixup_s = latency, splitk_latency_s = latency,
   stream_k = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
   max_split_k = function(v, p) check.positive_int(v, p); return check.within(v, 1, 64, "integer", p) end,
   tiles = validate_tiles,
@@ -108,7 +108,8 @@ local GEMM_FIELDS = {
 
 -- Architecture fields that may be left out (the fallbacks: compute_frac for every
 -- dtype, mem_frac for every kernel class and the attention MMA, borrowed intervals).
-local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stream_k = true, streamk_fixup_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
+local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stream_k = true, streamk_fixup_s = true,
+                   splitk_latency_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
                    intervals = true }
 
@@ -320,7 +321,11 @@ end
 -- overhead the calibration data carries), e.g. with a back-to-back kernel gap
 -- for kernels queued in one stream. `reduce_overhead_s` (optional, s >= 0,
 -- default 0) is the fixed cost of a split-K reduction kernel (the engine's
--- per-kernel cost). Raises `<path>: ...` if the spec has no peak for the dtype.
+-- per-kernel cost); the architecture's `splitk_latency_s` (optional, s, default 0)
+-- is added to it: the device time a split-K GEMM spends beyond its two kernels'
+-- launch costs (cuBLASLt's splitK main kernel writes fp32 partials and its
+-- splitKreduce_kernel fills the SMs again; kernels.csv of `scripts/probe --kernels`
+-- shows both). Raises `<path>: ...` if the spec has no peak for the dtype.
 function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)
   local key = format("%s@%.17g@%.17g", dt, call_overhead_s or -1, reduce_overhead_s or 0)
   local by_dtype = device_cache[spec]
@@ -348,7 +353,8 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
     write_exposed = g.write_exposed or 0,
-    call_overhead_s = call_overhead_s or g.call_overhead_s, reduce_overhead_s = reduce_overhead_s or 0,
+    call_overhead_s = call_overhead_s or g.call_overhead_s,
+    reduce_overhead_s = (reduce_overhead_s or 0) + (g.splitk_latency_s or 0),
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
     max_split_k = g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,

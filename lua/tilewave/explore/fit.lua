@@ -128,6 +128,10 @@ local function gemm_params(g, groups)
   field("write_exposed", 0, 1)
   field("kstep_latency_s", 0, 1e-5, 1e-9)
   field("tile_latency_s", 0, 1e-5, 1e-9)
+  -- a split-K GEMM's latency beyond its two launches starts at 0.5 us: from 0 a split-K candidate
+  -- that nothing picks changes no time, and the descent would not move it
+  g.splitk_latency_s = g.splitk_latency_s or 5e-7
+  field("splitk_latency_s", 0, 1e-4, 1e-9)
   if g.stream_k then
     g.streamk_fixup_s = g.streamk_fixup_s or 1e-6
     field("streamk_fixup_s", 0, 1e-4, 1e-9)
@@ -276,7 +280,8 @@ function M.run(dir, base, opts)
       .. "(attention likewise over attention.csv's cuDNN rows, when there); forward, decode and training as the "
       .. "base architecture (%s)", src, n_gemm, base.arch),
   }
-  for _, k in ipairs { "mem_frac", "write_frac", "write_exposed", "kstep_latency_s", "tile_latency_s", "streamk_fixup_s", "align_eff",
+  for _, k in ipairs { "mem_frac", "write_frac", "write_exposed", "kstep_latency_s", "tile_latency_s", "streamk_fixup_s",
+                       "splitk_latency_s", "align_eff",
                        "align_mem_eff" } do
     sources[k] = format("%s: same GEMM fit as dtype_compute_frac", src)
   end
