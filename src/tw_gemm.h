@@ -51,7 +51,9 @@ typedef struct {
     double l2_bytes;        /* L2 (last-level) cache size, byte; >= 0 */
     double call_overhead_s; /* fixed cost per call (launch + host sync), s; >= 0 */
     double reduce_overhead_s; /* fixed cost of the split-K reduction, a second kernel
-                                 (its gap and fill in the stream), s; >= 0 */
+                                 (its gap and fill in the stream), plus any fitted latency of
+                                 the split-K main kernel's partial-sum epilogue (tilewave.data.hw
+                                 adds the architecture's splitk_latency_s), s; >= 0 */
     double tile_latency_s;  /* fixed cost per tile (pipeline fill, epilogue), s; >= 0 */
     double kstep_latency_s; /* least time a CTA spends per 64 bytes of K (one main-loop
                                stage: load latency not hidden by math), s; >= 0 */

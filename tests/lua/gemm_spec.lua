@@ -46,6 +46,32 @@ describe("tilewave.cost.gemm", function()
       assert.is_not.equal("compute", r.bound)
     end)
 
+    it("adds splitk_latency_s once to a split-K GEMM and never to a one-kernel GEMM", function()
+      -- hw/h200_sxm.lua fits 1.038 us (cuBLASLt's splitK kernel + splitKreduce_kernel, kernels.csv)
+      local function h200(lat)
+        local base = tw.hw.load("h200_sxm")
+        local s, g = {}, {}
+        for k, v in pairs(base) do s[k] = v end
+        for k, v in pairs(base.gemm) do g[k] = v end
+        g.splitk_latency_s, s.gemm = lat, g
+        return s
+      end
+      local none, fitted = h200(0), h200(1.038e-6)
+      -- 64x64x16384: one 64x64 tile, split 16 ways either way
+      local a = tw.gemm { m = 64, n = 64, k = 16384, dtype = "bf16", hw = none }
+      local b = tw.gemm { m = 64, n = 64, k = 16384, dtype = "bf16", hw = fitted }
+      assert.equal(16, a.split_k)
+      assert.equal(16, b.split_k)
+      assert.near(1.038e-6, b.time_s - a.time_s, 1e-15)
+      -- 4096^3 fills every SM several times over: one kernel, no split-K, no change
+      local c = tw.gemm { m = 4096, n = 4096, k = 4096, dtype = "bf16", hw = none }
+      local d = tw.gemm { m = 4096, n = 4096, k = 4096, dtype = "bf16", hw = fitted }
+      assert.equal(1, d.split_k)
+      assert.equal(c.time_s, d.time_s)
+      assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = h200(-1) } end,
+        "gemm.hw: hw.gemm.splitk_latency_s: expected s from 0 to 0.001, got -1")
+    end)
+
     it("accepts a spec table as hw", function()
       local r = tw.gemm { m = 1024, n = 1024, k = 1024, hw = tw.hw.load("v100_sxm2") }
       assert.equal("v100_sxm2", r.hw)
