@@ -107,7 +107,8 @@ static void split_setup(split_ctx *c, const shape_ctx *x, int split, int shift)
     /* fp32 partial sums written by the GEMM, read back by the reduction, which writes C */
     c->partials = x->batch * (double)split * x->mn * 4.0;
     c->write_s = c->partials / x->bw_w;
-    c->reduce_s = c->partials / x->bw + x->out / x->bw_w + d->reduce_overhead_s;
+    c->reduce_s = c->partials / x->bw + x->out / x->bw_w + d->reduce_overhead_s +
+                  (x->cls >= TMA_CLASS ? d->splitk_tma_latency_s : 0.0);
     c->hidden_lb = x->read_s + (1.0 - d->write_exposed) * c->write_s;
     c->exposed_lb = d->write_exposed * c->write_s;
 }

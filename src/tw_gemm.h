@@ -51,9 +51,12 @@ typedef struct {
     double l2_bytes;        /* L2 (last-level) cache size, byte; >= 0 */
     double call_overhead_s; /* fixed cost per call (launch + host sync), s; >= 0 */
     double reduce_overhead_s; /* fixed cost of the split-K reduction, a second kernel
-                                 (its gap and fill in the stream), plus any fitted latency of
-                                 the split-K main kernel's partial-sum epilogue (tilewave.data.hw
-                                 adds the architecture's splitk_latency_s), s; >= 0 */
+                                 (its gap and fill in the stream), s; >= 0 */
+    double splitk_tma_latency_s; /* added to that cost when the split-K GEMM runs the TMA kernel
+                                 class (N and K 16-byte aligned): cuBLAS's split-K TMA kernel
+                                 takes this much longer than one kernel over the same K, while
+                                 its non-TMA (CUTLASS) split-K kernels do not (tilewave.data.hw
+                                 fills it from the architecture's splitk_latency_s), s; >= 0 */
     double tile_latency_s;  /* fixed cost per tile (pipeline fill, epilogue), s; >= 0 */
     double kstep_latency_s; /* least time a CTA spends per 64 bytes of K (one main-loop
                                stage: load latency not hidden by math), s; >= 0 */
@@ -169,7 +172,8 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *   memory  = reads + writes
  *   time    = call_overhead_s + max(compute, reads + (1 - write_exposed) * writes)
  *             + write_exposed * writes   (epilogue stores after each tile's main loop)
- *             + (s > 1: reduce_overhead_s + the reduction's reads and writes at the same rates)
+ *             + (s > 1: reduce_overhead_s (+ splitk_tma_latency_s where N and K are 16-byte
+                aligned) + the reduction's reads and writes at the same rates)
  * and the fastest candidate is kept (first in list order on ties; a candidate is skipped
  * only where a lower bound shows it cannot be faster, so the result is that of trying all). When N or K is not
  * 16-byte aligned only tiles with tma = 0 are candidates: TMA needs 16-byte global

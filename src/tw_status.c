@@ -51,6 +51,7 @@ static const struct {
     {"device.l2_bytes", "expected non-negative number"},
     {"device.call_overhead_s", "expected non-negative number"},
     {"device.reduce_overhead_s", "expected non-negative number"},
+    {"device.splitk_tma_latency_s", "expected non-negative number"},
     {"device.write_frac", "expected number in (0, 1]"},
     {"device.write_exposed", "expected number in [0, 1]"},
     {"device.tile_latency_s", "expected non-negative number"},

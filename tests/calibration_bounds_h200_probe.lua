@@ -10,7 +10,7 @@ return {
   ["h200_probe_2026-11-22: gemm align bf16|compiled"] = 0.084,
   ["h200_probe_2026-11-22: gemm bmm bf16|compiled"] = 0.061,
   ["h200_probe_2026-11-22: gemm splitk bf16|compiled"] = 0.082,
-  ["h200_probe_2026-11-22: gemm random bf16|compiled"] = 0.117,
-  ["h200_probe_2026-11-22: gemm random fp16|compiled"] = 0.124,
+  ["h200_probe_2026-11-22: gemm random bf16|compiled"] = 0.111,
+  ["h200_probe_2026-11-22: gemm random fp16|compiled"] = 0.121,
   ["h200_probe_2026-11-22: attention cudnn fwd|eager+graph"] = 0.098,
 }

@@ -348,6 +348,19 @@ static void test_gemm_split_k_fills_idle_sms(void **state)
     r = run(&d, fp16(128, 128, 8192));
     assert_int_equal(r.split_k, 16);
     assert_close(r.time_s, 8.50290e-6, 1e-5);
+    /* splitk_tma_latency_s = 1 us: added where N and K are 16-byte aligned (here 256 B) ... */
+    d.splitk_tma_latency_s = 1e-6;
+    r = run(&d, fp16(128, 128, 8192));
+    assert_int_equal(r.split_k, 16);
+    assert_close(r.time_s, 9.50290e-6, 1e-5);
+    /* ... and not where K is 2-byte aligned (8191 * 2 B): the non-TMA class runs it */
+    {
+        tw_gemm_result with = run(&d, fp16(128, 128, 8191)), without;
+        d.splitk_tma_latency_s = 0;
+        without = run(&d, fp16(128, 128, 8191));
+        assert_int_equal(with.split_k, 16);
+        assert_true(with.time_s == without.time_s);
+    }
     d.reduce_overhead_s = 0;
     /* max_split_k = 1 forbids it */
     d.max_split_k = 1;
@@ -483,6 +496,7 @@ static void test_device_validation(void **state)
     d = ok; d.align_eff[3] = 0; expect_device_error(d, "device.align_eff");
     d = ok; d.write_frac = 1.5; expect_device_error(d, "device.write_frac");
     d = ok; d.reduce_overhead_s = -1e-6; expect_device_error(d, "device.reduce_overhead_s");
+    d = ok; d.splitk_tma_latency_s = NAN; expect_device_error(d, "device.splitk_tma_latency_s");
     d = ok; d.align_mem_eff[0] = NAN; expect_device_error(d, "device.align_mem_eff");
 }
 

@@ -17,6 +17,7 @@ static void fill_device(fuzz_in *in, tw_device *d)
     d->l2_bytes = fuzz_double(in);
     d->call_overhead_s = fuzz_double(in);
     d->reduce_overhead_s = fuzz_double(in);
+    d->splitk_tma_latency_s = fuzz_double(in);
     d->tile_latency_s = fuzz_double(in);
     d->kstep_latency_s = fuzz_double(in);
     d->max_split_k = (int)fuzz_int(in);

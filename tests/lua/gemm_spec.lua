@@ -46,7 +46,7 @@ describe("tilewave.cost.gemm", function()
       assert.is_not.equal("compute", r.bound)
     end)
 
-    it("adds splitk_latency_s once to a split-K GEMM and never to a one-kernel GEMM", function()
+    it("adds splitk_latency_s once to a TMA-class split-K GEMM, never to a one-kernel or misaligned one", function()
       -- hw/h200_sxm.lua fits 1.038 us (cuBLASLt's splitK kernel + splitKreduce_kernel, kernels.csv)
       local function h200(lat)
         local base = tw.hw.load("h200_sxm")
@@ -68,6 +68,12 @@ describe("tilewave.cost.gemm", function()
       local d = tw.gemm { m = 4096, n = 4096, k = 4096, dtype = "bf16", hw = fitted }
       assert.equal(1, d.split_k)
       assert.equal(c.time_s, d.time_s)
+      -- 64x64x16383: K * 2 bytes is 2-byte aligned, so the CUTLASS (non-TMA) class runs it:
+      -- still split (128x128 tile, 16 ways), but its split-K kernel is not charged the latency
+      local e = tw.gemm { m = 64, n = 64, k = 16383, dtype = "bf16", hw = none }
+      local f = tw.gemm { m = 64, n = 64, k = 16383, dtype = "bf16", hw = fitted }
+      assert.is_true(f.split_k > 1)
+      assert.equal(e.time_s, f.time_s)
       assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = h200(-1) } end,
         "gemm.hw: hw.gemm.splitk_latency_s: expected s from 0 to 0.001, got -1")
     end)

@@ -321,11 +321,13 @@ end
 -- overhead the calibration data carries), e.g. with a back-to-back kernel gap
 -- for kernels queued in one stream. `reduce_overhead_s` (optional, s >= 0,
 -- default 0) is the fixed cost of a split-K reduction kernel (the engine's
--- per-kernel cost); the architecture's `splitk_latency_s` (optional, s, default 0)
--- is added to it: the device time a split-K GEMM spends beyond its two kernels'
--- launch costs (cuBLASLt's splitK main kernel writes fp32 partials and its
--- splitKreduce_kernel fills the SMs again; kernels.csv of `scripts/probe --kernels`
--- shows both). Raises `<path>: ...` if the spec has no peak for the dtype.
+-- per-kernel cost). The architecture's `splitk_latency_s` (optional, s, default 0)
+-- becomes the core's `splitk_tma_latency_s`: the device time a split-K GEMM of the
+-- TMA kernel class (N and K 16-byte aligned) spends beyond its two kernels' launch
+-- costs. kernels.csv of `scripts/probe --kernels` shows cuBLASLt's nvjet `_splitK_`
+-- kernel 1.3-3.7 us slower than one kernel over the same K; the CUTLASS split-K
+-- kernels a misaligned GEMM gets are not, so they are not charged it.
+-- Raises `<path>: ...` if the spec has no peak for the dtype.
 function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)
   local key = format("%s@%.17g@%.17g", dt, call_overhead_s or -1, reduce_overhead_s or 0)
   local by_dtype = device_cache[spec]
@@ -354,7 +356,7 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
     write_exposed = g.write_exposed or 0,
     call_overhead_s = call_overhead_s or g.call_overhead_s,
-    reduce_overhead_s = (reduce_overhead_s or 0) + (g.splitk_latency_s or 0),
+    reduce_overhead_s = reduce_overhead_s or 0, splitk_tma_latency_s = g.splitk_latency_s or 0,
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
     max_split_k = g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
