@@ -7,7 +7,13 @@
  * (<prefix>/share/tilewave/lua) when it is there, else in the source tree the
  * executable was built from (TW_SOURCE_LUA_DIR), so `build/tilewave` works with
  * no install step and no environment variables.
+ *
+ * Start-up: the build precompiles the source tree's modules with luac into
+ * TW_BYTECODE_DIR (CMakeLists.txt). Run from the source tree, the executable
+ * loads a module's bytecode instead of its source when the bytecode is at least
+ * as new as the source, so an edited module is never shadowed by a stale build.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +37,83 @@ static int exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+/* 1 if file `bc` exists and was modified no earlier than file `src`, else 0. */
+static int fresh(const char *bc, const char *src)
+{
+    struct stat b, s;
+    if (stat(bc, &b) != 0 || stat(src, &s) != 0) return 0;
+    if (b.st_mtim.tv_sec != s.st_mtim.tv_sec) return b.st_mtim.tv_sec > s.st_mtim.tv_sec;
+    return b.st_mtim.tv_nsec >= s.st_mtim.tv_nsec;
+}
+
+/* A package.searchers entry: the precompiled chunk of module `name` when it is fresh
+ * (upvalues: source directory, bytecode directory). Its source is looked for in the source
+ * directory, else where package.searchpath finds it on package.path (a pure-Lua dependency
+ * the build precompiled, e.g. argparse). The loader gets the source path as its second
+ * argument, as from the standard Lua searcher; luac keeps the source name in the chunk, so
+ * error positions and debug.getinfo name the source file. */
+static int bytecode_searcher(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    const char *src_dir = lua_tostring(L, lua_upvalueindex(1));
+    const char *bc_dir = lua_tostring(L, lua_upvalueindex(2));
+    static const char *const suffixes[] = {".lua", "/init.lua"};
+    char rel[512], src[4608], bc[4608];
+    size_t i, n = strlen(name);
+
+    if (n + 1 > sizeof rel) return 0;
+    for (i = 0; i <= n; i++) rel[i] = name[i] == '.' ? '/' : name[i];
+    for (i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        snprintf(src, sizeof src, "%s/%s%s", src_dir, rel, suffixes[i]);
+        snprintf(bc, sizeof bc, "%s/%s%s", bc_dir, rel, suffixes[i]);
+        if (exists(src)) break;
+    }
+    if (i == sizeof suffixes / sizeof suffixes[0]) { /* not ours: where Lua would find it */
+        const char *found;
+        snprintf(bc, sizeof bc, "%s/%s.lua", bc_dir, rel);
+        if (!exists(bc)) goto none;
+        lua_getglobal(L, "package");
+        lua_getfield(L, -1, "searchpath");
+        lua_pushstring(L, name);
+        lua_getfield(L, -3, "path");
+        if (lua_pcall(L, 2, 1, 0) != LUA_OK || (found = lua_tostring(L, -1)) == NULL) {
+            lua_pop(L, 2);
+            goto none;
+        }
+        snprintf(src, sizeof src, "%s", found);
+        lua_pop(L, 2);
+    }
+    if (fresh(bc, src)) {
+        if (luaL_loadfilex(L, bc, "b") != LUA_OK) { /* e.g. another Lua's bytecode: use the source */
+            lua_pop(L, 1);
+            goto none;
+        }
+        lua_pushstring(L, src);
+        return 2;
+    }
+none:
+    lua_pushfstring(L, "no fresh bytecode for '%s' in '%s'", name, bc_dir);
+    return 1;
+}
+
+/* Put bytecode_searcher before the standard Lua-file searcher (package.searchers[2]). */
+static void add_bytecode_searcher(lua_State *L, const char *src_dir, const char *bc_dir)
+{
+    lua_Integer i, n;
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "searchers");
+    n = (lua_Integer)luaL_len(L, -1);
+    for (i = n; i >= 2; i--) {
+        lua_rawgeti(L, -1, i);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushstring(L, src_dir);
+    lua_pushstring(L, bc_dir);
+    lua_pushcclosure(L, bytecode_searcher, 2);
+    lua_rawseti(L, -2, 2);
+    lua_pop(L, 2);
 }
 
 /* Directory of the Lua library for this executable, written to buf. */
@@ -104,6 +187,9 @@ int main(int argc, char **argv)
     lua_concat(L, 2);
     lua_setfield(L, -2, "path");
     lua_pop(L, 1);
+#ifdef TW_BYTECODE_DIR
+    if (strcmp(dir, TW_SOURCE_LUA_DIR) == 0) add_bytecode_searcher(L, dir, TW_BYTECODE_DIR);
+#endif
 
     lua_pushcfunction(L, traceback);
     lua_getglobal(L, "require");

@@ -12,35 +12,51 @@
 -- Layers (each requires only the ones before it): util -> data -> ops -> cost
 -- -> explore -> report -> cli. Units everywhere: s, byte, FLOP, FLOP/s,
 -- byte/s. See each submodule.
+--
+-- The fields are loaded on first use (a metatable), so that a script or a CLI
+-- command pays only for the modules it touches; `tw.<field>` is the same value
+-- however it is reached.
 local core = require "tilewave.core"
-local gemm = require "tilewave.cost.gemm"
-local models = require "tilewave.data.models"
-local transformer = require "tilewave.ops.transformer"
-local forward = require "tilewave.cost.forward"
-local training = require "tilewave.cost.training"
-local training_search = require "tilewave.explore.training_search"
 
-return {
-  _VERSION = core._VERSION,
-  core = core,
-  hw = require "tilewave.data.hw",
-  dtype = require "tilewave.data.dtype",
-  report = require "tilewave.report.format",
-  gemm = gemm.gemm,
-  gemm_many = gemm.gemm_many,
-  roofline = gemm.roofline,
-  models = models,
-  params = models.params,
-  layers = require "tilewave.ops.layers",
-  transformer = { ops = transformer.ops, estimate = forward.estimate, workload = transformer.workload },
-  rules = require "tilewave.explore.rules",
-  search = require "tilewave.explore.search",
-  analysis = require "tilewave.report.analysis",
-  quant = require "tilewave.data.quant",
-  engines = require "tilewave.cost.engines",
-  kernels = require "tilewave.cost.kernels",
-  inference = require "tilewave.cost.inference",
-  cluster = require "tilewave.data.cluster",
-  training = setmetatable({ search = training_search.search }, { __index = training }),
-  sweep = require("tilewave.explore.sweep").sweep,
+-- field -> function returning its value (each run once, on first access)
+local function mod(name) return function() return require(name) end end
+local function from(name, key) return function() return require(name)[key] end end
+local fields = {
+  hw = mod "tilewave.data.hw",
+  dtype = mod "tilewave.data.dtype",
+  report = mod "tilewave.report.format",
+  gemm = from("tilewave.cost.gemm", "gemm"),
+  gemm_many = from("tilewave.cost.gemm", "gemm_many"),
+  roofline = from("tilewave.cost.gemm", "roofline"),
+  models = mod "tilewave.data.models",
+  params = from("tilewave.data.models", "params"),
+  layers = mod "tilewave.ops.layers",
+  transformer = function()
+    local transformer = require "tilewave.ops.transformer"
+    return { ops = transformer.ops, estimate = require("tilewave.cost.forward").estimate,
+             workload = transformer.workload }
+  end,
+  rules = mod "tilewave.explore.rules",
+  search = mod "tilewave.explore.search",
+  analysis = mod "tilewave.report.analysis",
+  quant = mod "tilewave.data.quant",
+  engines = mod "tilewave.cost.engines",
+  kernels = mod "tilewave.cost.kernels",
+  inference = mod "tilewave.cost.inference",
+  cluster = mod "tilewave.data.cluster",
+  training = function()
+    return setmetatable({ search = require("tilewave.explore.training_search").search },
+                        { __index = require "tilewave.cost.training" })
+  end,
+  sweep = from("tilewave.explore.sweep", "sweep"),
 }
+
+return setmetatable({ _VERSION = core._VERSION, core = core }, {
+  __index = function(t, k)
+    local f = fields[k]
+    if not f then return nil end
+    local v = f()
+    rawset(t, k, v)
+    return v
+  end,
+})

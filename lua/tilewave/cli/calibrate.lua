@@ -1,14 +1,8 @@
 --- tilewave.cli.calibrate: `tilewave calibrate`, the model's error on every
 -- calibration set, by set and engine (tilewave.explore.accuracy), and a check
 -- against pinned bounds so that a change that worsens accuracy fails.
-local accuracy = require "tilewave.explore.accuracy"
-local fit = require "tilewave.explore.fit"
-local literal = require "tilewave.util.literal"
-local hw = require "tilewave.data.hw"
-local csv = require "tilewave.util.csv"
-local json = require "tilewave.util.json"
-local table_text = require("tilewave.report.format").table
-
+-- Only define() runs for every command line: the modules that do the work are required
+-- when the command runs, so that other commands start without them.
 local M = {}
 local format = string.format
 
@@ -35,6 +29,9 @@ end
 local function pct(x) return format("%.1f%%", 100 * x) end
 
 local function fit_run(args, out)
+  local accuracy, fit = require "tilewave.explore.accuracy", require "tilewave.explore.fit"
+  local literal, hw = require "tilewave.util.literal", require "tilewave.data.hw"
+  local table_text = require("tilewave.report.format").table
   if not args.base or not args.out then error("calibrate: fit mode needs both --base HW and --out FILE.lua", 0) end
   if #args.dir ~= 1 then
     error(format("calibrate: fit mode: expected one measurement folder, got %d", #args.dir), 0)
@@ -87,6 +84,8 @@ end
 --- Run `tilewave calibrate` with parsed `args`; writes to `out`; returns the exit status.
 function M.run(args, out)
   if args.base or args.out then return fit_run(args, out) end
+  local accuracy, csv, json = require "tilewave.explore.accuracy", require "tilewave.util.csv", require "tilewave.util.json"
+  local table_text = require("tilewave.report.format").table
   local dirs = args.dir
   if #dirs == 0 then
     local h100 = csv.shared_dir() .. "/calibration/h100"

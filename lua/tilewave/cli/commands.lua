@@ -3,7 +3,6 @@
 -- error (error(msg, 0)) that tilewave.cli prints.
 local tw = require "tilewave"
 local text = require "tilewave.report.text"
-local calibrate = require "tilewave.cli.calibrate"
 
 local M = {}
 
@@ -302,7 +301,7 @@ end
 M.run = run_script
 M.gemm, M.roofline, M.hw, M.report, M.models = gemm_cmd, roofline_cmd, hw_cmd, report_cmd, models_cmd
 M.sweep, M.check, M.decode, M.train = sweep_cmd, check_cmd, decode_cmd, train_cmd
-M.calibrate = function(a) return calibrate.run(a, stdout) end
+M.calibrate = function(a) return require("tilewave.cli.calibrate").run(a, stdout) end
 M.plot = function(a) return require("tilewave.cli.plot").run(a, stdout) end
 
 return M

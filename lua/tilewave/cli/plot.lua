@@ -1,9 +1,6 @@
 --- tilewave.cli.plot: `tilewave plot roofline|gemm|sweep|decode ... --out FILE.svg`,
 -- charts of tilewave.explore.figures drawn by tilewave.report.plot (gnuplot, SVG).
-local figures = require "tilewave.explore.figures"
-local plot = require "tilewave.report.plot"
-local csv = require "tilewave.util.csv"
-
+-- define() runs for every command line; the charting modules are required by run().
 local M = {}
 local format = string.format
 
@@ -51,6 +48,7 @@ end
 
 --- Run `tilewave plot` with parsed `args`; returns the exit status.
 function M.run(args, out)
+  local figures, plot, csv = require "tilewave.explore.figures", require "tilewave.report.plot", require "tilewave.util.csv"
   local chart
   if args.chart == "roofline" then
     chart = figures.roofline(list(args.hw), list(args.models), { dtype = args.dtype, engine = args.engine })
