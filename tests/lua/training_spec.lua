@@ -137,5 +137,25 @@ describe("tilewave.cost.training", function()
       assert.equal(0, #res.ranked)
       assert.truthy(res.rejected[1].reason:find("^does not fit: %d+%.%d GB per GPU > 80%.0 GB"))
     end)
+
+    it("validates the shared options once and rejects every split with their error", function()
+      -- 2 t x 2 p splits; t = 16 spans nodes first, the others meet the bad dropout
+      local res = tw.training.search { model = SMALL, cluster = "dgx_h100", nodes = 1, global_batch = 64, s = 128,
+                                       t = { 1, 16 }, p = { 1, 2 }, micro_batch = { 1 }, checkpointing = { "none" },
+                                       zero = { 0 }, dropout = 1.5 }
+      assert.equal(0, #res.ranked)
+      local reasons = {}
+      for _, x in ipairs(res.rejected) do reasons[#reasons + 1] = x.reason end
+      assert.same({ "dropout: expected number in [0, 1), got 1.5", "dropout: expected number in [0, 1), got 1.5",
+                    "t = 16 spans nodes (8 GPUs per node)", "t = 16 spans nodes (8 GPUs per node)" }, reasons)
+      -- a split searched is the step of the same options, to the bit
+      local ok = tw.training.search { model = SMALL, cluster = "dgx_h100", nodes = 1, global_batch = 64, s = 128,
+                                      t = { 2 }, p = { 2 }, micro_batch = { 2 }, checkpointing = { "selective" },
+                                      zero = { 1 } }
+      local step = tw.training.step { model = SMALL, cluster = "dgx_h100", nodes = 1, global_batch = 64, s = 128,
+                                      t = 2, p = 2, micro_batch = 2, checkpointing = "selective", zero = 1 }
+      assert.equal(step.step_s, ok.ranked[1].step_s)
+      assert.equal(step.memory.total, ok.ranked[1].memory.total)
+    end)
   end)
 end)

@@ -131,8 +131,9 @@ local STEP = { model = true, cluster = true, nodes = true, global_batch = true, 
                sequence_parallel = true, interleave = true, attention = true, overlap = true,
                workspace_bytes = true, engine = true, ep = true }
 
--- Validate and complete a step's options; raises naming the field.
-local function config(o, path)
+-- The options every split of a search shares, validated and completed (all but t, p,
+-- micro_batch, checkpointing, zero and d, which split() adds); raises naming the field.
+local function shared(o, path)
   check.table(o, path)
   check.options(o, STEP, path)
   local c = models.resolve(o.model, path .. ".model")
@@ -146,14 +147,6 @@ local function config(o, path)
   end
   x.gpus = x.nodes * cl.gpus_per_node
   x.s = check.positive_int(o.s or c.max_position_embeddings or 2048, path .. ".s")
-  x.t = check.positive_int(o.t or 1, path .. ".t")
-  x.p = check.positive_int(o.p or 1, path .. ".p")
-  x.mb = check.positive_int(o.micro_batch or 1, path .. ".micro_batch")
-  x.zero = o.zero or 0
-  if x.zero ~= 0 and x.zero ~= 1 and x.zero ~= 2 and x.zero ~= 3 then
-    check.fail(path .. ".zero", "expected 0, 1, 2 or 3", x.zero)
-  end
-  x.ckpt = check.one_of(o.checkpointing or "none", CHECKPOINTING, path .. ".checkpointing")
   x.engine = engines.resolve(o.engine, path .. ".engine")
   x.dtype = o.dtype or "bf16"
   x.attention = check.one_of(o.attention or "flash", { flash = true, standard = true }, path .. ".attention")
@@ -176,6 +169,33 @@ local function config(o, path)
   if type(x.dropout) ~= "number" or x.dropout < 0 or x.dropout >= 1 then
     check.fail(path .. ".dropout", "expected number in [0, 1)", x.dropout)
   end
+  x.ep = check.positive_int(o.ep or 1, path .. ".ep")
+  x.E, x.k = models.experts(c)
+  if x.ep > 1 and not x.E then error(format("%s.ep: %s has no experts to spread (expected ep = 1)", path, c.id or c.name), 0) end
+  if o.global_batch == nil then check.fail(path .. ".global_batch", "expected positive integer", nil) end
+  x.gb = check.positive_int(o.global_batch, path .. ".global_batch")
+  if x.gb > M.MAX_GLOBAL_BATCH then
+    check.fail(path .. ".global_batch", format("expected at most %d sequences", M.MAX_GLOBAL_BATCH), x.gb)
+  end
+  if (x.gb + 0.0) * x.s > 2 ^ 53 then
+    check.fail(path .. ".global_batch*s", "expected at most 2^53 tokens per step", (x.gb + 0.0) * x.s)
+  end
+  if not x.spec.peak_flops[x.dtype] then
+    error(format("%s.dtype: '%s' not supported by %s", path, x.dtype, x.spec.id), 0)
+  end
+  return x
+end
+
+-- One split: x (a copy of shared()'s table, filled in) gets o's t, p, micro_batch,
+-- checkpointing, zero and d, validated against the model and cluster.
+local function split(x, o, path)
+  local c = x.c
+  x.t = check.positive_int(o.t or 1, path .. ".t")
+  x.p = check.positive_int(o.p or 1, path .. ".p")
+  x.mb = check.positive_int(o.micro_batch or 1, path .. ".micro_batch")
+  x.zero = o.zero or 0
+  if x.zero ~= 0 and x.zero ~= 1 and x.zero ~= 2 and x.zero ~= 3 then check.fail(path .. ".zero", "expected 0, 1, 2 or 3", x.zero) end
+  x.ckpt = check.one_of(o.checkpointing or "none", CHECKPOINTING, path .. ".checkpointing")
   local a, L = c.num_attention_heads, c.num_hidden_layers
   if a % x.t ~= 0 then check.fail(path .. ".t", format("expected a divisor of num_attention_heads %d", a), x.t) end
   if c.num_key_value_heads % x.t ~= 0 and x.t % c.num_key_value_heads ~= 0 then
@@ -188,23 +208,12 @@ local function config(o, path)
   x.d = o.d or x.gpus // (x.t * x.p)
   -- expert parallelism: the experts of a MoE layer spread over ep ranks of the data-parallel
   -- group (Megatron-LM / DeepSpeed-MoE), which then hold 1/ep of the expert weights
-  x.ep = check.positive_int(o.ep or 1, path .. ".ep")
-  x.E, x.k = models.experts(c)
   if x.ep > 1 then
-    if not x.E then error(format("%s.ep: %s has no experts to spread (expected ep = 1)", path, c.id or c.name), 0) end
     if x.E % x.ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of the %d experts", x.E), x.ep) end
     if x.d % x.ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of d = %d", x.d), x.ep) end
   end
   if x.t * x.p * x.d ~= x.gpus then
     check.fail(path .. ".d", format("expected nodes*gpus_per_node/(t*p) = %d", x.gpus // (x.t * x.p)), x.d)
-  end
-  if o.global_batch == nil then check.fail(path .. ".global_batch", "expected positive integer", nil) end
-  x.gb = check.positive_int(o.global_batch, path .. ".global_batch")
-  if x.gb > M.MAX_GLOBAL_BATCH then
-    check.fail(path .. ".global_batch", format("expected at most %d sequences", M.MAX_GLOBAL_BATCH), x.gb)
-  end
-  if (x.gb + 0.0) * x.s > 2 ^ 53 then
-    check.fail(path .. ".global_batch*s", "expected at most 2^53 tokens per step", (x.gb + 0.0) * x.s)
   end
   if x.gb % (x.d * x.mb) ~= 0 then
     check.fail(path .. ".global_batch", format("expected a multiple of d*micro_batch = %d", x.d * x.mb), x.gb)
@@ -213,11 +222,11 @@ local function config(o, path)
   if x.v > 1 and (L % (x.p * x.v) ~= 0 or x.m % x.p ~= 0) then
     check.fail(path .. ".interleave", format("expected p*interleave to divide the %d layers and p to divide the %d micro-batches", L, x.m), x.v)
   end
-  if not x.spec.peak_flops[x.dtype] then
-    error(format("%s.dtype: '%s' not supported by %s", path, x.dtype, x.spec.id), 0)
-  end
   return x
 end
+
+-- Validate and complete a step's options; raises naming the field (the shared options first).
+local function config(o, path) return split(shared(o, path), o, path) end
 
 -- Memory per GPU of configuration x (stage with the most layers; the first
 -- stage holds the embedding, the last the LM head; with p = 1 one GPU has both).
@@ -236,7 +245,14 @@ local function expert_params(x)
   return (P.total - P.active) * x.E / (x.E - x.k)
 end
 
+-- bytes per parameter x the parameters this rank keeps once ZeRO `stage` shards them
+local function sharded(x, bytes, stage, dense_params, expert_rank)
+  return bytes * (dense_params / (x.zero >= stage and x.d or 1) + expert_rank / (x.zero >= stage and x.d // x.ep or 1))
+end
+
+-- (kept on x: a search checks the memory of a split before it prices its step)
 local function memory(x)
+  if x.mem_ then return x.mem_, x.stage_params_, x.dense_params_, x.expert_rank_ end
   local c = x.c
   local L, h, v = c.num_hidden_layers, c.hidden_size, c.vocab_size
   local P = params(c)
@@ -248,14 +264,10 @@ local function memory(x)
   local dense_params = (layers * per_layer + (x.p == 1 and emb or v * h)) / x.t
   local expert_rank = layers * experts / x.t / x.ep
   local stage_params = dense_params + expert_rank
-  local d, de = x.d, x.d // x.ep
-  local function sharded(bytes, stage)
-    return bytes * (dense_params / (x.zero >= stage and d or 1) + expert_rank / (x.zero >= stage and de or 1))
-  end
   local mem = {
-    weights = sharded(M.BYTES_WEIGHT, 3),
-    grads = sharded(M.BYTES_GRAD, 2),
-    optimizer = sharded(M.BYTES_OPTIMIZER, 1),
+    weights = sharded(x, M.BYTES_WEIGHT, 3, dense_params, expert_rank),
+    grads = sharded(x, M.BYTES_GRAD, 2, dense_params, expert_rank),
+    optimizer = sharded(x, M.BYTES_OPTIMIZER, 1, dense_params, expert_rank),
   }
   local in_flight = min(x.p, x.m)
   if x.v > 1 then in_flight = in_flight * (1 + (x.p - 1) / (x.p * x.v)) end
@@ -264,6 +276,7 @@ local function memory(x)
   mem.activations = per * layers * in_flight + 4 * x.s * x.mb * v / x.t
   mem.workspace = x.workspace
   mem.total = mem.weights + mem.grads + mem.optimizer + mem.activations + mem.workspace
+  x.mem_, x.stage_params_, x.dense_params_, x.expert_rank_ = mem, stage_params, dense_params, expert_rank
   return mem, stage_params, dense_params, expert_rank
 end
 
@@ -376,8 +389,9 @@ function M._step(x, cache)
   }
 end
 
---- Validate and complete step options (for tilewave.explore.training_search).
-M.config = config
+--- Validate and complete step options (tilewave.explore.training_search): config(o, path), or
+-- shared(o, path) once and split(fresh shallow copy of its table, o, path) per split; raise `<path>.<field>: ...`.
+M.config, M.shared, M.split = config, shared, split
 --- Memory per GPU of a validated configuration (M.config): `{ weights, grads, optimizer,
 -- activations, workspace, total }`, byte; the same figures as step()'s `memory`.
 M.memory = function(x) return (memory(x)) end

@@ -51,15 +51,21 @@ function M.search(o)
   local cache = o.cost_cache or {}
   check.table(cache, "training.search.cost_cache")
   local ranked, rejected = {}, {}
+  -- the options every split shares, validated once (if they are not valid, each split is
+  -- rejected with their error, as training.config would)
+  local ok_s, shared = pcall(training.shared, base, "training")
+  local shared_err = not ok_s and (tostring(shared):gsub("^training%.", "")) or nil
   -- one candidate: a step, or the reason it is rejected
   local function try(t, p, mb, ck, z)
     local desc = { t = t, p = p, d = gpus // (t * p), micro_batch = mb, checkpointing = ck, zero = z }
     if t > cl.gpus_per_node then
       return nil, desc, format("t = %d spans nodes (%d GPUs per node)", t, cl.gpus_per_node)
     end
-    local q = { t = t, p = p, micro_batch = mb, checkpointing = ck, zero = z }
-    for k, v in pairs(base) do q[k] = v end
-    local ok, x = pcall(training.config, q, "training")
+    if shared_err then return nil, desc, shared_err end
+    local x = {}
+    for k, v in pairs(shared) do x[k] = v end
+    local ok
+    ok, x = pcall(training.split, x, { t = t, p = p, micro_batch = mb, checkpointing = ck, zero = z }, "training")
     if not ok then return nil, desc, (tostring(x):gsub("^training%.", "")) end
     -- memory first: a split that does not fit is rejected without pricing its step
     local mem = training.memory(x)
