@@ -10,9 +10,9 @@ if ! python3 -c "import torch" 2>/dev/null; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-python3 scripts/probe --dry-run --out "$out/probe" 2>/dev/null
+python3 scripts/probe --dry-run --sets all --out "$out/probe" 2>/dev/null
 shared=../shared/reference/calibration/h100
-for f in gemm.csv bw.csv attention.csv; do
+for f in gemm.csv bw.csv attention.csv layers.csv decode.csv; do
   [ "$(head -1 "$out/probe/$f")" = "$(head -1 "$shared/$f" | tr -d '\r')" ] || { echo "probe: $f columns differ from $shared/$f"; exit 1; }
   [ "$(wc -l < "$out/probe/$f")" -gt 1 ] || { echo "probe: $f has no rows"; exit 1; }
 done
