@@ -21,6 +21,8 @@ return {
     attention_bwd_frac_fa2 = 0.26,
     -- memory-bound kernels by class (tilewave.cost.kernels): fraction of mem_bw
     kernel_bw_frac = { vector = 0.92, strided = 0.49, transpose = 0.28, softmax = 0.40 },
+    -- ... and the non-vectorized classes' SM-side rate, byte per SM per clock (tilewave.cost.price)
+    kernel_sm_bytes_per_cycle = { strided = 6.80, transpose = 3.89, softmax = 5.55 },
     call_overhead_s = 39 * us,
     tile_latency_s = 0.002 * us,
     kstep_latency_s = 0.049 * us,
@@ -52,6 +54,7 @@ return {
       attention_bwd_frac_fa2 = "same fit, fwd+bwd rows: MAPE 17.3% over 12 rows (short sequences carry the error, as for cuDNN)",
       attention_bwd_frac = "fitted to the same file's fwd+bwd rows: within 14% for s >= 2048; s <= 1024 backward carries a fixed cost not modeled (MAPE 22.8% over all 12 rows)",
       kernel_bw_frac = "fitted to ../shared/reference/calibration/h100/kernels.csv: per class, the modeled bytes of every unfused kernel of the 20 profiled layers over their measured device time less 1 us each (scripts/fit_kernel_classes.lua); per-layer spread vector 0.81-1.03, strided 0.41-0.63, transpose 0.19-0.37, softmax 0.35-0.42",
+      kernel_sm_bytes_per_cycle = "hw/measured/h200_layers_2026-11-22 and h100_layers_2026-11-22 (the same unfused layers profiled on an H200 and an H100, 132 SMs each): summed over 32 layers, H200/H100 kernel time is 0.74 for vectorized elementwise kernels (bandwidth ratio 0.70) but 0.94 for the strided elementwise_kernel<128,4>, 0.98 for softmax_warp_forward and 0.98-0.99 for non-vectorized cat and direct_copy: these classes are limited on the SM side. The cap is the H100 fit's rate (kernel_bw_frac x 3350 GB/s) over 132 SMs x 1830 MHz, rounded up so that the H100's own predictions do not move (strided 1641 GB/s = 6.80 B/SM/cycle, transpose 938 GB/s = 3.89, softmax 1340 GB/s = 5.55); on the H200 it binds. Not fitted to the H200 rows: they run 2-6% faster than the cap",
       tiles = "NVIDIA Matrix Multiplication Background guide, Typical Tile Dimensions in cuBLAS (256x128/128x256 most efficient ... 64x64 least); relative eff fitted to ../shared/reference/calibration/gemm_calibration.csv: the free fit puts every tile but 64x64 at 1.0 (MAPE 4.2%); 0.92 for the 64-wide tiles keeps the guide's ordering and gives MAPE 4.9%",
       align_eff = "NVIDIA matmul guide, Tensor Core Requirements; CUDA Driver API cuTensorMapEncodeTiled (globalStrides multiples of 16 B). Levels fitted by scripts/fit_hopper_gemm.lua to ../shared/reference/calibration/h100/gemm.csv (align and paper sets: 4095-4160 cubes, logit GEMM over vocabulary sizes, SwiGLU K sweep): align bf16 MAPE 10.7%, paper bf16 11.8%, fp16 8.7%",
       compute_frac = "sustained bf16 rate: fitted by scripts/fit_hopper_gemm.lua to h100/gemm.csv (all 2556 rows, each set weighted equally; GEMM MAPE 9.7% overall, peak bf16 3.1%); big squares sustain ~770 TFLOP/s of 989 (h100/README.md)",

@@ -57,6 +57,19 @@ describe("tilewave.data.hw", function()
       assert.has_error(function() core.device(dev) end, "device.align_mem_eff[5]: expected number in (0, 1], got 1.5")
     end)
 
+    it("rejects a kernel class's SM-side rate out of range, naming the class", function()
+      local spec = {}
+      for k, v in pairs(assert(tw.hw.load("h100_sxm5"))) do spec[k] = v end
+      spec.gemm = { kernel_sm_bytes_per_cycle = { strided = -2 } }
+      local ok, err = tw.hw.validate(spec, "x.lua")
+      assert.is_nil(ok)
+      assert.matches("x.lua: hw.gemm.kernel_sm_bytes_per_cycle.strided: expected byte per SM per cycle", err, 1, true)
+      spec.gemm = { kernel_sm_bytes_per_cycle = { scalar = 2 } }
+      ok, err = tw.hw.validate(spec, "x.lua")
+      assert.is_nil(ok)
+      assert.equal("x.lua: hw.gemm.kernel_sm_bytes_per_cycle: unknown field 'scalar'", err)
+    end)
+
     it("loads a device by id with SI units (A100 datasheet: 108 SMs, 2039 GB/s, 312 TFLOP/s fp16)", function()
       local s = assert(tw.hw.load("a100_sxm4_80gb"))
       assert.equal("a100_sxm4_80gb", s.id)

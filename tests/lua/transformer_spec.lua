@@ -174,6 +174,17 @@ describe("tilewave.cost.forward", function()
                   u.input_rmsnorm.time_s, 1e-15)
     end)
 
+    it("caps a non-vectorized class at its SM-side rate on the H200 (same SMs, more bandwidth)", function()
+      -- hw/h200_sxm.lua: 4.8 TB/s, vector 0.892, strided 0.475 of it = 2280 GB/s; hw/arch/hopper.lua's cap:
+      -- 132 SMs x 1830 MHz x 6.80 byte/cycle = 1642.608 GB/s, which binds (on the H100 0.49 x 3350 = 1641.5 binds)
+      local H200 = assert(tw.hw.load("h200_sxm"))
+      local vector, strided = 4.8e12 * 0.892, 132 * 1.83e9 * 6.80
+      local u = by_name(tw.transformer.estimate(SMALL, H200, { b = 2, s = 64,
+        engine = { base = "eager", launch = "graph" } }).ops)
+      assert.near(8 * tw.engines.presets.eager.kernel_s + 18 * 128 * 256 / strided + 18 * 128 * 256 / vector,
+                  u.input_rmsnorm.time_s, 1e-15)
+    end)
+
     it("runs the GEMMs through the core's tile/wave model", function()
       local r = tw.transformer.estimate("llama-3.1-8b", H100, { b = 4, s = 2048 })
       local g = tw.gemm { m = 8192, n = 14336, k = 4096, dtype = "bf16", hw = H100 }

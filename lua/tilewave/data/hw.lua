@@ -97,6 +97,12 @@ local GEMM_FIELDS = {
     fields(v, { vector = true, strided = true, transpose = true, softmax = true }, p)
     for k, x in pairs(v) do frac(x, p .. "." .. k) end
   end,
+  -- SM-side limit of a kernel class: byte (read + write) per SM per clock cycle, in (0, 1024]
+  kernel_sm_bytes_per_cycle = function(v, p)
+    check.table(v, p)
+    fields(v, { vector = true, strided = true, transpose = true, softmax = true }, p)
+    for k, x in pairs(v) do check.within(x, 1e-3, 1024, "byte per SM per cycle", p .. "." .. k) end
+  end,
   dtype_compute_frac = function(v, p)
     check.table(v, p)
     fields(v, dtype.sizes, p)
@@ -109,7 +115,7 @@ local GEMM_FIELDS = {
 -- Architecture fields that may be left out (the fallbacks: compute_frac for every
 -- dtype, mem_frac for every kernel class and the attention MMA, borrowed intervals).
 local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stream_k = true, streamk_fixup_s = true,
-                   splitk_latency_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, attention_frac = true,
+                   splitk_latency_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, kernel_sm_bytes_per_cycle = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
                    intervals = true }
 

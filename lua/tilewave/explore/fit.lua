@@ -295,7 +295,8 @@ function M.run(dir, base, opts)
     g.kernel_bw_frac = kb
     params[#params + 1] = { name = "kernel_bw_frac.vector", value = vector }
     sources.kernel_bw_frac = format("%s: bw.csv copy %.0f GB/s of the datasheet's %.0f; strided, transpose and "
-      .. "softmax keep their ratio to vector in hw/arch/%s.lua", src, info.copy_bps / 1e9, base.mem_bw / 1e9, base.arch)
+      .. "softmax keep their ratio to vector in hw/arch/%s.lua (each at most its kernel_sm_bytes_per_cycle rate, "
+      .. "when the architecture gives one)", src, info.copy_bps / 1e9, base.mem_bw / 1e9, base.arch)
   end
   local att = {}
   for _, a in ipairs { { "attention cudnn fwd", "attention_frac" }, { "attention cudnn fwd+bwd", "attention_bwd_frac" },
