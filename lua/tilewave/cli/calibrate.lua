@@ -22,7 +22,8 @@ function M.define(p)
   c:option("--out", "Fit mode: the hardware spec file to write (loadable by tw.hw.load and --hw).")
   c:option("--date", "Fit mode: the measurement date for the sources (default: device.txt's Timestamp).")
   c:option("--holdout", "Fit mode: comma-separated gemm.csv sets left out of the fit and reported as held out "
-    .. "(scripts/probe's 'random' shapes by default; '' fits every set)."):default("random")
+    .. "(scripts/probe's 'random' shapes, and 'layout', the same shapes under other dtypes and layouts, by "
+    .. "default; '' fits every set)."):default("random,layout")
   c:option("--rounds", "Fit mode: coordinate-descent rounds."):default("6"):convert(tonumber)
 end
 
