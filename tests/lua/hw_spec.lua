@@ -70,6 +70,26 @@ describe("tilewave.data.hw", function()
       assert.equal("x.lua: hw.gemm.kernel_sm_bytes_per_cycle: unknown field 'scalar'", err)
     end)
 
+    it("offers a tile with a dtypes list to those dtypes only (hw/arch/hopper.lua's misaligned tiles)", function()
+      -- 960x119x24 is 2-byte aligned in N and K: no TMA tile. hopper.lua offers the non-TMA 128x128 to every
+      -- dtype, 64x64 (2 CTAs per SM) to bf16 and 32x32 (4 per SM) to fp16: 30 and 120 tiles on 132 SMs.
+      local H100 = assert(tw.hw.load("h100_sxm5"))
+      local f = tw.gemm { m = 960, n = 119, k = 24, dtype = "fp16", hw = H100 }
+      local b = tw.gemm { m = 960, n = 119, k = 24, dtype = "bf16", hw = H100 }
+      assert.same({ 32, 32, 120 }, { f.tile.m, f.tile.n, f.tiles })
+      assert.same({ 64, 64, 30 }, { b.tile.m, b.tile.n, b.tiles })
+      local spec = {}
+      for k, v in pairs(H100) do spec[k] = v end
+      spec.gemm = { tiles = { { m = 64, n = 64, eff = 1, dtypes = { "bf17" } }, { m = 128, n = 128, eff = 1 } } }
+      local ok, err = tw.hw.validate(spec, "x.lua")
+      assert.is_nil(ok)
+      assert.matches("x.lua: hw.gemm.tiles[1].dtypes[1]: expected one of ", err, 1, true)
+      spec.gemm = { tiles = { { m = 128, n = 128, eff = 1, dtypes = { "bf16" } }, { m = 64, n = 64, eff = 1, tma = true } } }
+      ok, err = tw.hw.validate(spec, "x.lua")
+      assert.is_nil(ok)
+      assert.matches("expected at least one tile without tma = true or dtypes", err, 1, true)
+    end)
+
     it("loads a device by id with SI units (A100 datasheet: 108 SMs, 2039 GB/s, 312 TFLOP/s fp16)", function()
       local s = assert(tw.hw.load("a100_sxm4_80gb"))
       assert.equal("a100_sxm4_80gb", s.id)

@@ -52,15 +52,23 @@ local function validate_tiles(tiles, path)
   for i, t in ipairs(tiles) do
     local p = format("%s[%d]", path, i)
     check.table(t, p)
-    fields(t, { m = true, n = true, eff = true, ctas_per_sm = true, tma = true }, p)
+    fields(t, { m = true, n = true, eff = true, ctas_per_sm = true, tma = true, dtypes = true }, p)
     check.positive_int(t.m, p .. ".m")
     check.positive_int(t.n, p .. ".n")
     check.fraction(t.eff, p .. ".eff")
     if t.ctas_per_sm ~= nil then check.positive_int(t.ctas_per_sm, p .. ".ctas_per_sm") end
     if t.tma ~= nil and type(t.tma) ~= "boolean" then check.fail(p .. ".tma", "expected boolean", t.tma) end
+    if t.dtypes ~= nil then -- offered only to these dtypes (cuBLAS's kernels differ by dtype)
+      check.table(t.dtypes, p .. ".dtypes")
+      if #t.dtypes < 1 then check.fail(p .. ".dtypes", "expected a non-empty list of dtypes", #t.dtypes) end
+      for j, d in ipairs(t.dtypes) do
+        if not dtype.sizes[d] then check.fail(format("%s.dtypes[%d]", p, j), "expected one of " .. check.keys(dtype.sizes), d) end
+      end
+    end
   end
-  for _, t in ipairs(tiles) do if not t.tma then return end end
-  check.fail(path, "expected at least one tile without tma = true (misaligned GEMMs need one)", #tiles)
+  for _, t in ipairs(tiles) do if not t.tma and not t.dtypes then return end end
+  check.fail(path, "expected at least one tile without tma = true or dtypes (misaligned GEMMs of every dtype need one)",
+    #tiles)
 end
 
 -- Physical ranges of the figures (generous: every real device sits well inside them).
@@ -312,11 +320,16 @@ end
 
 local device_cache = setmetatable({}, { __mode = "k" })
 
--- The core's tiles: the spec's, with `tma = true` as the core's 1
-local function core_tiles(tiles)
+-- The core's tiles for dtype `dt`: the spec's that have no `dtypes` list or name `dt`
+-- in it, with `tma = true` as the core's 1
+local function core_tiles(tiles, dt)
   local out = {}
-  for i, t in ipairs(tiles) do
-    out[i] = { m = t.m, n = t.n, eff = t.eff, ctas_per_sm = t.ctas_per_sm, tma = t.tma and 1 or 0 }
+  for _, t in ipairs(tiles) do
+    local offered = t.dtypes == nil
+    for _, d in ipairs(t.dtypes or {}) do offered = offered or d == dt end
+    if offered then
+      out[#out + 1] = { m = t.m, n = t.n, eff = t.eff, ctas_per_sm = t.ctas_per_sm, tma = t.tma and 1 or 0 }
+    end
   end
   return out
 end
@@ -366,7 +379,7 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
     max_split_k = g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
-    tiles = core_tiles(g.tiles), align_eff = g.align_eff,
+    tiles = core_tiles(g.tiles, dt), align_eff = g.align_eff,
     align_mem_eff = g.align_mem_eff,
   }, sizes
 end
