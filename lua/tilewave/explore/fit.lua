@@ -123,8 +123,9 @@ local function gemm_params(g, groups)
   field("mem_frac", 0.05, 1)
   g.write_frac = g.write_frac or g.mem_frac
   field("write_frac", 0.05, 1)
-  -- the exposed share of C writes starts mid-range: from 0 the first step is too small to count
-  g.write_exposed = g.write_exposed or 0.5
+  -- the exposed share of C writes starts mid-range: from 0 (hw/arch/hopper.lua's value) a
+  -- multiplicative step never leaves 0, and small steps from near it change too little to count
+  if (g.write_exposed or 0) == 0 then g.write_exposed = 0.5 end
   field("write_exposed", 0, 1)
   field("kstep_latency_s", 0, 1e-5, 1e-9)
   field("tile_latency_s", 0, 1e-5, 1e-9)
