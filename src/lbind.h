@@ -36,5 +36,7 @@ int tw_lua_decode(lua_State *L);
 int tw_lua_memory_fit(lua_State *L);
 int tw_lua_attention_io(lua_State *L);
 int tw_lua_collective(lua_State *L);
+/* ltilewave_pass.c: core.pass and core.pass_time, set on the module table on top of the stack. */
+void tw_lua_open_pass(lua_State *L);
 
 #endif

@@ -278,6 +278,7 @@ int luaopen_tilewave_core(lua_State *L)
     lua_pushnil(L); /* gemm_many's scratch buffer, made on first use */
     lua_pushcclosure(L, l_gemm_many, 1);
     lua_setfield(L, -2, "gemm_many");
+    tw_lua_open_pass(L);
     lua_pushliteral(L, TW_VERSION);
     lua_setfield(L, -2, "_VERSION");
     return 1;

@@ -95,6 +95,7 @@ typedef struct {
 int tw_roofline(const tw_roofline_input *in, tw_roofline_result *out, const char **bad_field);
 
 #include "tw_gemm.h" /* GEMM / batched GEMM: tw_tile, tw_device, tw_gemm_estimate() */
+#include "tw_pass.h" /* a whole forward pass in one call: tw_pass_estimate() */
 
 /* ------------------------------------------------------------------------ */
 /* Decode step (LLM generation), KV cache and the memory budget              */

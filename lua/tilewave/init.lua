@@ -45,7 +45,8 @@ local fields = {
   inference = mod "tilewave.cost.inference",
   cluster = mod "tilewave.data.cluster",
   training = function()
-    return setmetatable({ search = require("tilewave.explore.training_search").search },
+    local ts = require "tilewave.explore.training_search"
+    return setmetatable({ search = ts.search, best = ts.best },
                         { __index = require "tilewave.cost.training" })
   end,
   sweep = from("tilewave.explore.sweep", "sweep"),

@@ -115,6 +115,10 @@ local FIELDS = {
   comm_latency_s = check.nonneg, kernels_per_layer = check.nonneg, kernels_fixed = check.nonneg,
 }
 
+-- engines.key of resolved tables (by identity), and the presets flattened (by name)
+local keys = setmetatable({}, { __mode = "k" })
+local resolved = {}
+
 local function flatten(name, path, depth)
   local p = M.presets[name]
   if not p then check.fail(path, "expected one of " .. check.keys(M.presets), name) end
@@ -135,8 +139,16 @@ function M.resolve(e, path)
   path = path or "engine"
   if e == nil then e = M.DEFAULT end
   if type(e) == "string" then
-    local out = flatten(e, path, 0)
-    out.name = e
+    -- a preset is flattened and keyed once; each call gets a fresh copy
+    local canon = resolved[e]
+    if not canon then
+      canon = flatten(e, path, 0)
+      canon.name = e
+      resolved[e] = canon
+    end
+    local out = {}
+    for k, v in pairs(canon) do out[k] = v end
+    keys[out] = M.key(canon)
     return out
   end
   check.table(e, path)
@@ -170,7 +182,6 @@ function M.kernel_s(e, vendor)
 end
 
 -- keys of resolved engines already computed (an engine table is not changed after resolve)
-local keys = setmetatable({}, { __mode = "k" })
 
 --- A string that identifies a resolved engine's fields (cache keys).
 function M.key(e)

@@ -40,7 +40,10 @@ end
 --   `imbalance` (MoE: the busiest expert's tokens over the uniform b*s*k/E, default 1; every
 --   expert GEMM is priced at the busiest M, as a grouped GEMM waits for its largest problem),
 --   `detail` (default true; false: no `ops` rows in the result, only the totals, which are
---   the same numbers: for sweeps and searches that read only the totals)
+--   the same numbers, bit for bit: for sweeps and searches that read only the totals;
+--   the pass is priced in one call into the core, src/tw_pass.h, and for a preset id the
+--   resolved inputs and compiled ops are kept, M.PLANS_MAX of them, so asking again
+--   costs that one call)
 -- @return table `{ model, hw, b, s, t, dtype, attention, engine,
 --   ops = { { role, name, kind, scope, m, n, k, batch, count, flops (per call),
 --             bytes, time_s (per call), total_s (= time_s*count), tflops,
@@ -51,20 +54,94 @@ end
 --   GEMM/BMM kernels, FlashAttention included), kernels (launched per pass), tokens_per_s, peak_flops,
 --   interval = { low, high (s), borrowed } of time_s (tilewave.cost.price.interval) }`
 -- @raise `transformer.estimate.<field>: ...`; model and hw errors
-function M.estimate(model, device, opts)
+-- Everything an estimate resolves and validates before pricing, in the order its errors are raised.
+local function resolve(model, device, opts)
   local path = "transformer.estimate"
   local c = models.resolve(model, path .. ".model")
   local eng = engines.resolve((opts or {}).engine, path .. ".engine")
   local w = transformer.workload(opts, path, OPTIONS, eng.attention)
   local spec = hw.resolve(device, path .. ".hw")
   local ctx = price.context(spec, w.dtype, eng, path)
-  local detail = opts == nil or opts.detail ~= false
   if opts and opts.detail ~= nil and type(opts.detail) ~= "boolean" then
     error(string.format("%s.detail: expected true or false, got %s", path, tostring(opts.detail)), 0)
   end
-  local preds = detail and {} or nil
+  return { c = c, eng = eng, w = w, spec = spec, ctx = ctx, ops = transformer.for_model(c, w, path) }
+end
+
+--- Most resolved and compiled passes kept for totals-only estimates of preset ids
+-- (the whole store is dropped when it is full).
+M.PLANS_MAX = 1024
+
+local WEAK = { __mode = "k" }
+local plans, n_plans = setmetatable({}, WEAK), 0
+-- the workload fields that key a kept pass, after the model, device and engine
+local KEY = { "b", "s", "t", "dtype", "attention", "uneven_heads", "ep", "imbalance" }
+local INTEGER = { b = true, s = true, t = true, ep = true }
+
+-- The kept pass of a totals-only estimate, resolving and compiling it on first use; nil
+-- (not kept) unless the model is a preset id and every option a plain value.
+local function plan_of(model, device, opts)
+  if type(model) ~= "string" or model:find(".json", 1, true) or device == nil then return nil end
+  for k, v in next, opts do
+    if not OPTIONS[k] or v ~= v or (INTEGER[k] and math.type(v) ~= "integer") then return nil end
+  end
+  local node = plans[model]
+  if node then node = node[device] end
+  if node then node = node[opts.engine or false] end
+  for i = 1, #KEY do
+    if not node then break end
+    local v = opts[KEY[i]]
+    if v == nil then v = false end
+    node = node[v]
+  end
+  if node then return node end
+  local plan = resolve(model, device, opts)
+  plan.prog = price.compile(plan.ctx, plan.ops)
+  if n_plans >= M.PLANS_MAX then plans, n_plans = setmetatable({}, WEAK), 0 end
+  n_plans = n_plans + 1
+  local parent, key = plans, model
+  local keys = { device, opts.engine or false }
+  for i = 1, #KEY do
+    local v = opts[KEY[i]]
+    if v == nil then v = false end
+    keys[#keys + 1] = v
+  end
+  for _, k in ipairs(keys) do
+    local child = parent[key] or setmetatable({}, WEAK)
+    parent[key] = child
+    parent, key = child, k
+  end
+  parent[key] = plan
+  return plan
+end
+
+-- the result of an estimate from its totals
+local function result(x, total, layer, flops, gemm_time, launches, preds)
+  local c, w, spec = x.c, x.w, x.spec
+  local peak = spec.peak_flops[w.dtype]
+  return {
+    model = c.id or c.name, hw = spec.id, b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
+    engine = x.eng.name, ops = preds, time_s = total, layer_s = layer / c.num_hidden_layers, flops = flops,
+    tflops = flops / total / 1e12, mfu = flops / total / peak, gemm_share = gemm_time / total,
+    kernels = launches, tokens_per_s = w.b * w.s / total, peak_flops = peak,
+    interval = price.interval(spec, "forward", total),
+  }
+end
+
+function M.estimate(model, device, opts)
+  if type(opts) == "table" and opts.detail == false then
+    local x = plan_of(model, device, opts)
+    if not x then
+      x = resolve(model, device, opts)
+      x.prog = price.compile(x.ctx, x.ops)
+    end
+    local total, layer, gemm_time = price.pass_time(x.ctx, x.prog)
+    return result(x, total, layer, x.prog.flops, gemm_time, x.prog.kernels, nil)
+  end
+  local x = resolve(model, device, opts)
+  local ctx, preds = x.ctx, {}
   local total, layer, flops, gemm_time, launches = 0, 0, 0, 0, 0
-  for i, op in ipairs(transformer.for_model(c, w, path)) do
+  for i, op in ipairs(x.ops) do
     local p = price.op(ctx, op)
     local time_s, count = field(op, p, "time_s"), field(op, p, "count")
     local total_s = time_s * count
@@ -73,21 +150,12 @@ function M.estimate(model, device, opts)
     launches = launches + field(op, p, "kernels") * count
     if field(op, p, "scope") == "layer" then layer = layer + total_s end
     gemm_time = gemm_time + field(op, p, "gemm_s") * count
-    if detail then
-      for k, v in pairs(op) do p[k] = v end
-      p.total_s = total_s
-      p.tflops = p.flops / p.time_s / 1e12
-      preds[i] = p
-    end
+    for k, v in pairs(op) do p[k] = v end
+    p.total_s = total_s
+    p.tflops = p.flops / p.time_s / 1e12
+    preds[i] = p
   end
-  local peak = spec.peak_flops[w.dtype]
-  return {
-    model = c.id or c.name, hw = spec.id, b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
-    engine = eng.name, ops = preds, time_s = total, layer_s = layer / c.num_hidden_layers, flops = flops,
-    tflops = flops / total / 1e12, mfu = flops / total / peak, gemm_share = gemm_time / total,
-    kernels = launches, tokens_per_s = w.b * w.s / total, peak_flops = peak,
-    interval = price.interval(spec, "forward", total),
-  }
+  return result(x, total, layer, flops, gemm_time, launches, preds)
 end
 
 return M

@@ -149,15 +149,20 @@ end
 -- flash_kernel = "fa2" uses attention_frac_fa2 / attention_bwd_frac_fa2 where the architecture has them). Traffic: Q, K, V read and O written once. `mma_x`
 -- scales the MMA work (backward: 2.5, five matmuls against two, Dao 2023
 -- FlashAttention-2 Sec. 3.1) and `exp_x` the exponentials (backward recomputes P: 1).
-local function flash_pred(ctx, op, mma_x, exp_x, backward)
+-- flash_pred's terms: MMA FLOP and their rate, exponentials and their rate
+local function flash_terms(ctx, op, mma_x, exp_x, backward)
   local g, spec = ctx.gemm, ctx.spec
   local fa2 = ctx.engine.flash_kernel == "fa2"
   local frac = (fa2 and g.attention_frac_fa2) or g.attention_frac or hw.compute_frac(g, ctx.dtype)
   if backward then frac = (fa2 and g.attention_bwd_frac_fa2) or g.attention_bwd_frac or frac end
   local elems = op.causal_elems or op.elems
-  local mma = mma_x * elems * 4 * op.head_dim / (ctx.peak * frac)
-  local exp_rate = (spec.peak_flops.fp32 or ctx.peak / 16) / 16
-  local compute = mma + (exp_x or 1) * elems / exp_rate
+  return mma_x * elems * 4 * op.head_dim, ctx.peak * frac, (exp_x or 1) * elems,
+    (spec.peak_flops.fp32 or ctx.peak / 16) / 16
+end
+
+local function flash_pred(ctx, op, mma_x, exp_x, backward)
+  local work, rate, sfu, exp_rate = flash_terms(ctx, op, mma_x, exp_x, backward)
+  local compute = work / rate + sfu / exp_rate
   local memory = op.qkv_bytes / ctx.bw
   local t = launched(ctx, max(compute, memory))
   local s = M.gemm(ctx, op.m, op.n, op.k, op.batch)
@@ -204,6 +209,57 @@ function M.op(ctx, op)
   for _, b in ipairs(list) do bytes = bytes + b end
   return { time_s = t, compute_s = 0, memory_s = bytes / ctx.bw, bound = "memory", loss = "memory-bound", gemm_s = 0,
            kernels = #list, dram_bytes = bytes, tile_eff = 1, wave_eff = 1, align_eff = 1 }
+end
+
+-- the steps of core.pass (src/tw_pass.h) of memory-bound kernels `list` of classes `cls`
+local function kernel_steps(ctx, steps, list, cls, part)
+  for i, b in ipairs(list) do
+    steps[#steps + 1] = { kind = "kernel", part = part, bytes = b, bw = ctx.kbw[cls and cls[i] or "vector"] }
+  end
+end
+
+local function gemm_step(ctx, op)
+  return { kind = "gemm", m = op.m, n = op.n, k = op.k, batch = op.batch or 1, in_bytes = ctx.e.in_bytes,
+           out_bytes = ctx.e.out_bytes }
+end
+
+--- A forward pass of ops (tilewave.ops.layers) compiled for the core's one-call pricing
+-- (src/tw_pass.h) under context `ctx`: the same kernels M.op prices, in the same order.
+-- @return `{ pass (core userdata), flops (FLOP per pass), kernels (launches per pass) }`;
+--   M.pass_time prices it
+function M.compile(ctx, ops)
+  local list, flops, launches = {}, 0, 0
+  for i, op in ipairs(ops) do
+    local steps, kind = {}, op.kind
+    if kind == "gemm" or kind == "bmm" then
+      steps[1] = gemm_step(ctx, op)
+    elseif kind == "attention" and op.impl == "flash" then
+      local work, rate, sfu, sfu_rate = flash_terms(ctx, op, 1)
+      steps[1] = { kind = "fused", bytes = op.qkv_bytes, bw = ctx.bw, work = work, rate = rate, sfu = sfu,
+                   sfu_rate = sfu_rate }
+    elseif kind == "attention" then
+      steps[1], steps[2] = gemm_step(ctx, op.parts[1]), gemm_step(ctx, op.parts[3])
+      local sm, sm_cls = kernels.elementwise(op.parts[2], ctx.fusion)
+      local copies, copy_cls = kernels.attention_copies(op, ctx.fusion)
+      kernel_steps(ctx, steps, sm, sm_cls, 1)
+      kernel_steps(ctx, steps, copies, copy_cls, 2)
+    else
+      local l, cls = kernels.elementwise(op, ctx.fusion)
+      kernel_steps(ctx, steps, l, cls, 1)
+    end
+    local count = op.count
+    flops = flops + op.flops * count
+    launches = launches + #steps * count -- one kernel per step
+    list[i] = { count = count, layer = op.scope == "layer", steps = steps }
+  end
+  return { pass = core.pass(list), flops = flops, kernels = launches }
+end
+
+--- Price a compiled pass (M.compile) under its context: time_s, layer_s (the ops inside
+-- the layers), gemm_s (in GEMM and fused attention kernels), s; the sums M.op's
+-- predictions give, bit for bit.
+function M.pass_time(ctx, prog)
+  return core.pass_time(ctx.dev, prog.pass, ctx.kernel_s, ctx.host_s)
 end
 
 --- Backward time of one op for training, s: a GEMM/BMM's data gradient

@@ -35,6 +35,7 @@ local cluster = require "tilewave.data.cluster"
 local forward = require "tilewave.cost.forward"
 local engines = require "tilewave.cost.engines"
 local price = require "tilewave.cost.price"
+local tmem = require "tilewave.cost.training_memory"
 
 local M = {}
 
@@ -44,9 +45,11 @@ local format, ipairs, pairs, ceil, max, min = string.format, ipairs, pairs, math
 -- activations (CUDA context, NCCL and cuBLAS workspaces, allocator
 -- fragmentation), byte. An allowance, not a measurement.
 M.WORKSPACE_BYTES = 4 * 1024 ^ 3
---- Bytes per parameter of mixed-precision Adam before sharding: bf16 weight 2,
--- bf16 gradient 2, fp32 master weight, momentum and variance 12 (ZeRO §3).
-M.BYTES_WEIGHT, M.BYTES_GRAD, M.BYTES_OPTIMIZER = 2, 2, 12
+--- Bytes per parameter of mixed-precision Adam (tilewave.cost.training_memory).
+M.BYTES_WEIGHT, M.BYTES_GRAD, M.BYTES_OPTIMIZER = tmem.BYTES_WEIGHT, tmem.BYTES_GRAD, tmem.BYTES_OPTIMIZER
+--- Activation bytes of one layer (tilewave.cost.training_memory.activation_bytes).
+M.activation_bytes = tmem.activation_bytes
+local memory, expert_params = tmem.memory, tmem.expert_params
 --- Bytes an Adam update moves per parameter: fp32 master, m and v read and
 -- written (24), the gradient read (2), the bf16 weight written (2).
 M.ADAM_BYTES = 28
@@ -98,27 +101,20 @@ local function costs(c, spec, w, cache)
   return r
 end
 
-local function collective(kind, bytes, n, stride, cl)
+local function collective(kind, bytes, n, stride, cl, memo)
   if n <= 1 or bytes <= 0 then return 0 end
+  local m = memo and memo[kind]
+  if m then m = m[n]; if m then m = m[stride]; if m and m[bytes] then return m[bytes] end end end
   local l = cluster.link(cl, n, stride)
-  return price.collective(kind, bytes, n, l.bw, l.latency_s)
-end
-
---- Activation bytes of one layer for one micro-batch (Korthikanti et al.
--- 2022, Table 2; 16-bit activations with dropout masks): s*b*h times
---   34 + 5as/h                 no parallelism
---   10 + 24/t + 5as/(ht)       tensor parallel
---   34/t + 5as/(ht)            tensor + sequence parallel
--- the 5as/h term dropped by selective recomputation (and by FlashAttention,
--- which never stores the scores); full recomputation keeps the layer input,
--- 2sbh (/t with sequence parallelism).
-function M.activation_bytes(s, b, h, a, t, sp, checkpointing, flash)
-  local sbh = s * b * h
-  if checkpointing == "full" then return 2 * sbh / (sp and t or 1) end
-  local scores = (checkpointing == "selective" or flash) and 0 or 5 * a * s / (h * t)
-  if sp then return sbh * (34 / t + scores) end
-  if t == 1 then return sbh * (34 + scores) end
-  return sbh * (10 + 24 / t + scores)
+  local t = price.collective(kind, bytes, n, l.bw, l.latency_s)
+  if memo then
+    for _, key in ipairs { kind, n, stride } do
+      memo[key] = memo[key] or {}
+      memo = memo[key]
+    end
+    memo[bytes] = t
+  end
+  return t
 end
 
 --- Most GPUs a step may span (2^24; the largest clusters built hold ~10^5).
@@ -183,6 +179,9 @@ local function shared(o, path)
   if not x.spec.peak_flops[x.dtype] then
     error(format("%s.dtype: '%s' not supported by %s", path, x.dtype, x.spec.id), 0)
   end
+  -- what every split of these options shares, computed on first use: layer costs by
+  -- micro-batch and t, collective times, the optimizer's bandwidth
+  x.memo = { costs = {}, coll = {} }
   return x
 end
 
@@ -228,58 +227,6 @@ end
 -- Validate and complete a step's options; raises naming the field (the shared options first).
 local function config(o, path) return split(shared(o, path), o, path) end
 
--- Memory per GPU of configuration x (stage with the most layers; the first
--- stage holds the embedding, the last the LM head; with p = 1 one GPU has both).
--- Expert parameters of the whole model: (total - active) is (E - k) experts' worth.
--- models.params of each config, computed once (a search asks for every split it tries)
-local params_of = setmetatable({}, { __mode = "k" })
-local function params(c)
-  local p = params_of[c]
-  if not p then p = models.params(c); params_of[c] = p end
-  return p
-end
-
-local function expert_params(x)
-  if not x.E or x.E <= x.k then return 0 end
-  local P = params(x.c)
-  return (P.total - P.active) * x.E / (x.E - x.k)
-end
-
--- bytes per parameter x the parameters this rank keeps once ZeRO `stage` shards them
-local function sharded(x, bytes, stage, dense_params, expert_rank)
-  return bytes * (dense_params / (x.zero >= stage and x.d or 1) + expert_rank / (x.zero >= stage and x.d // x.ep or 1))
-end
-
--- (kept on x: a search checks the memory of a split before it prices its step)
-local function memory(x)
-  if x.mem_ then return x.mem_, x.stage_params_, x.dense_params_, x.expert_rank_ end
-  local c = x.c
-  local L, h, v = c.num_hidden_layers, c.hidden_size, c.vocab_size
-  local P = params(c)
-  local experts = expert_params(x) / L -- per layer, on average
-  local per_layer = (P.non_embedding - h) / L - experts
-  local layers = ceil(L / x.p)
-  local emb = v * h * (c.tie_word_embeddings and 1 or 2)
-  -- dense parameters shard over d for ZeRO; expert ones (1/ep on this rank) over the d/ep replicas
-  local dense_params = (layers * per_layer + (x.p == 1 and emb or v * h)) / x.t
-  local expert_rank = layers * experts / x.t / x.ep
-  local stage_params = dense_params + expert_rank
-  local mem = {
-    weights = sharded(x, M.BYTES_WEIGHT, 3, dense_params, expert_rank),
-    grads = sharded(x, M.BYTES_GRAD, 2, dense_params, expert_rank),
-    optimizer = sharded(x, M.BYTES_OPTIMIZER, 1, dense_params, expert_rank),
-  }
-  local in_flight = min(x.p, x.m)
-  if x.v > 1 then in_flight = in_flight * (1 + (x.p - 1) / (x.p * x.v)) end
-  local per = M.activation_bytes(x.s, x.mb, h, c.num_attention_heads, x.t, x.sp, x.ckpt, x.attention == "flash")
-  -- logits of the last stage in fp32 for the loss
-  mem.activations = per * layers * in_flight + 4 * x.s * x.mb * v / x.t
-  mem.workspace = x.workspace
-  mem.total = mem.weights + mem.grads + mem.optimizer + mem.activations + mem.workspace
-  x.mem_, x.stage_params_, x.dense_params_, x.expert_rank_ = mem, stage_params, dense_params, expert_rank
-  return mem, stage_params, dense_params, expert_rank
-end
-
 --- Predict one training step.
 -- @tparam table o `model`, `cluster` (id or table, default "dgx_h100"),
 --   `nodes` (default 1), `global_batch` (sequences per step, required),
@@ -309,11 +256,20 @@ function M.step(o, cache)
   return M._step(x, cache)
 end
 
-function M._step(x, cache)
-  local c, cl, spec = x.c, x.cl, x.spec
+-- The step time of a validated split x and the parts step() reports, as numbers (no tables:
+-- a search prices every split through this and builds step()'s table for those it keeps).
+local function step_core(x, cache)
+  local c, cl, memo = x.c, x.cl, x.memo
   local L, h = c.num_hidden_layers, c.hidden_size
-  local k = costs(c, spec, { b = x.mb, s = x.s, t = x.t, dtype = x.dtype, attention = x.attention, sp = x.sp,
-                             dropout = x.dropout, engine = x.engine, ep = x.ep }, cache)
+  local by_mb = memo.costs[x.mb]
+  local k = by_mb and by_mb[x.t]
+  if not k then
+    k = costs(c, x.spec, { b = x.mb, s = x.s, t = x.t, dtype = x.dtype, attention = x.attention, sp = x.sp,
+                           dropout = x.dropout, engine = x.engine, ep = x.ep }, cache)
+    memo.costs[x.mb] = by_mb or {}
+    memo.costs[x.mb][x.t] = k
+  end
+  local coll = memo.coll
   local e = 2 -- bytes per activation element (bf16/fp16)
   local layers = ceil(L / x.p)
   local last_layers = L - (x.p - 1) * layers
@@ -321,7 +277,7 @@ function M._step(x, cache)
   -- per layer and micro-batch: recompute and tensor-parallel communication
   local rc = x.ckpt == "full" and k.f or x.ckpt == "selective" and k.sel or 0
   local act = x.mb * x.s * h * e
-  local tp_ar = collective("allreduce", act, x.t, 1, cl)
+  local tp_ar = collective("allreduce", act, x.t, 1, cl, coll)
   local tp_per_layer = (4 + (x.ckpt == "full" and 2 or 0)) * tp_ar * (1 - x.overlap.tp)
   -- expert parallelism: dispatch and combine all-to-alls of the micro-batch's k token copies, in
   -- the forward, the backward and a full recompute, on the MoE layers (a fraction of the layers)
@@ -330,7 +286,7 @@ function M._step(x, cache)
     local moe_frac = expert_params(x) > 0 and 1 or 0
     local dense_layers = c.first_k_dense_replace or 0
     moe_frac = moe_frac * (L - dense_layers) / L
-    local a2a = collective("alltoall", act * x.k, x.ep, x.t * x.p, cl)
+    local a2a = collective("alltoall", act * x.k, x.ep, x.t * x.p, cl, coll)
     a2a_per_layer = (4 + (x.ckpt == "full" and 2 or 0)) * a2a * moe_frac
   end
   local layer = k.f + k.b + rc + tp_per_layer + a2a_per_layer
@@ -340,23 +296,40 @@ function M._step(x, cache)
   -- pipeline point-to-point: activations forward, gradients backward, per micro-batch
   local pp = 0
   if x.p > 1 then
-    pp = 2 * collective("p2p", act / (x.sp and x.t or 1), 2, x.t, cl) * (1 - x.overlap.pp)
+    pp = 2 * collective("p2p", act / (x.sp and x.t or 1), 2, x.t, cl, coll) * (1 - x.overlap.pp)
   end
   local per_mb = stage + pp
   local compute = x.m * per_mb
   local bubble = (x.p - 1) / x.v * per_mb
   -- data parallel: gradients (bf16) of this rank's parameters
-  local mem, stage_params, dense_params, expert_rank = memory(x)
-  local dp = collective("allreduce", M.BYTES_GRAD * dense_params, x.d, x.t * x.p, cl)
+  local _, stage_params, dense_params, expert_rank = memory(x)
+  local dp = collective("allreduce", M.BYTES_GRAD * dense_params, x.d, x.t * x.p, cl, coll)
   if expert_rank > 0 then
     -- expert gradients reduce over the d/ep ranks holding the same experts
-    dp = dp + collective("allreduce", M.BYTES_GRAD * expert_rank, x.d // x.ep, x.t * x.p * x.ep, cl)
+    dp = dp + collective("allreduce", M.BYTES_GRAD * expert_rank, x.d // x.ep, x.t * x.p * x.ep, cl, coll)
   end
-  if x.zero >= 3 then dp = dp + 2 * collective("allgather_ring", M.BYTES_WEIGHT * stage_params, x.d, x.t * x.p, cl) end
+  if x.zero >= 3 then
+    dp = dp + 2 * collective("allgather_ring", M.BYTES_WEIGHT * stage_params, x.d, x.t * x.p, cl, coll)
+  end
   dp = dp * (1 - x.overlap.dp)
-  local bw = price.context(spec, x.dtype, x.engine, "training").bw
-  local optimizer = M.ADAM_BYTES * stage_params / (x.zero >= 1 and x.d or 1) / bw
+  memo.bw = memo.bw or price.context(x.spec, x.dtype, x.engine, "training").bw
+  local optimizer = M.ADAM_BYTES * stage_params / (x.zero >= 1 and x.d or 1) / memo.bw
   local step = compute + bubble + dp + optimizer
+  return step, k, layers, last_layers, layer, outside, stage, tp_per_layer, a2a_per_layer, pp, bubble, dp, optimizer
+end
+
+--- Tokens per second of a validated split (M.config / M.split), token/s: step()'s
+-- `tokens_per_s` without the rest of its table.
+function M.tokens_per_s(x, cache)
+  return x.gb * x.s / step_core(x, cache)
+end
+
+function M._step(x, cache)
+  local c, cl, spec = x.c, x.cl, x.spec
+  local L, h = c.num_hidden_layers, c.hidden_size
+  local step, k, layers, last_layers, layer, outside, stage, tp_per_layer, a2a_per_layer, pp, bubble, dp, optimizer =
+    step_core(x, cache)
+  local mem = memory(x)
   -- FLOPs per step over all GPUs: forward GEMM FLOPs per micro-batch x micro-batches x d x t
   local fwd = (k.flops * L + k.out_flops) * x.t
   local seqs = x.gb

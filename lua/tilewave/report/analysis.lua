@@ -104,7 +104,8 @@ M.TRAINING_TOKENS = 2 ^ 21 // 1
 
 --- The report's training view: on the smallest node count of TRAINING_NODES
 -- where some configuration fits, the fastest (t, p, d, micro-batch,
--- checkpointing, ZeRO) of tilewave.training.search, FlashAttention, bf16,
+-- checkpointing, ZeRO) of tilewave.training.search (through its first row alone,
+-- tilewave.training.best), FlashAttention, bf16,
 -- TRAINING_TOKENS per step at sequence length s. nil if none fits.
 function M.training(c, cl, w)
   local s = w.s or 2048
@@ -113,15 +114,15 @@ function M.training(c, cl, w)
   for _, nodes in ipairs(M.TRAINING_NODES) do
     local gpus = nodes * cl.gpus_per_node
     if gb % gpus == 0 or gpus <= gb then
-      local res = training.search { model = c, cluster = cl, nodes = nodes, global_batch = gb, s = s,
+      local res = training.best { model = c, cluster = cl, nodes = nodes, global_batch = gb, s = s,
                                     dtype = w.dtype == "fp16" and "fp16" or "bf16", micro_batch = { 1, 2, 4 },
                                     engine = w.engine, cost_cache = cache }
-      local best = res.ranked[1]
+      local best = res.best
       if best then
         return { nodes = nodes, gpus = gpus, cluster = cl.id or cl.name, config = best.config,
                  tokens_per_s = best.tokens_per_s, model_tflops_per_gpu = best.model_tflops_per_gpu,
-                 mfu = best.mfu, memory = best.memory.total, step_s = best.step_s, valid = #res.ranked,
-                 rejected = #res.rejected }
+                 mfu = best.mfu, memory = best.memory.total, step_s = best.step_s, valid = res.valid,
+                 rejected = res.rejected }
       end
     end
   end

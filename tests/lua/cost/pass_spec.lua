@@ -1,0 +1,68 @@
+-- The totals-only estimate (one call into the core, src/tw_pass.h) against the per-op
+-- pricing of the detailed one: the same numbers, bit for bit; and core.pass's errors.
+local tw = require "tilewave"
+
+describe("transformer.estimate totals (detail = false)", function()
+  local FIELDS = { "time_s", "layer_s", "flops", "tflops", "mfu", "gemm_share", "kernels", "tokens_per_s" }
+  local cases = {
+    { "llama-2-7b", "h100_sxm5", { b = 4, s = 2048 } },
+    { "llama-2-7b", "h100_sxm5", { b = 1, s = 4096, attention = "flash", engine = "eager" } },
+    { "pythia-2.8b", "a100_sxm4_80gb", { b = 2, s = 2048, engine = "eager", dtype = "fp16" } },
+    { "modernbert-base", "h200_sxm", { b = 8, s = 1024, engine = "eager" } },
+    { "llama-3-70b", "h100_sxm5", { b = 1, s = 2048, t = 8, attention = "flash" } },
+    { "mixtral-8x7b", "h100_sxm5", { b = 2, s = 1024, imbalance = 1.5 } },
+    { "deepseek-v3", "b200", { b = 1, s = 2048, t = 8 } },
+  }
+  for _, case in ipairs(cases) do
+    it(case[1] .. " on " .. case[2], function()
+      local opts = {}
+      for k, v in pairs(case[3]) do opts[k] = v end
+      local full = tw.transformer.estimate(case[1], case[2], opts)
+      opts.detail = false
+      -- twice: the second call reuses the kept pass
+      for _ = 1, 2 do
+        local fast = tw.transformer.estimate(case[1], case[2], opts)
+        assert.is_nil(fast.ops)
+        for _, f in ipairs(FIELDS) do assert.equal(full[f], fast[f], f) end
+        assert.equal(full.interval.high, fast.interval.high)
+      end
+      -- and from a config table (not kept)
+      local fast = tw.transformer.estimate(tw.models.load(case[1]), case[2], opts)
+      assert.equal(full.time_s, fast.time_s)
+    end)
+  end
+
+  it("keeps raising the workload's errors", function()
+    tw.transformer.estimate("llama-2-7b", "h100_sxm5", { b = 4, detail = false })
+    assert.has_error(function() tw.transformer.estimate("llama-2-7b", "h100_sxm5", { b = 4, detail = false, x = 1 }) end,
+      "transformer.estimate: unknown option 'x' (known: attention, b, detail, dtype, engine, ep, imbalance, s, t, uneven_heads)")
+    assert.has_error(function() tw.transformer.estimate("llama-2-7b", "h100_sxm5", { b = -4, detail = false }) end,
+      "transformer.estimate.b: expected positive integer, got -4")
+    assert.has_error(function() tw.transformer.estimate("llama-2-7b", "h100_sxm5", { t = 3, detail = false }) end)
+  end)
+end)
+
+describe("core.pass", function()
+  local dev = require("tilewave.cost.price").context(tw.hw.resolve("h100_sxm5"), "bf16", "compiled").dev
+
+  it("prices memory-bound kernels as bytes / bw + kernel_s, with the host floor", function()
+    -- 1 GB at 2 TB/s = 0.5 ms, plus 2 us per kernel; 3 runs inside the layers
+    local pass = tw.core.pass { { count = 3, layer = true, steps = { { kind = "kernel", part = 1, bytes = 1e9, bw = 2e12 } } } }
+    local t, layer, gemm = tw.core.pass_time(dev, pass, 2e-6, 0)
+    assert.near(3 * 5.02e-4, t, 1e-15)
+    assert.equal(t, layer)
+    assert.equal(0, gemm)
+    assert.near(3 * 1e-3, (tw.core.pass_time(dev, pass, 2e-6, 1e-3)), 1e-15)
+  end)
+
+  it("names the bad field", function()
+    assert.has_error(function() tw.core.pass { { steps = { { kind = "kernel", part = 1, bytes = -1, bw = 1 } } } } end,
+      "pass[1].steps[1].steps.bytes: expected non-negative number (invalid argument)")
+    assert.has_error(function() tw.core.pass { { steps = { { kind = "tile" } } } } end,
+      "pass[1].steps[1].kind: expected 'gemm', 'kernel' or 'fused', got string 'tile'")
+    assert.has_error(function() tw.core.pass { { steps = { { kind = "gemm", m = 0, n = 1, k = 1 } } } } end,
+      "pass[1].steps[1].m: expected positive integer (invalid argument)")
+    assert.has_error(function() tw.core.pass { { count = 1.5, steps = {} } } end,
+      "pass[1].ops.count: expected integer in [0, 2^31-1]")
+  end)
+end)
