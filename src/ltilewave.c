@@ -8,6 +8,8 @@
  *   core.device(tbl)            -> device userdata (a tw_gemm_plan: validated and prepared once)
  *   core.gemm(dev, shape)       -> result table (see tw_gemm.h tw_gemm_result)
  *   core.gemm_many(dev, flat, opts) -> times (s), rates (FLOP/s): arrays
+ *   core.gemm_time(dev, m, n, k, batch, in_bytes, out_bytes) -> time (s)
+ *   core.pass(flat), core.pass_time(dev, pass, ...) -> a whole pass (ltilewave_pass.c)
  *   core.roofline(tbl)          -> result table
  *   core.decode(tbl)            -> decode step (tilewave.h tw_decode_result)
  *   core.memory_fit(tbl)        -> memory budget (tw_memory_result)
@@ -227,6 +229,30 @@ static int l_gemm_many(lua_State *L)
     return 2;
 }
 
+/*
+ * core.gemm_time(dev, m, n, k, batch, in_bytes, out_bytes) -> time_s: one shape's time
+ * alone (no result table), as gemm_many gives it.
+ */
+static int l_gemm_time(lua_State *L)
+{
+    const tw_gemm_plan *dev = (const tw_gemm_plan *)luaL_checkudata(L, 1, DEVICE_MT);
+    tw_gemm_shape s;
+    double t;
+    const char *bad = NULL;
+    int status;
+    s.m = (int64_t)luaL_checkinteger(L, 2);
+    s.n = (int64_t)luaL_checkinteger(L, 3);
+    s.k = (int64_t)luaL_checkinteger(L, 4);
+    s.batch = (int64_t)luaL_optinteger(L, 5, 1);
+    s.in_bytes = (int)luaL_optinteger(L, 6, 2);
+    s.out_bytes = (int)luaL_optinteger(L, 7, 2);
+    status = tw_gemm_plan_estimate_many(dev, &s, 1, &t, NULL, NULL, &bad);
+    if (status != TW_OK)
+        return tw_lua_raise(L, "gemm.%s: %s", bad, status == TW_ERANGE ? "out of range" : tw_field_expectation(bad));
+    lua_pushnumber(L, t);
+    return 1;
+}
+
 /* ---- roofline ---- */
 
 static int l_roofline(lua_State *L)
@@ -264,6 +290,7 @@ static const luaL_Reg funcs[] = {
     {"collective", tw_lua_collective},
     {"device", l_device},
     {"gemm", l_gemm},
+    {"gemm_time", l_gemm_time},
     {"roofline", l_roofline},
     {NULL, NULL},
 };

@@ -29,31 +29,6 @@ local function field(op, p, k)
   return v
 end
 
---- Predict one forward pass of `model` on `hw`.
--- @tparam table opts `b`, `s`, `t`, `dtype` as tilewave.ops.transformer.ops;
---   `attention` ("standard": score matrix materialized, softmax in DRAM; or
---   "flash"; default: the engine's, else "standard"), `engine` (preset name
---   or table, default "compiled"; tilewave.cost.engines), `uneven_heads` (true: accept a t
---   that does not divide the heads, priced as ceil(a/t) heads per rank; for the co-design
---   paper's rules only, engines refuse it), `ep` (expert-parallel size of a MoE model, default 1:
---   this rank's E/ep experts run the tokens of ep ranks; the all-to-alls are the caller's),
---   `imbalance` (MoE: the busiest expert's tokens over the uniform b*s*k/E, default 1; every
---   expert GEMM is priced at the busiest M, as a grouped GEMM waits for its largest problem),
---   `detail` (default true; false: no `ops` rows in the result, only the totals, which are
---   the same numbers, bit for bit: for sweeps and searches that read only the totals;
---   the pass is priced in one call into the core, src/tw_pass.h, and for a preset id the
---   resolved inputs and compiled ops are kept, M.PLANS_MAX of them, so asking again
---   costs that one call)
--- @return table `{ model, hw, b, s, t, dtype, attention, engine,
---   ops = { { role, name, kind, scope, m, n, k, batch, count, flops (per call),
---             bytes, time_s (per call), total_s (= time_s*count), tflops,
---             bound, loss, kernels, tile_eff, wave_eff, align_eff, ... } },
---   time_s (forward, s), layer_s (mean per layer, s), flops (GEMM/BMM FLOP of
---   the pass; elementwise ops carry none), tflops (achieved, 1e12 FLOP/s),
---   mfu (flops / time / dense peak of dtype), gemm_share (fraction of time in
---   GEMM/BMM kernels, FlashAttention included), kernels (launched per pass), tokens_per_s, peak_flops,
---   interval = { low, high (s), borrowed } of time_s (tilewave.cost.price.interval) }`
--- @raise `transformer.estimate.<field>: ...`; model and hw errors
 -- Everything an estimate resolves and validates before pricing, in the order its errors are raised.
 local function resolve(model, device, opts)
   local path = "transformer.estimate"
@@ -66,6 +41,18 @@ local function resolve(model, device, opts)
     error(string.format("%s.detail: expected true or false, got %s", path, tostring(opts.detail)), 0)
   end
   return { c = c, eng = eng, w = w, spec = spec, ctx = ctx, ops = transformer.for_model(c, w, path) }
+end
+
+--- A forward pass resolved and compiled, for callers that price it themselves
+-- (tilewave.cost.training: each op's time through tilewave.cost.price.pass_time).
+-- @tparam table opts as M.estimate's (its `detail` is ignored)
+-- @return `{ c (config), eng, w (workload), spec, ctx (tilewave.cost.price context), ops,
+--   prog (tilewave.cost.price.compile of ops) }`
+-- @raise as M.estimate
+function M.plan(model, device, opts)
+  local x = resolve(model, device, opts)
+  x.prog = price.compile(x.ctx, x.ops)
+  return x
 end
 
 --- Most resolved and compiled passes kept for totals-only estimates of preset ids
@@ -95,8 +82,7 @@ local function plan_of(model, device, opts)
     node = node[v]
   end
   if node then return node end
-  local plan = resolve(model, device, opts)
-  plan.prog = price.compile(plan.ctx, plan.ops)
+  local plan = M.plan(model, device, opts)
   if n_plans >= M.PLANS_MAX then plans, n_plans = setmetatable({}, WEAK), 0 end
   n_plans = n_plans + 1
   local parent, key = plans, model
@@ -128,13 +114,35 @@ local function result(x, total, layer, flops, gemm_time, launches, preds)
   }
 end
 
+--- Predict one forward pass of `model` on `hw`.
+-- @tparam table opts `b`, `s`, `t`, `dtype` as tilewave.ops.transformer.ops;
+--   `attention` ("standard": score matrix materialized, softmax in DRAM; or
+--   "flash"; default: the engine's, else "standard"), `engine` (preset name
+--   or table, default "compiled"; tilewave.cost.engines), `uneven_heads` (true: accept a t
+--   that does not divide the heads, priced as ceil(a/t) heads per rank; for the co-design
+--   paper's rules only, engines refuse it), `ep` (expert-parallel size of a MoE model, default 1:
+--   this rank's E/ep experts run the tokens of ep ranks; the all-to-alls are the caller's),
+--   `imbalance` (MoE: the busiest expert's tokens over the uniform b*s*k/E, default 1; every
+--   expert GEMM is priced at the busiest M, as a grouped GEMM waits for its largest problem),
+--   `detail` (default true; false: no `ops` rows in the result, only the totals, which are
+--   the same numbers, bit for bit: for sweeps and searches that read only the totals;
+--   the pass is priced in one call into the core, src/tw_pass.h, and for a preset id the
+--   resolved inputs and compiled ops are kept, M.PLANS_MAX of them, so asking again
+--   costs that one call)
+-- @return table `{ model, hw, b, s, t, dtype, attention, engine,
+--   ops = { { role, name, kind, scope, m, n, k, batch, count, flops (per call),
+--             bytes, time_s (per call), total_s (= time_s*count), tflops,
+--             bound, loss, kernels, tile_eff, wave_eff, align_eff, ... } },
+--   time_s (forward, s), layer_s (mean per layer, s), flops (GEMM/BMM FLOP of
+--   the pass; elementwise ops carry none), tflops (achieved, 1e12 FLOP/s),
+--   mfu (flops / time / dense peak of dtype), gemm_share (fraction of time in
+--   GEMM/BMM kernels, FlashAttention included), kernels (launched per pass), tokens_per_s, peak_flops,
+--   interval = { low, high (s), borrowed } of time_s (tilewave.cost.price.interval) }`
+-- @raise `transformer.estimate.<field>: ...`; model and hw errors
 function M.estimate(model, device, opts)
   if type(opts) == "table" and opts.detail == false then
     local x = plan_of(model, device, opts)
-    if not x then
-      x = resolve(model, device, opts)
-      x.prog = price.compile(x.ctx, x.ops)
-    end
+    x = x or M.plan(model, device, opts)
     local total, layer, gemm_time = price.pass_time(x.ctx, x.prog)
     return result(x, total, layer, x.prog.flops, gemm_time, x.prog.kernels, nil)
   end

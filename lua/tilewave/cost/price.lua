@@ -90,6 +90,14 @@ function M.gemm(ctx, m, n, k, batch)
   return r
 end
 
+--- One GEMM/BMM's time alone, s: M.gemm's time_s without its result table.
+function M.gemm_time(ctx, m, n, k, batch)
+  local e = ctx.e
+  local t = core.gemm_time(ctx.dev, m, n, k, batch or 1, e.in_bytes, e.out_bytes)
+  if ctx.host_s > t then return ctx.host_s end
+  return t
+end
+
 --- Many GEMMs sharing `batch`: flat `{ m1, n1, k1, ... }` -> times (s), rates (FLOP/s).
 function M.gemm_many(ctx, shapes, batch)
   local e = ctx.e
@@ -211,55 +219,78 @@ function M.op(ctx, op)
            kernels = #list, dram_bytes = bytes, tile_eff = 1, wave_eff = 1, align_eff = 1 }
 end
 
--- the steps of core.pass (src/tw_pass.h) of memory-bound kernels `list` of classes `cls`
-local function kernel_steps(ctx, steps, list, cls, part)
-  for i, b in ipairs(list) do
-    steps[#steps + 1] = { kind = "kernel", part = part, bytes = b, bw = ctx.kbw[cls and cls[i] or "vector"] }
-  end
+-- core.pass's flat array (src/ltilewave_pass.c): per op count, layer (1/0), steps, then per
+-- step kind (0 GEMM, 1 kernel, 2 fused), part and six values; `n` values are in `t` so far
+local function push(t, n, kind, part, a, b, c, d, e, f)
+  t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7], t[n + 8] = kind, part, a, b, c, d, e, f
+  return n + 8
 end
 
-local function gemm_step(ctx, op)
-  return { kind = "gemm", m = op.m, n = op.n, k = op.k, batch = op.batch or 1, in_bytes = ctx.e.in_bytes,
-           out_bytes = ctx.e.out_bytes }
+-- memory-bound kernels `list` of classes `cls`, their bytes times `scale` (M.kernels_s's)
+local function kernel_steps(ctx, t, n, list, cls, part, scale)
+  local kbw = ctx.kbw
+  for i = 1, #list do n = push(t, n, 1, part, scale * list[i], kbw[cls and cls[i] or "vector"], 0, 0, 0, 0) end
+  return n, #list
+end
+
+local function gemm_step(ctx, t, n, m, nn, k, batch)
+  return push(t, n, 0, 0, m, nn, k, batch or 1, ctx.e.in_bytes, ctx.e.out_bytes)
 end
 
 --- A forward pass of ops (tilewave.ops.layers) compiled for the core's one-call pricing
--- (src/tw_pass.h) under context `ctx`: the same kernels M.op prices, in the same order.
--- @return `{ pass (core userdata), flops (FLOP per pass), kernels (launches per pass) }`;
---   M.pass_time prices it
-function M.compile(ctx, ops)
-  local list, flops, launches = {}, 0, 0
+-- (src/tw_pass.h) under context `ctx`: the same kernels M.op prices, in the same order;
+-- with `backward`, the kernels M.backward prices (a GEMM's two gradient GEMMs, flash
+-- attention's backward kernel, memory-bound kernels at twice their bytes), except that a
+-- materialized attention op gets no steps (M.backward prices it: its parts' sum in its order).
+-- @return `{ pass (core userdata), flops (FLOP per pass), kernels (launches per pass),
+--   op_kernels = { launches per call of each op } }`; M.pass_time prices it
+function M.compile(ctx, ops, backward)
+  local flat, n, flops, launches, op_kernels = {}, 0, 0, 0, {}
+  local scale = backward and 2 or 1
   for i, op in ipairs(ops) do
-    local steps, kind = {}, op.kind
+    local kind, head, steps = op.kind, n, 0
+    flat[n + 1], flat[n + 2] = op.count, op.scope == "layer" and 1 or 0
+    n = n + 3
     if kind == "gemm" or kind == "bmm" then
-      steps[1] = gemm_step(ctx, op)
+      if backward then
+        n = gemm_step(ctx, flat, n, op.m, op.k, op.n, op.batch)
+        n, steps = gemm_step(ctx, flat, n, op.k, op.n, op.m, op.batch), 2
+      else
+        n, steps = gemm_step(ctx, flat, n, op.m, op.n, op.k, op.batch), 1
+      end
     elseif kind == "attention" and op.impl == "flash" then
-      local work, rate, sfu, sfu_rate = flash_terms(ctx, op, 1)
-      steps[1] = { kind = "fused", bytes = op.qkv_bytes, bw = ctx.bw, work = work, rate = rate, sfu = sfu,
-                   sfu_rate = sfu_rate }
+      local work, rate, sfu, sfu_rate = flash_terms(ctx, op, backward and 2.5 or 1, 1, backward)
+      n, steps = push(flat, n, 2, 0, op.qkv_bytes, ctx.bw, work, rate, sfu, sfu_rate), 1
     elseif kind == "attention" then
-      steps[1], steps[2] = gemm_step(ctx, op.parts[1]), gemm_step(ctx, op.parts[3])
-      local sm, sm_cls = kernels.elementwise(op.parts[2], ctx.fusion)
-      local copies, copy_cls = kernels.attention_copies(op, ctx.fusion)
-      kernel_steps(ctx, steps, sm, sm_cls, 1)
-      kernel_steps(ctx, steps, copies, copy_cls, 2)
+      if not backward then
+        local score, av = op.parts[1], op.parts[3]
+        n = gemm_step(ctx, flat, n, score.m, score.n, score.k, score.batch)
+        n = gemm_step(ctx, flat, n, av.m, av.n, av.k, av.batch)
+        local sm, sm_cls = kernels.elementwise(op.parts[2], ctx.fusion)
+        local copies, copy_cls = kernels.attention_copies(op, ctx.fusion)
+        local a, b
+        n, a = kernel_steps(ctx, flat, n, sm, sm_cls, 1, 1)
+        n, b = kernel_steps(ctx, flat, n, copies, copy_cls, 2, 1)
+        steps = 2 + a + b
+      end
     else
       local l, cls = kernels.elementwise(op, ctx.fusion)
-      kernel_steps(ctx, steps, l, cls, 1)
+      n, steps = kernel_steps(ctx, flat, n, l, cls, 1, scale)
     end
+    flat[head + 3] = steps
     local count = op.count
     flops = flops + op.flops * count
-    launches = launches + #steps * count -- one kernel per step
-    list[i] = { count = count, layer = op.scope == "layer", steps = steps }
+    op_kernels[i] = steps -- one kernel per step
+    launches = launches + steps * count
   end
-  return { pass = core.pass(list), flops = flops, kernels = launches }
+  return { pass = core.pass(flat), flops = flops, kernels = launches, op_kernels = op_kernels }
 end
 
 --- Price a compiled pass (M.compile) under its context: time_s, layer_s (the ops inside
 -- the layers), gemm_s (in GEMM and fused attention kernels), s; the sums M.op's
--- predictions give, bit for bit.
-function M.pass_time(ctx, prog)
-  return core.pass_time(ctx.dev, prog.pass, ctx.kernel_s, ctx.host_s)
+-- predictions give, bit for bit. With `per_op`, a 4th value: each op's time per call, s.
+function M.pass_time(ctx, prog, per_op)
+  return core.pass_time(ctx.dev, prog.pass, ctx.kernel_s, ctx.host_s, per_op)
 end
 
 --- Backward time of one op for training, s: a GEMM/BMM's data gradient

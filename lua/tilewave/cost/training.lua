@@ -64,18 +64,22 @@ local function costs(c, spec, w, cache)
   local key = string.format("%d/%d/%d/%s/%s/%s/%s/%s/%d", w.b, w.s, w.t, w.dtype, w.attention, tostring(w.sp),
     tostring(w.dropout), engines.key(w.engine), w.ep or 1)
   if cache and cache[key] then return cache[key] end
-  local est = forward.estimate(c, spec, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
-                                          engine = w.engine, ep = w.ep })
+  -- the forward and backward passes, each priced in one call (every op's time per call)
+  local x = forward.plan(c, spec, { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
+                                    engine = w.engine, ep = w.ep })
   local ctx = price.context(spec, w.dtype, w.engine, "training")
   local ks, bw = ctx.kernel_s, ctx.bw
+  local _, _, _, fwd = price.pass_time(x.ctx, x.prog, true)
+  local _, _, _, bwd = price.pass_time(ctx, price.compile(ctx, x.ops, true), true)
   local L = c.num_hidden_layers
   local r = { f = 0, b = 0, sel = 0, out_f = 0, out_b = 0, flops = 0, out_flops = 0 }
-  for _, p in ipairs(est.ops) do
-    local f = p.time_s
+  for i, p in ipairs(x.ops) do
+    local f, kernels = fwd[i], x.prog.op_kernels[i]
     if w.sp and (p.role == "norm" or p.role == "residual") then
-      f = p.kernels * ks + (f - p.kernels * ks) / w.t -- sequence parallel: norms and residuals on s/t tokens
+      f = kernels * ks + (f - kernels * ks) / w.t -- sequence parallel: norms and residuals on s/t tokens
     end
-    local b = price.backward(ctx, p)
+    -- a materialized attention's backward is its parts' (tilewave.cost.price.compile)
+    local b = (p.kind == "attention" and p.impl ~= "flash") and price.backward(ctx, p) or bwd[i]
     if p.scope == "layer" then
       r.f, r.b = r.f + f * p.count / L, r.b + b * p.count / L
       r.flops = r.flops + p.flops * p.count / L

@@ -96,8 +96,8 @@ local function glu_search(c, spec, w)
     local time, flops = 0, 0
     for _, op in ipairs(ops_of(cfg, ww)) do
       if MLP_GEMM[op.role] then
-        local r = price.gemm(ctx, op.m, op.n, op.k, op.batch)
-        time, flops = time + r.time_s, flops + r.flops
+        -- the op's flops are the core's 2*M*N*K*batch (exact: below 2^53)
+        time, flops = time + price.gemm_time(ctx, op.m, op.n, op.k, op.batch), flops + op.flops
       end
     end
     return flops / time

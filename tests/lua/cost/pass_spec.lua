@@ -46,23 +46,28 @@ describe("core.pass", function()
   local dev = require("tilewave.cost.price").context(tw.hw.resolve("h100_sxm5"), "bf16", "compiled").dev
 
   it("prices memory-bound kernels as bytes / bw + kernel_s, with the host floor", function()
-    -- 1 GB at 2 TB/s = 0.5 ms, plus 2 us per kernel; 3 runs inside the layers
-    local pass = tw.core.pass { { count = 3, layer = true, steps = { { kind = "kernel", part = 1, bytes = 1e9, bw = 2e12 } } } }
-    local t, layer, gemm = tw.core.pass_time(dev, pass, 2e-6, 0)
+    -- one op run 3 times inside the layers, one step: 1 GB at 2 TB/s = 0.5 ms, plus 2 us per kernel
+    local pass = tw.core.pass { 3, 1, 1, 1, 1, 1e9, 2e12, 0, 0, 0, 0 }
+    local t, layer, gemm, per_op = tw.core.pass_time(dev, pass, 2e-6, 0, true)
     assert.near(3 * 5.02e-4, t, 1e-15)
     assert.equal(t, layer)
     assert.equal(0, gemm)
+    assert.near(5.02e-4, per_op[1], 1e-15)
+    -- a 1 ms host floor
     assert.near(3 * 1e-3, (tw.core.pass_time(dev, pass, 2e-6, 1e-3)), 1e-15)
   end)
 
-  it("names the bad field", function()
-    assert.has_error(function() tw.core.pass { { steps = { { kind = "kernel", part = 1, bytes = -1, bw = 1 } } } } end,
-      "pass[1].steps[1].steps.bytes: expected non-negative number (invalid argument)")
-    assert.has_error(function() tw.core.pass { { steps = { { kind = "tile" } } } } end,
-      "pass[1].steps[1].kind: expected 'gemm', 'kernel' or 'fused', got string 'tile'")
-    assert.has_error(function() tw.core.pass { { steps = { { kind = "gemm", m = 0, n = 1, k = 1 } } } } end,
-      "pass[1].steps[1].m: expected positive integer (invalid argument)")
-    assert.has_error(function() tw.core.pass { { count = 1.5, steps = {} } } end,
-      "pass[1].ops.count: expected integer in [0, 2^31-1]")
+  it("names the bad op, step and field", function()
+    assert.has_error(function() tw.core.pass { 1, 1, 1, 1, 1, -1, 1, 0, 0, 0, 0 } end,
+      "pass: op 1, step 1: steps.bytes: expected non-negative number (invalid argument)")
+    assert.has_error(function() tw.core.pass { 1, 1, 1, 7, 1, 1, 1, 0, 0, 0, 0 } end,
+      "pass: op 1, step 1: steps.kind: expected gemm, kernel or fused (invalid argument)")
+    assert.has_error(function() tw.core.pass { 1, 1, 0, 2, 1, 1, 0, 0, 0, 1, 1, 1, 2, 2 } end,
+      "pass: op 2, step 1: m: expected positive integer (invalid argument)")
+    assert.has_error(function() tw.core.pass { 1.5, 1, 0 } end, "pass: op 1: ops.count: expected integer in [0, 2^31-1]")
+    assert.has_error(function() tw.core.pass { 1, 1, 2, 1, 1, 1, 1, 0, 0, 0, 0 } end,
+      "pass[3]: expected an op's step count with its steps after it")
+    assert.has_error(function() tw.core.pass { 1, 1, 1, "x", 1, 1, 1, 0, 0, 0, 0 } end,
+      "pass[4]: expected a number, got string 'x'")
   end)
 end)
