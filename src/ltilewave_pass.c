@@ -3,9 +3,9 @@
  * priced in one call. The pass comes as one flat array of numbers (no table per step:
  * building and reading it stays cheap next to the pricing):
  *
- *   core.pass{ count, layer (1 or 0), steps,           -- an op
+ *   core.pass({ count, layer (1 or 0), steps,          -- an op
  *                kind, part, a, b, c, d, e, f,           -- each of its steps
- *              count, layer, steps, ... }
+ *              count, layer, steps, ... }[, n])         -- the first n values (default all)
  *     kind 0 (GEMM):    a..f = m, n, k, batch, in_bytes, out_bytes
  *     kind 1 (kernel):  a, b = bytes, bw (c..f unused)
  *     kind 2 (fused):   a..f = bytes, bw, work, rate, sfu, sfu_rate
@@ -61,7 +61,7 @@ static int l_pass(lua_State *L)
     int status;
 
     luaL_checktype(L, 1, LUA_TTABLE);
-    len = luaL_len(L, 1);
+    len = lua_isnoneornil(L, 2) ? luaL_len(L, 1) : luaL_checkinteger(L, 2);
     while (at <= len) {
         double k = at + 2 <= len ? value(L, at + 2) : -1;
         if (!(k >= 0 && k <= TW_PASS_MAX_STEPS) || at + 2 + STEP_VALUES * (lua_Integer)k > len)

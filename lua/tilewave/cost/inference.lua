@@ -63,12 +63,23 @@ local function decoder(model, path)
   return c
 end
 
+-- The ops of one decode step (b = 1, s = 1) of validated config c at tensor-parallel size t:
+-- built once per config (weak keys) and (t, attention), and only read here.
+local step_ops_of = setmetatable({}, { __mode = "k" })
+local function step_ops(c, t, attention)
+  local per = step_ops_of[c] or {}
+  step_ops_of[c] = per
+  local key = t .. "/" .. tostring(attention)
+  per[key] = per[key] or transformer.ops(c, { b = 1, s = 1, t = t, attention = attention })
+  return per[key]
+end
+
 -- Weight bytes read per decode step (per rank) and the parameters multiplied per token.
 -- `batch` (decode) reads only the experts a MoE step touches; nil (memory) counts every
 -- expert as resident. With expert parallelism `ep` each rank holds 1/ep of the experts.
 -- Also returns the op list and the MoE layers (expert ops' layer count).
 local function weights(c, t, fmt, batch, ep)
-  local ops = transformer.ops(c, { b = 1, s = 1, t = t })
+  local ops = step_ops(c, t)
   local bytes, params = quant.weight_bytes(ops, fmt, c.num_hidden_layers, batch)
   local experts, moe_layers = {}, 0
   for _, op in ipairs(ops) do
@@ -83,7 +94,7 @@ local function weights(c, t, fmt, batch, ep)
   end
   -- norms and biases: the non-embedding parameters outside the layer GEMMs, kept in 16 bits
   local layer_gemm = 0
-  for _, op in ipairs(transformer.ops(c, { b = 1, s = 1, t = 1 })) do
+  for _, op in ipairs(step_ops(c, 1)) do
     if op.kind == "gemm" and op.scope == "layer" then
       layer_gemm = layer_gemm + op.n * op.k * op.count * (op.experts or 1)
     end
@@ -122,7 +133,7 @@ end
 local function launches(c, t, eng)
   if eng.kernels_per_layer then return eng.kernels_per_layer * c.num_hidden_layers + (eng.kernels_fixed or 0) end
   local n = 0
-  for _, op in ipairs(transformer.ops(c, { b = 1, s = 1, t = t, attention = "flash" })) do
+  for _, op in ipairs(step_ops(c, t, "flash")) do
     n = n + kernels.count(op, eng.fusion) * op.count
   end
   return n

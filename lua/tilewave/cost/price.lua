@@ -244,8 +244,11 @@ end
 -- materialized attention op gets no steps (M.backward prices it: its parts' sum in its order).
 -- @return `{ pass (core userdata), flops (FLOP per pass), kernels (launches per pass),
 --   op_kernels = { launches per call of each op } }`; M.pass_time prices it
+-- compile's array, reused: core.pass copies the first n values out of it
+local flat = {}
+
 function M.compile(ctx, ops, backward)
-  local flat, n, flops, launches, op_kernels = {}, 0, 0, 0, {}
+  local n, flops, launches, op_kernels = 0, 0, 0, {}
   local scale = backward and 2 or 1
   for i, op in ipairs(ops) do
     local kind, head, steps = op.kind, n, 0
@@ -283,7 +286,7 @@ function M.compile(ctx, ops, backward)
     op_kernels[i] = steps -- one kernel per step
     launches = launches + steps * count
   end
-  return { pass = core.pass(flat), flops = flops, kernels = launches, op_kernels = op_kernels }
+  return { pass = core.pass(flat, n), flops = flops, kernels = launches, op_kernels = op_kernels }
 end
 
 --- Price a compiled pass (M.compile) under its context: time_s, layer_s (the ops inside

@@ -65,18 +65,16 @@ local function memory(x)
   local dense_params = (layers * per_layer + (x.p == 1 and emb or v * h)) / x.t
   local expert_rank = layers * experts / x.t / x.ep
   local stage_params = dense_params + expert_rank
-  local mem = {
-    weights = sharded(x, M.BYTES_WEIGHT, 3, dense_params, expert_rank),
-    grads = sharded(x, M.BYTES_GRAD, 2, dense_params, expert_rank),
-    optimizer = sharded(x, M.BYTES_OPTIMIZER, 1, dense_params, expert_rank),
-  }
+  local weights = sharded(x, M.BYTES_WEIGHT, 3, dense_params, expert_rank)
+  local grads = sharded(x, M.BYTES_GRAD, 2, dense_params, expert_rank)
+  local optimizer = sharded(x, M.BYTES_OPTIMIZER, 1, dense_params, expert_rank)
   local in_flight = min(x.p, x.m)
   if x.v > 1 then in_flight = in_flight * (1 + (x.p - 1) / (x.p * x.v)) end
   local per = M.activation_bytes(x.s, x.mb, h, c.num_attention_heads, x.t, x.sp, x.ckpt, x.attention == "flash")
   -- logits of the last stage in fp32 for the loss
-  mem.activations = per * layers * in_flight + 4 * x.s * x.mb * v / x.t
-  mem.workspace = x.workspace
-  mem.total = mem.weights + mem.grads + mem.optimizer + mem.activations + mem.workspace
+  local activations = per * layers * in_flight + 4 * x.s * x.mb * v / x.t
+  local mem = { weights = weights, grads = grads, optimizer = optimizer, activations = activations,
+                workspace = x.workspace, total = weights + grads + optimizer + activations + x.workspace }
   x.mem_, x.stage_params_, x.dense_params_, x.expert_rank_ = mem, stage_params, dense_params, expert_rank
   return mem, stage_params, dense_params, expert_rank
 end
