@@ -41,6 +41,8 @@ local function kernel_bw(spec, g)
   return out
 end
 
+local TIMING = { kernel = true, isolated = true }
+
 --- A pricing context for `spec` (resolved), dtype `dt`, engine `eng` (anything
 -- tilewave.cost.engines.resolve takes) and GEMM `timing` ("kernel" default or
 -- "isolated"). Contexts are cached per spec.
@@ -50,7 +52,8 @@ end
 -- @raise `<path>.dtype: ...`, `<path>.engine...: ...`, `<path>.timing: ...`
 function M.context(spec, dt, eng, path, timing)
   path = path or "price"
-  timing = check.one_of(timing or "kernel", { kernel = true, isolated = true }, path .. ".timing")
+  timing = timing or "kernel"
+  if not TIMING[timing] then check.one_of(timing, TIMING, path .. ".timing") end
   local e = type(eng) == "table" and eng.name and eng.fusion and eng or engines.resolve(eng, path .. ".engine")
   local key = format("%s|%s|%s", tostring(dt), timing, engines.key(e))
   local per = cache[spec]
