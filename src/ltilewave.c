@@ -229,6 +229,17 @@ static int l_gemm_many(lua_State *L)
     return 2;
 }
 
+/* integer argument i (dflt when absent and dflt >= 0), else "gemm.<name>: expected positive integer, got x" */
+static int64_t int_arg(lua_State *L, int i, const char *name, int64_t dflt)
+{
+    int isnum;
+    lua_Integer v;
+    if (dflt >= 0 && lua_isnoneornil(L, i)) return dflt;
+    v = lua_tointegerx(L, i, &isnum);
+    if (!isnum) return tw_lua_field_error(L, "gemm", name, "expected positive integer", i);
+    return (int64_t)v;
+}
+
 /*
  * core.gemm_time(dev, m, n, k, batch, in_bytes, out_bytes) -> time_s: one shape's time
  * alone (no result table), as gemm_many gives it.
@@ -237,15 +248,18 @@ static int l_gemm_time(lua_State *L)
 {
     const tw_gemm_plan *dev = (const tw_gemm_plan *)luaL_checkudata(L, 1, DEVICE_MT);
     tw_gemm_shape s;
+    int64_t in, out;
     double t;
     const char *bad = NULL;
     int status;
-    s.m = (int64_t)luaL_checkinteger(L, 2);
-    s.n = (int64_t)luaL_checkinteger(L, 3);
-    s.k = (int64_t)luaL_checkinteger(L, 4);
-    s.batch = (int64_t)luaL_optinteger(L, 5, 1);
-    s.in_bytes = (int)luaL_optinteger(L, 6, 2);
-    s.out_bytes = (int)luaL_optinteger(L, 7, 2);
+    s.m = int_arg(L, 2, "m", -1);
+    s.n = int_arg(L, 3, "n", -1);
+    s.k = int_arg(L, 4, "k", -1);
+    s.batch = int_arg(L, 5, "batch", 1);
+    in = int_arg(L, 6, "in_bytes", 2);
+    out = int_arg(L, 7, "out_bytes", 2);
+    s.in_bytes = in >= 0 && in <= 64 ? (int)in : -1; /* the core names anything but 1, 2, 4, 8 */
+    s.out_bytes = out >= 0 && out <= 64 ? (int)out : -1;
     status = tw_gemm_plan_estimate_many(dev, &s, 1, &t, NULL, NULL, &bad);
     if (status != TW_OK)
         return tw_lua_raise(L, "gemm.%s: %s", bad, status == TW_ERANGE ? "out of range" : tw_field_expectation(bad));

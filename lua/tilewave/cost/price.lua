@@ -22,7 +22,7 @@ local core = require "tilewave.core"
 
 local M = {}
 
-local format, ipairs, pairs, min, max, huge = string.format, ipairs, pairs, math.min, math.max, math.huge
+local format, ipairs, min, max, huge = string.format, ipairs, math.min, math.max, math.huge
 
 local cache = setmetatable({}, { __mode = "k" })
 

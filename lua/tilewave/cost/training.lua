@@ -39,7 +39,7 @@ local tmem = require "tilewave.cost.training_memory"
 
 local M = {}
 
-local format, ipairs, pairs, ceil, max, min = string.format, ipairs, pairs, math.ceil, math.max, math.min
+local format, ipairs, ceil, max = string.format, ipairs, math.ceil, math.max
 
 --- Memory each GPU keeps besides weights, gradients, optimizer states and
 -- activations (CUDA context, NCCL and cuBLAS workspaces, allocator

@@ -71,3 +71,19 @@ describe("core.pass", function()
       "pass[4]: expected a number, got string 'x'")
   end)
 end)
+
+describe("core.gemm_time", function()
+  local price = require "tilewave.cost.price"
+  local ctx = price.context(tw.hw.resolve("h100_sxm5"), "bf16", "compiled")
+
+  it("is core.gemm's time_s without the table", function()
+    assert.equal(price.gemm(ctx, 4096, 11008, 4096).time_s, price.gemm_time(ctx, 4096, 11008, 4096))
+    assert.equal(price.gemm(ctx, 2048, 2048, 128, 64).time_s, price.gemm_time(ctx, 2048, 2048, 128, 64))
+  end)
+
+  it("names the bad field", function()
+    assert.has_error(function() tw.core.gemm_time(ctx.dev, 4096, 2.5, 4096) end,
+      "gemm.n: expected positive integer, got 2.5")
+    assert.has_error(function() tw.core.gemm_time(ctx.dev, 4, 4, 4, 1, 3) end, "gemm.in_bytes: expected 1, 2, 4 or 8")
+  end)
+end)
