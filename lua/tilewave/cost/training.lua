@@ -262,7 +262,11 @@ end
 
 -- The step time of a validated split x and the parts step() reports, as numbers (no tables:
 -- a search prices every split through this and builds step()'s table for those it keeps).
-local function step_core(x, cache)
+-- What step_core shares across a split's checkpointing and ZeRO values (a search tries every
+-- pair on one split), kept on x as x.step_: layer costs, stage layer counts, the collectives.
+local function step_base(x, cache)
+  local sb = x.step_
+  if sb then return sb end
   local c, cl, memo = x.c, x.cl, x.memo
   local L, h = c.num_hidden_layers, c.hidden_size
   local by_mb = memo.costs[x.mb]
@@ -278,46 +282,60 @@ local function step_core(x, cache)
   local layers = ceil(L / x.p)
   local last_layers = L - (x.p - 1) * layers
   if last_layers < 1 then last_layers = L - (x.p - 1) * (L // x.p) end
-  -- per layer and micro-batch: recompute and tensor-parallel communication
-  local rc = x.ckpt == "full" and k.f or x.ckpt == "selective" and k.sel or 0
   local act = x.mb * x.s * h * e
-  local tp_ar = collective("allreduce", act, x.t, 1, cl, coll)
-  local tp_per_layer = (4 + (x.ckpt == "full" and 2 or 0)) * tp_ar * (1 - x.overlap.tp)
-  -- expert parallelism: dispatch and combine all-to-alls of the micro-batch's k token copies, in
-  -- the forward, the backward and a full recompute, on the MoE layers (a fraction of the layers)
-  local a2a_per_layer = 0
+  -- expert parallelism: dispatch and combine all-to-alls of the micro-batch's k token copies on
+  -- the MoE layers (a fraction of the layers)
+  local a2a, moe_frac = 0, 0
   if x.ep > 1 then
-    local moe_frac = expert_params(x) > 0 and 1 or 0
+    moe_frac = expert_params(x) > 0 and 1 or 0
     local dense_layers = c.first_k_dense_replace or 0
     moe_frac = moe_frac * (L - dense_layers) / L
-    local a2a = collective("alltoall", act * x.k, x.ep, x.t * x.p, cl, coll)
-    a2a_per_layer = (4 + (x.ckpt == "full" and 2 or 0)) * a2a * moe_frac
+    a2a = collective("alltoall", act * x.k, x.ep, x.t * x.p, cl, coll)
   end
-  local layer = k.f + k.b + rc + tp_per_layer + a2a_per_layer
-  -- the slowest stage: the most layers, or the last stage's layers plus the LM head
-  local outside = k.out_f + k.out_b
-  local stage = max(layers * layer + (x.p == 1 and outside or 0), x.p > 1 and (last_layers * layer + outside) or 0)
   -- pipeline point-to-point: activations forward, gradients backward, per micro-batch
   local pp = 0
   if x.p > 1 then
     pp = 2 * collective("p2p", act / (x.sp and x.t or 1), 2, x.t, cl, coll) * (1 - x.overlap.pp)
   end
-  local per_mb = stage + pp
-  local compute = x.m * per_mb
-  local bubble = (x.p - 1) / x.v * per_mb
   -- data parallel: gradients (bf16) of this rank's parameters
-  local _, stage_params, dense_params, expert_rank = memory(x)
+  local stage_params, dense_params, expert_rank = tmem.stage_params(x)
   local dp = collective("allreduce", M.BYTES_GRAD * dense_params, x.d, x.t * x.p, cl, coll)
   if expert_rank > 0 then
     -- expert gradients reduce over the d/ep ranks holding the same experts
     dp = dp + collective("allreduce", M.BYTES_GRAD * expert_rank, x.d // x.ep, x.t * x.p * x.ep, cl, coll)
   end
-  if x.zero >= 3 then
-    dp = dp + 2 * collective("allgather_ring", M.BYTES_WEIGHT * stage_params, x.d, x.t * x.p, cl, coll)
-  end
-  dp = dp * (1 - x.overlap.dp)
   memo.bw = memo.bw or price.context(x.spec, x.dtype, x.engine, "training").bw
-  local optimizer = M.ADAM_BYTES * stage_params / (x.zero >= 1 and x.d or 1) / memo.bw
+  sb = { k = k, layers = layers, last_layers = last_layers, tp_ar = collective("allreduce", act, x.t, 1, cl, coll),
+         a2a = a2a, moe_frac = moe_frac, pp = pp, dp = dp, stage_params = stage_params,
+         gather = x.d > 1 and collective("allgather_ring", M.BYTES_WEIGHT * stage_params, x.d, x.t * x.p, cl, coll)
+           or 0 }
+  x.step_ = sb
+  return sb
+end
+
+-- The step time of a validated split x and the parts step() reports, as numbers (no tables:
+-- a search prices every split through this and builds step()'s table for those it keeps).
+local function step_core(x, cache)
+  local sb = step_base(x, cache)
+  local k, layers, last_layers = sb.k, sb.layers, sb.last_layers
+  -- per layer and micro-batch: recompute and tensor-parallel communication (and the all-to-alls
+  -- of expert parallelism), in the forward, the backward and a full recompute
+  local rc = x.ckpt == "full" and k.f or x.ckpt == "selective" and k.sel or 0
+  local passes = 4 + (x.ckpt == "full" and 2 or 0)
+  local tp_per_layer = passes * sb.tp_ar * (1 - x.overlap.tp)
+  local a2a_per_layer = x.ep > 1 and passes * sb.a2a * sb.moe_frac or 0
+  local layer = k.f + k.b + rc + tp_per_layer + a2a_per_layer
+  -- the slowest stage: the most layers, or the last stage's layers plus the LM head
+  local outside = k.out_f + k.out_b
+  local stage = max(layers * layer + (x.p == 1 and outside or 0), x.p > 1 and (last_layers * layer + outside) or 0)
+  local pp = sb.pp
+  local per_mb = stage + pp
+  local compute = x.m * per_mb
+  local bubble = (x.p - 1) / x.v * per_mb
+  local dp = sb.dp
+  if x.zero >= 3 then dp = dp + 2 * sb.gather end
+  dp = dp * (1 - x.overlap.dp)
+  local optimizer = M.ADAM_BYTES * sb.stage_params / (x.zero >= 1 and x.d or 1) / x.memo.bw
   local step = compute + bubble + dp + optimizer
   return step, k, layers, last_layers, layer, outside, stage, tp_per_layer, a2a_per_layer, pp, bubble, dp, optimizer
 end
@@ -372,5 +390,7 @@ M.config, M.shared, M.split = config, shared, split
 --- Memory per GPU of a validated configuration (M.config): `{ weights, grads, optimizer,
 -- activations, workspace, total }`, byte; the same figures as step()'s `memory`.
 M.memory = function(x) return (memory(x)) end
+--- Its total alone, byte (a search's fit test).
+M.memory_total = tmem.total
 
 return M

@@ -51,9 +51,12 @@ local function sharded(x, bytes, stage, dense_params, expert_rank)
   return bytes * (dense_params / (x.zero >= stage and x.d or 1) + expert_rank / (x.zero >= stage and x.d // x.ep or 1))
 end
 
--- (kept on x: a search checks the memory of a split before it prices its step)
-local function memory(x)
-  if x.mem_ then return x.mem_, x.stage_params_, x.dense_params_, x.expert_rank_ end
+-- What the memory of split x shares across its checkpointing and ZeRO values (a search tries
+-- every pair on one split), kept on x: parameters of the largest stage on this rank (dense,
+-- expert), its layers, the micro-batches in flight and the fp32 logits of the last stage.
+local function base(x)
+  local b = x.mbase_
+  if b then return b end
   local c = x.c
   local L, h, v = c.num_hidden_layers, c.hidden_size, c.vocab_size
   local P = params(c)
@@ -64,25 +67,54 @@ local function memory(x)
   -- dense parameters shard over d for ZeRO; expert ones (1/ep on this rank) over the d/ep replicas
   local dense_params = (layers * per_layer + (x.p == 1 and emb or v * h)) / x.t
   local expert_rank = layers * experts / x.t / x.ep
-  local stage_params = dense_params + expert_rank
-  local weights = sharded(x, M.BYTES_WEIGHT, 3, dense_params, expert_rank)
-  local grads = sharded(x, M.BYTES_GRAD, 2, dense_params, expert_rank)
-  local optimizer = sharded(x, M.BYTES_OPTIMIZER, 1, dense_params, expert_rank)
   local in_flight = min(x.p, x.m)
   if x.v > 1 then in_flight = in_flight * (1 + (x.p - 1) / (x.p * x.v)) end
-  local per = M.activation_bytes(x.s, x.mb, h, c.num_attention_heads, x.t, x.sp, x.ckpt, x.attention == "flash")
+  b = { dense = dense_params, expert = expert_rank, stage = dense_params + expert_rank, layers = layers,
+        in_flight = in_flight, logits = 4 * x.s * x.mb * v / x.t }
+  x.mbase_ = b
+  return b
+end
+
+-- weights, gradients, optimizer states and activations of split x at its x.zero and x.ckpt
+local function parts(x)
+  local b, c = base(x), x.c
+  local weights = sharded(x, M.BYTES_WEIGHT, 3, b.dense, b.expert)
+  local grads = sharded(x, M.BYTES_GRAD, 2, b.dense, b.expert)
+  local optimizer = sharded(x, M.BYTES_OPTIMIZER, 1, b.dense, b.expert)
+  local per = M.activation_bytes(x.s, x.mb, c.hidden_size, c.num_attention_heads, x.t, x.sp, x.ckpt,
+                                 x.attention == "flash")
   -- logits of the last stage in fp32 for the loss
-  local activations = per * layers * in_flight + 4 * x.s * x.mb * v / x.t
+  local activations = per * b.layers * b.in_flight + b.logits
+  return weights, grads, optimizer, activations
+end
+
+-- (kept on x as x.mem_: a search checks the memory of a split before it prices its step; whoever
+-- changes x.ckpt or x.zero clears x.mem_)
+local function memory(x)
+  if x.mem_ then return x.mem_ end
+  local weights, grads, optimizer, activations = parts(x)
   local mem = { weights = weights, grads = grads, optimizer = optimizer, activations = activations,
                 workspace = x.workspace, total = weights + grads + optimizer + activations + x.workspace }
-  x.mem_, x.stage_params_, x.dense_params_, x.expert_rank_ = mem, stage_params, dense_params, expert_rank
-  return mem, stage_params, dense_params, expert_rank
+  x.mem_ = mem
+  return mem
+end
+
+--- The total of memory(x), byte, without its table (a search's fit test).
+function M.total(x)
+  if x.mem_ then return x.mem_.total end
+  local weights, grads, optimizer, activations = parts(x)
+  return weights + grads + optimizer + activations + x.workspace
+end
+
+--- The parameters of the largest stage on this rank of split x: all, dense, expert.
+function M.stage_params(x)
+  local b = base(x)
+  return b.stage, b.dense, b.expert
 end
 
 M.expert_params = expert_params
 --- Memory per GPU of a validated split x (tilewave.cost.training.config), kept on x:
--- `{ weights, grads, optimizer, activations, workspace, total }` (byte), and the parameters
--- of the largest stage on this rank, the dense ones, the expert ones.
+-- `{ weights, grads, optimizer, activations, workspace, total }` (byte).
 M.memory = memory
 
 return M

@@ -161,7 +161,7 @@ function M.best(o)
               local ok = x and ck_ok[i] and z_ok[j]
               if ok then
                 x.ckpt, x.zero, x.mem_ = ck, z, nil
-                ok = not (training.memory(x).total > x.spec.memory_bytes)
+                ok = not (training.memory_total(x) > x.spec.memory_bytes)
               end
               local tps
               if ok then ok, tps = pcall(training.tokens_per_s, x, cache) end
