@@ -229,15 +229,24 @@ local function push(t, n, kind, part, a, b, c, d, e, f)
   return n + 8
 end
 
--- memory-bound kernels `list` of classes `cls`, their bytes times `scale` (M.kernels_s's)
+-- memory-bound kernels `list` of classes `cls`, their bytes times `scale` (M.kernels_s's);
+-- push() written out (the hot loop of compile)
 local function kernel_steps(ctx, t, n, list, cls, part, scale)
   local kbw = ctx.kbw
-  for i = 1, #list do n = push(t, n, 1, part, scale * list[i], kbw[cls and cls[i] or "vector"], 0, 0, 0, 0) end
+  for i = 1, #list do
+    t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7], t[n + 8] =
+      1, part, scale * list[i], kbw[cls and cls[i] or "vector"], 0, 0, 0, 0
+    n = n + 8
+  end
   return n, #list
 end
 
+-- a GEMM step: push() written out
 local function gemm_step(ctx, t, n, m, nn, k, batch)
-  return push(t, n, 0, 0, m, nn, k, batch or 1, ctx.e.in_bytes, ctx.e.out_bytes)
+  local e = ctx.e
+  t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7], t[n + 8] =
+    0, 0, m, nn, k, batch or 1, e.in_bytes, e.out_bytes
+  return n + 8
 end
 
 --- A forward pass of ops (tilewave.ops.layers) compiled for the core's one-call pricing

@@ -23,7 +23,7 @@ local check = require "tilewave.util.check"
 
 local M = {}
 
-local type, pairs, ipairs, format, sort = type, pairs, ipairs, string.format, table.sort
+local type, pairs, ipairs, format, sort, math_type = type, pairs, ipairs, string.format, table.sort, math.type
 
 --- Families by name; each a module of tilewave.families (see
 -- families/llama.lua for the shape). `M.register(family)` adds one.
@@ -96,7 +96,12 @@ function M.define(cfg, path)
       error(format("%s: unknown field '%s' for family %s (known: %s)", path, tostring(k), fam.name,
         check.keys(known)), 0)
     end
-    VALIDATORS[kind](v, path .. "." .. k)
+    -- the common valid values pass without building the field's path (a search defines
+    -- thousands of configs); anything else goes through the validator, which names it
+    if not (kind == "positive_int" and math_type(v) == "integer" and v >= 1 or kind == "string" and type(v) == "string"
+            or kind == "boolean" and type(v) == "boolean") then
+      VALIDATORS[kind](v, path .. "." .. k)
+    end
   end
   for _, k in ipairs(REQUIRED) do
     if c[k] == nil then check.fail(path .. "." .. k, "expected positive integer", nil) end

@@ -94,6 +94,15 @@ local function glu_search(c, spec, w)
   local function rate(I)
     cfg.intermediate_size = I
     local time, flops = 0, 0
+    -- the GEMMs' shapes alone where the family gives them (the same values and order as its ops)
+    local gemms = fam.mlp_gemms and fam.mlp_gemms(cfg, ww)
+    if gemms then
+      for _, g in ipairs(gemms) do
+        local m, n, k = g[3], g[4], g[5]
+        time, flops = time + price.gemm_time(ctx, m, n, k, 1), flops + 2.0 * m * n * k * 1
+      end
+      return flops / time
+    end
     for _, op in ipairs(ops_of(cfg, ww)) do
       if MLP_GEMM[op.role] then
         -- the op's flops are the core's 2*M*N*K*batch (exact: below 2^53)

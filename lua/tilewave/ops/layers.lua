@@ -215,21 +215,30 @@ function M.logits(c, w)
   return M.outside(M.gemm("logits", "logits", w.b * w.s, idiv_up(c.vocab_size, w.t), c.hidden_size, 1, w.e))
 end
 
+--- The GEMMs of a gated MLP (M.glu_mlp's), in its order, without building ops (searches that
+-- price only the MLP's GEMMs at many widths): `{ { role, name, m, n, k }, ... }` (batch 1) and I/t.
+function M.glu_gemms(c, w, fused)
+  local bs, h = w.b * w.s, c.hidden_size
+  local i_t = idiv_up(c.intermediate_size, w.t)
+  if fused then return { { "mlp_gate_up", "mlp_up_gate", bs, 2 * i_t, h }, { "mlp_down", "mlp_down", bs, h, i_t } }, i_t end
+  return { { "mlp_gate", "mlp_gate", bs, i_t, h }, { "mlp_up", "mlp_up", bs, i_t, h }, { "mlp_down", "mlp_down", bs, h, i_t } },
+    i_t
+end
+
 --- A gated MLP (SwiGLU / GeGLU): up and gate as two GEMMs of width I/t, or
 -- one fused GEMM of width 2I/t (`fused`), the gated activation (read 2, write
--- 1) and the down projection.
+-- 1) and the down projection (M.glu_gemms).
 function M.glu_mlp(ops, c, w, count, fused)
-  local e, bs, h = w.e, w.b * w.s, c.hidden_size
-  local i_t = idiv_up(c.intermediate_size, w.t)
-  if fused then
-    ops[#ops + 1] = M.gemm("mlp_gate_up", "mlp_up_gate", bs, 2 * i_t, h, count, e)
-  else
-    ops[#ops + 1] = M.gemm("mlp_gate", "mlp_gate", bs, i_t, h, count, e)
-    ops[#ops + 1] = M.gemm("mlp_up", "mlp_up", bs, i_t, h, count, e)
+  local e, bs = w.e, w.b * w.s
+  local g, i_t = M.glu_gemms(c, w, fused)
+  for j = 1, #g - 1 do
+    local x = g[j]
+    ops[#ops + 1] = M.gemm(x[1], x[2], x[3], x[4], x[5], count, e)
   end
   -- act(gate) * up: read 2, write 1
   ops[#ops + 1] = M.elementwise("glu", "glu_activation", 3 * bs * i_t * e.in_bytes, count, bs * i_t, e.in_bytes)
-  ops[#ops + 1] = M.gemm("mlp_down", "mlp_down", bs, h, i_t, count, e)
+  local down = g[#g]
+  ops[#ops + 1] = M.gemm(down[1], down[2], down[3], down[4], down[5], count, e)
 end
 
 --- A mixture-of-experts SwiGLU MLP (Mixtral; Jiang et al. 2024, arXiv 2401.04088 §2.1):

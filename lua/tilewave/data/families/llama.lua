@@ -133,6 +133,12 @@ function F.mlp_ops(c, w)
   return ops
 end
 
+--- The MLP GEMMs of F.mlp_ops without its ops (layers.glu_gemms), or nil for routed experts.
+function F.mlp_gemms(c, w)
+  if c.num_local_experts then return nil end
+  return (layers.glu_gemms(c, w, false))
+end
+
 --- A family sharing this block (params, ops, validation, the GLU width rule) with its
 -- own name, description, extra fields, Hugging Face model types and presets.
 -- @tparam table o `name`, `description`, `fields` (extra field -> validator), `hf_model_types`,

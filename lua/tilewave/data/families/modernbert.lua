@@ -51,6 +51,9 @@ end
 -- the GeGLU MLP of `count` layers: up and gate fused in one GEMM
 local function mlp(ops, c, w, count) layers.glu_mlp(ops, c, w, count, true) end
 
+--- The MLP GEMMs of F.mlp_ops without its ops (layers.glu_gemms).
+function F.mlp_gemms(c, w) return (layers.glu_gemms(c, w, true)) end
+
 --- Ops of the MLP of every layer alone, as in F.ops (tilewave.explore.rules glu_width).
 function F.mlp_ops(c, w)
   local ops = {}
