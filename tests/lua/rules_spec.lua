@@ -68,6 +68,34 @@ describe("tilewave.explore.rules", function()
     assert.is_true(x.speedup > 1.1)
   end)
 
+  it("prices the GLU scan from the family's GEMM shapes exactly as from its ops", function()
+    -- llama-2-7b at b*s = 8192: gate and up 8192 x 11008 x 4096, down 8192 x 4096 x 11008
+    local models = require "tilewave.data.models"
+    local c = tw.models.load("llama-2-7b")
+    local fam = models.families.llama
+    local w = tw.transformer.workload({ b = 4, s = 2048 }, "test")
+    assert.same({ { "mlp_gate", "mlp_gate", 8192, 11008, 4096 }, { "mlp_up", "mlp_up", 8192, 11008, 4096 },
+                  { "mlp_down", "mlp_down", 8192, 4096, 11008 } }, fam.mlp_gemms(c, w))
+    -- every MLP GEMM op of mlp_ops, in order, has the shape mlp_gemms lists
+    local shapes = {}
+    for _, op in ipairs(fam.mlp_ops(c, w)) do
+      if op.kind == "gemm" then shapes[#shapes + 1] = { op.role, op.name, op.m, op.n, op.k } end
+    end
+    assert.same(shapes, fam.mlp_gemms(c, w))
+    -- the rule's answer with the shapes and with the ops (mlp_gemms hidden) is the same, bit for bit
+    local odd = tw.models.define { family = "llama", hidden_size = 4096, num_attention_heads = 32,
+      num_hidden_layers = 2, intermediate_size = 10922, vocab_size = 32000 }
+    local fast = by_rule(tw.rules.check(odd, W, "h100_sxm5")).glu_width
+    assert.is_table(fast)
+    local saved = fam.mlp_gemms
+    fam.mlp_gemms = nil
+    local ok, slow = pcall(tw.rules.check, odd, W, "h100_sxm5")
+    fam.mlp_gemms = saved
+    assert.is_true(ok, slow)
+    assert.same(by_rule(slow).glu_width, fast)
+    assert.is_nil(fam.mlp_gemms(tw.models.load("mixtral-8x7b"), w)) -- routed experts: the ops path
+  end)
+
   it("computes the largest power of two dividing n", function()
     assert.same({ 1, 16, 64, 2 }, { tw.rules.pow2(2047), tw.rules.pow2(80), tw.rules.pow2(4096 // 64), tw.rules.pow2(10922) })
   end)
