@@ -31,6 +31,29 @@ describe("tilewave CLI", function()
     assert.is_number(r.tile.m)
   end)
 
+  it("writes each sweep row as csv.field writes its values", function()
+    -- the CLI formats the estimate's four floats in one call when none is integral
+    local tw = require "tilewave"
+    local field = require("tilewave.util.csv").field
+    local spec = { base = "pythia-70m", hw = { "h100_sxm5" }, workload = { b = 2, s = 512 },
+                   vary = { hidden_size = { 448, 512, 576 }, vocab_size = { 50304, 50277 } } }
+    local path = os.tmpname()
+    local f = io.open(path, "w")
+    f:write("return ", require("tilewave.util.literal").encode(spec), "\n")
+    f:close()
+    local code, out = run("sweep " .. path)
+    os.remove(path)
+    assert.equal(0, code)
+    local expect = { "index,hw,hidden_size,vocab_size,params,time_s,tflops,mfu,tokens_per_s" }
+    for cfg, hw_id, est in tw.sweep(spec) do
+      expect[#expect + 1] = table.concat({ string.format("%d", est.index), hw_id, field(cfg.hidden_size),
+        field(cfg.vocab_size), field(est.params), field(est.time_s), field(est.tflops), field(est.mfu),
+        field(est.tokens_per_s) }, ",")
+    end
+    assert.equal(7, #expect)
+    assert.equal(table.concat(expect, "\n") .. "\n", out)
+  end)
+
   it("exits 1 with one line naming the field on bad input", function()
     local code, out, err = run("gemm 0 1600 4096")
     assert.equal(1, code)

@@ -6,7 +6,7 @@ local text = require "tilewave.report.text"
 
 local M = {}
 
-local format, stderr, stdout = string.format, io.stderr, io.stdout
+local format, stderr, stdout, floor = string.format, io.stderr, io.stdout, math.floor
 
 local function run_script(args)
   local script = args.script
@@ -111,14 +111,26 @@ local function sweep_cmd(args)
   local tty = require("tilewave.sys").isatty(2)
   local clock, t0, last = os.clock, os.clock(), os.clock()
   local row = {}
+  -- a config field's text is kept while its value repeats (most rows change one field)
+  local last_v, last_t = {}, {}
   for cfg, hw_id, est in it do
     if args.format == "csv" then
       row[1], row[2] = format("%d", est.index), hw_id
-      for i, f in ipairs(fields) do row[2 + i] = num_text(cfg[f]) end
+      for i, f in ipairs(fields) do
+        local v = cfg[f]
+        if v ~= last_v[i] or math.type(v) ~= math.type(last_v[i]) then last_v[i], last_t[i] = v, num_text(v) end
+        row[2 + i] = last_t[i]
+      end
       local n = 2 + #fields
-      row[n + 1], row[n + 2], row[n + 3] = num_text(est.params), num_text(est.time_s), num_text(est.tflops)
-      row[n + 4], row[n + 5] = num_text(est.mfu), num_text(est.tokens_per_s)
-      out:write(table.concat(row, ","), "\n")
+      row[n + 1] = num_text(est.params)
+      local t, tf, mfu, tps = est.time_s, est.tflops, est.mfu, est.tokens_per_s
+      if t ~= floor(t) and tf ~= floor(tf) and mfu ~= floor(mfu) and tps ~= floor(tps) then
+        -- not integral: each is csv.field's "%.6g", here in one call (formatting is most of a row's time)
+        out:write(table.concat(row, ",", 1, n + 1), ",", format("%.6g,%.6g,%.6g,%.6g", t, tf, mfu, tps), "\n")
+      else
+        row[n + 2], row[n + 3], row[n + 4], row[n + 5] = num_text(t), num_text(tf), num_text(mfu), num_text(tps)
+        out:write(table.concat(row, ",", 1, n + 5), "\n")
+      end
     else
       local obj = { index = est.index, hw = hw_id, params = est.params, time_s = tonumber(num_text(est.time_s)),
                     tflops = tonumber(num_text(est.tflops)), mfu = tonumber(num_text(est.mfu)),
