@@ -260,8 +260,6 @@ function M.step(o, cache)
   return M._step(x, cache)
 end
 
--- The step time of a validated split x and the parts step() reports, as numbers (no tables:
--- a search prices every split through this and builds step()'s table for those it keeps).
 -- What step_core shares across a split's checkpointing and ZeRO values (a search tries every
 -- pair on one split), kept on x as x.step_: layer costs, stage layer counts, the collectives.
 local function step_base(x, cache)
@@ -306,9 +304,7 @@ local function step_base(x, cache)
   end
   memo.bw = memo.bw or price.context(x.spec, x.dtype, x.engine, "training").bw
   sb = { k = k, layers = layers, last_layers = last_layers, tp_ar = collective("allreduce", act, x.t, 1, cl, coll),
-         a2a = a2a, moe_frac = moe_frac, pp = pp, dp = dp, stage_params = stage_params,
-         gather = x.d > 1 and collective("allgather_ring", M.BYTES_WEIGHT * stage_params, x.d, x.t * x.p, cl, coll)
-           or 0 }
+         a2a = a2a, moe_frac = moe_frac, pp = pp, dp = dp, stage_params = stage_params }
   x.step_ = sb
   return sb
 end
@@ -333,7 +329,12 @@ local function step_core(x, cache)
   local compute = x.m * per_mb
   local bubble = (x.p - 1) / x.v * per_mb
   local dp = sb.dp
-  if x.zero >= 3 then dp = dp + 2 * sb.gather end
+  if x.zero >= 3 then
+    -- ZeRO-3 gathers the stage's weights (forward and backward); worked out on first use
+    sb.gather = sb.gather or collective("allgather_ring", M.BYTES_WEIGHT * sb.stage_params, x.d, x.t * x.p, x.cl,
+                                        x.memo.coll)
+    dp = dp + 2 * sb.gather
+  end
   dp = dp * (1 - x.overlap.dp)
   local optimizer = M.ADAM_BYTES * sb.stage_params / (x.zero >= 1 and x.d or 1) / x.memo.bw
   local step = compute + bubble + dp + optimizer
