@@ -191,20 +191,19 @@ static int l_gemm_many(lua_State *L)
     times = (double *)(shapes + (count ? count : 1));
     rates = times + (count ? count : 1);
     for (i = 0; i < count; i++) {
-        int j;
-        int64_t v[3];
-        for (j = 0; j < 3; j++) {
-            int isnum;
-            lua_Integer x;
-            lua_rawgeti(L, 2, 3 * i + j + 1);
-            x = lua_tointegerx(L, -1, &isnum);
-            if (!isnum) {
-                const char *got = tw_lua_describe(L, -1);
+        int j, isnum[3];
+        lua_Integer v[3];
+        /* the triple pushed, read and dropped together (a third of the stack calls) */
+        lua_rawgeti(L, 2, 3 * i + 1);
+        lua_rawgeti(L, 2, 3 * i + 2);
+        lua_rawgeti(L, 2, 3 * i + 3);
+        for (j = 0; j < 3; j++) v[j] = lua_tointegerx(L, j - 3, &isnum[j]);
+        for (j = 0; j < 3; j++)
+            if (!isnum[j]) {
+                const char *got = tw_lua_describe(L, j - 3);
                 return tw_lua_raise(L, "gemm_many.shapes[%I]: expected positive integer, got %s", 3 * i + j + 1, got);
             }
-            v[j] = x;
-            lua_pop(L, 1);
-        }
+        lua_settop(L, -4);
         shapes[i] = proto;
         shapes[i].m = v[0];
         shapes[i].n = v[1];
