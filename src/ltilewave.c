@@ -193,7 +193,7 @@ static int l_gemm_many(lua_State *L)
     for (i = 0; i < count; i++) {
         int j, isnum[3];
         lua_Integer v[3];
-        /* the triple pushed, read and dropped together (a third of the stack calls) */
+        /* the triple pushed, read, then dropped with one stack reset instead of three pops */
         lua_rawgeti(L, 2, 3 * i + 1);
         lua_rawgeti(L, 2, 3 * i + 2);
         lua_rawgeti(L, 2, 3 * i + 3);

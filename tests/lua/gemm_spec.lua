@@ -165,6 +165,12 @@ describe("tilewave.cost.gemm", function()
         "gemm_many.shapes: expected a flat list of M, N, K triples, got 2 values")
       assert.has_error(function() tw.gemm_many({ 1, "x", 1 }, { hw = A100 }) end,
         "gemm_many.shapes[2]: expected positive integer, got string 'x'")
+      -- the first bad value of a triple is named by its flat index: the second triple's M
+      -- (value 4), then its K (value 6)
+      assert.has_error(function() tw.gemm_many({ 8, 8, 8, 2.5, 8, {} }, { hw = A100 }) end,
+        "gemm_many.shapes[4]: expected positive integer, got 2.5")
+      assert.has_error(function() tw.gemm_many({ 8, 8, 8, 8, 8, {} }, { hw = A100 }) end,
+        "gemm_many.shapes[6]: expected positive integer, got table")
     end)
   end)
 end)
