@@ -3,9 +3,9 @@
  * priced in one call. The pass comes as one flat array of numbers (no table per step:
  * building and reading it stays cheap next to the pricing):
  *
- *   core.pass({ count, layer (1 or 0), steps,          -- an op
+ *   core.pass({ count, layer (1 or 0), steps, floor_s,  -- an op (floor_s: its least time, s)
  *                kind, part, a, b, c, d, e, f,           -- each of its steps
- *              count, layer, steps, ... }[, n])         -- the first n values (default all)
+ *              count, layer, steps, floor_s, ... }[, n])  -- the first n values (default all)
  *     kind 0 (GEMM):    a..f = m, n, k, batch, in_bytes, out_bytes
  *     kind 1 (kernel):  a, b = bytes, bw (c..f unused)
  *     kind 2 (fused):   a..f = bytes, bw, work, rate, sfu, sfu_rate
@@ -20,6 +20,7 @@
 #define PASS_MT "tilewave.pass"
 #define DEVICE_MT "tilewave.device"
 #define STEP_VALUES 8
+#define OP_VALUES 4
 
 typedef struct {
     size_t n_ops, n_steps;
@@ -64,11 +65,11 @@ static int l_pass(lua_State *L)
     len = lua_isnoneornil(L, 2) ? luaL_len(L, 1) : luaL_checkinteger(L, 2);
     while (at <= len) {
         double k = at + 2 <= len ? value(L, at + 2) : -1;
-        if (!(k >= 0 && k <= TW_PASS_MAX_STEPS) || at + 2 + STEP_VALUES * (lua_Integer)k > len)
+        if (!(k >= 0 && k <= TW_PASS_MAX_STEPS) || at + 3 + STEP_VALUES * (lua_Integer)k > len)
             return tw_lua_raise(L, "pass[%I]: expected an op's step count with its steps after it", at + 2);
         n_ops++;
         n_steps += (size_t)k;
-        at += 3 + STEP_VALUES * (lua_Integer)k;
+        at += OP_VALUES + STEP_VALUES * (lua_Integer)k;
         if (n_ops > TW_PASS_MAX_OPS || n_steps > TW_PASS_MAX_STEPS)
             return tw_lua_raise(L, "pass: expected at most %d ops and %d steps", TW_PASS_MAX_OPS, TW_PASS_MAX_STEPS);
     }
@@ -84,7 +85,8 @@ static int l_pass(lua_State *L)
         ops[i].count = value(L, at);
         ops[i].layer = layer == 1 ? 1 : layer == 0 ? 0 : -1;
         ops[i].steps = (int)value(L, at + 2);
-        at += 3;
+        ops[i].floor_s = value(L, at + 3);
+        at += OP_VALUES;
         for (j = 0; j < ops[i].steps; j++, next++, at += STEP_VALUES) {
             tw_pass_step *s = &steps[next];
             double kind = value(L, at), part = value(L, at + 1), v[6];

@@ -49,6 +49,7 @@ int tw_pass_validate(const tw_pass_op *ops, size_t n_ops, const tw_pass_step *st
             return fail(i, "ops.count", TW_EINVAL, bad_index, bad_field);
         if (o->layer != 0 && o->layer != 1) return fail(i, "ops.layer", TW_EINVAL, bad_index, bad_field);
         if (o->steps < 0 || o->steps > TW_PASS_MAX_STEPS) return fail(i, "ops.steps", TW_EINVAL, bad_index, bad_field);
+        if (!nonneg(o->floor_s)) return fail(i, "ops.floor_s", TW_EINVAL, bad_index, bad_field);
         total += (size_t)o->steps;
     }
     if (total != n_steps) return fail(n_ops, "ops.steps", TW_EINVAL, bad_index, bad_field);
@@ -103,6 +104,7 @@ int tw_pass_estimate(const tw_gemm_plan *p, const tw_pass_op *ops, size_t n_ops,
             part[steps[next].part] += t;
         }
         op_s = part[0] + (part[1] + part[2]);
+        if (ops[i].floor_s > op_s) op_s = ops[i].floor_s;
         total_s = op_s * ops[i].count;
         r.time_s += total_s;
         if (ops[i].layer) r.layer_s += total_s;

@@ -17,7 +17,9 @@
  * then g = max(g, host_s) (a host that dispatches each kernel).
  * An op's steps fall in three parts, each summed in order: part 0 (GEMMs and fused
  * kernels), parts 1 and 2 (two runs of memory-bound kernels);
- *   op time   = part0 + (part1 + part2), s per call
+ *   op time   = max(part0 + (part1 + part2), floor_s), s per call (floor_s: the op's
+ *               physical floor, tilewave.cost.limits: executed FLOP and DRAM bytes at the
+ *               best sustained fractions of the device's peaks)
  *   op gemm_s = part0
  * and over the ops, in order: time_s = sum count * op time; layer_s the same over the
  * ops inside the layers; gemm_s = sum count * op gemm_s. The order of every sum is
@@ -41,6 +43,7 @@ typedef struct {
     double count; /* times the op runs in one pass; integer, 0..2^31-1 */
     int layer;    /* 1: inside the transformer layers (adds to layer_s); 0: outside */
     int steps;    /* steps of this op, taken in order from the step array; 0..TW_PASS_MAX_STEPS */
+    double floor_s; /* least time of one call, s; >= 0, finite (0: none) */
 } tw_pass_op;
 
 typedef struct {
@@ -63,7 +66,7 @@ typedef struct {
 
 /*
  * Validate a pass: TW_OK, or TW_EINVAL / TW_ERANGE with *bad_index the op (field
- * "ops.count", "ops.layer", "ops.steps") or the step ("steps.kind", "steps.part",
+ * "ops.count", "ops.layer", "ops.steps", "ops.floor_s") or the step ("steps.kind", "steps.part",
  * "steps.bytes", "steps.bw", "steps.work", "steps.rate", "steps.sfu", "steps.sfu_rate",
  * or a GEMM field as tw_gemm_estimate names it) that is bad. n_steps must equal the
  * sum of the ops' steps ("ops.steps" otherwise, *bad_index = n_ops).

@@ -115,6 +115,7 @@ static const struct {
     {"ops.count", "expected integer in [0, 2^31-1]"},
     {"ops.layer", "expected 0 or 1"},
     {"ops.steps", "expected step counts in [0, 65536] adding up to the steps given"},
+    {"ops.floor_s", "expected a finite number of seconds >= 0"},
     {"steps.kind", "expected gemm, kernel or fused"},
     {"steps.part", "expected 0, 1 or 2 (1 or 2 only for a memory-bound kernel)"},
     {"steps.bytes", "expected non-negative number"},

@@ -59,6 +59,15 @@ static void test_pass_sums_by_hand(void **state)
     assert_close(op_s[0], 2e-3, 1e-12);
     assert_close(op_s[1], 5.01e-3 + 4e-3, 1e-12);
     assert_close(op_s[2], 2e-3, 1e-12);
+    /* a floor of 8 ms on op 2 (its physical least time) lifts its 7.03 ms; op 1's floor of 1 us
+       is below its time and changes nothing; gemm_s keeps the kernels' own 5.01 ms */
+    ops[0].floor_s = 1e-6;
+    ops[1].floor_s = 8e-3;
+    assert_int_equal(tw_pass_estimate(&p, ops, 3, steps, 5, 1e-5, 0.0, op_s, &r, NULL), TW_OK);
+    assert_close(op_s[0], g, 1e-12);
+    assert_close(op_s[1], 8e-3, 1e-12);
+    assert_close(r.layer_s, 32 * g + 32 * 8e-3, 1e-12);
+    assert_close(r.gemm_s, 32 * g + 32 * 5.01e-3, 1e-12);
 }
 
 static void test_pass_rejects_bad_fields(void **state)
@@ -89,6 +98,13 @@ static void test_pass_rejects_bad_fields(void **state)
     assert_int_equal(tw_pass_validate(ops, 1, steps, 2, &at, &bad), TW_EINVAL);
     assert_string_equal(bad, "ops.count");
     ops[0].count = 4;
+    ops[0].floor_s = -1e-3;
+    assert_int_equal(tw_pass_validate(ops, 1, steps, 2, &at, &bad), TW_EINVAL);
+    assert_string_equal(bad, "ops.floor_s");
+    ops[0].floor_s = INFINITY;
+    assert_int_equal(tw_pass_validate(ops, 1, steps, 2, &at, &bad), TW_EINVAL);
+    assert_string_equal(bad, "ops.floor_s");
+    ops[0].floor_s = 0;
     ops[0].steps = 1; /* one step left over */
     assert_int_equal(tw_pass_validate(ops, 1, steps, 2, &at, &bad), TW_EINVAL);
     assert_string_equal(bad, "ops.steps");

@@ -120,4 +120,20 @@ function M.count(op, fusion)
   return #M.elementwise(op, fusion)
 end
 
+--- Bandwidth of a memory-bound kernel by class, byte/s, for a spec and its architecture's
+-- GEMM parameters `g` (tilewave.data.hw.gemm_params):
+-- the architecture's gemm.kernel_bw_frac (or its GEMM mem_frac) of mem_bw, at most
+-- the class's SM-side rate sm_count * boost_clock_hz * gemm.kernel_sm_bytes_per_cycle
+-- where the architecture gives one (hw/arch/hopper.lua: the non-vectorized classes run
+-- no faster on the H200 than on the H100, hw/measured/h200_layers_2026-11-22/README.md).
+function M.bandwidths(spec, g)
+  local f, cap = g.kernel_bw_frac or {}, g.kernel_sm_bytes_per_cycle or {}
+  local out = {}
+  for _, c in ipairs { "vector", "strided", "transpose", "softmax" } do
+    out[c] = spec.mem_bw * (f[c] or g.mem_frac)
+    if cap[c] then out[c] = math.min(out[c], spec.sm_count * spec.boost_clock_hz * cap[c]) end
+  end
+  return out
+end
+
 return M

@@ -13,11 +13,19 @@
 -- kernels, as CUDA events, profilers and graph replays report it; "isolated" is
 -- one synchronized call timed by wall clock (the co-design paper's torch.mm,
 -- T1 of gemm_calibration.csv): the architecture's call_overhead_s instead.
+-- Physical limits (tilewave.cost.limits, ceilings in tilewave.data.ceilings): no op is
+-- priced faster than its executed FLOP at the best sustained fraction of its dtype's peak
+-- for its kernel class, or its DRAM bytes at the best sustained fraction of mem_bw; no
+-- collective faster than its bytes over the link; no decode step faster than its bytes over
+-- HBM. A context refuses an architecture whose fractions exceed the ceilings, so the GEMM
+-- model's times (core.gemm, core.gemm_many) meet the floors by construction.
 -- Units: s, byte, FLOP, FLOP/s, byte/s.
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local engines = require "tilewave.cost.engines"
 local kernels = require "tilewave.cost.kernels"
+local limits = require "tilewave.cost.limits"
+local interval = require "tilewave.cost.interval"
 local core = require "tilewave.core"
 
 local M = {}
@@ -26,29 +34,14 @@ local format, ipairs, min, max, huge = string.format, ipairs, math.min, math.max
 
 local cache = setmetatable({}, { __mode = "k" })
 
--- Bandwidth of a memory-bound kernel by class (tilewave.cost.kernels), byte/s:
--- the architecture's gemm.kernel_bw_frac (or its GEMM mem_frac) of mem_bw, at most
--- the class's SM-side rate sm_count * boost_clock_hz * gemm.kernel_sm_bytes_per_cycle
--- where the architecture gives one (hw/arch/hopper.lua: the non-vectorized classes run
--- no faster on the H200 than on the H100, hw/measured/h200_layers_2026-11-22/README.md).
-local function kernel_bw(spec, g)
-  local f, cap = g.kernel_bw_frac or {}, g.kernel_sm_bytes_per_cycle or {}
-  local out = {}
-  for _, c in ipairs { "vector", "strided", "transpose", "softmax" } do
-    out[c] = spec.mem_bw * (f[c] or g.mem_frac)
-    if cap[c] then out[c] = min(out[c], spec.sm_count * spec.boost_clock_hz * cap[c]) end
-  end
-  return out
-end
-
 local TIMING = { kernel = true, isolated = true }
 
 --- A pricing context for `spec` (resolved), dtype `dt`, engine `eng` (anything
 -- tilewave.cost.engines.resolve takes) and GEMM `timing` ("kernel" default or
 -- "isolated"). Contexts are cached per spec.
 -- @return `{ spec, dtype, e = {in_bytes, out_bytes}, engine (resolved), dev
---   (core device), bw (elementwise byte/s), kernel_s, host_s, launch, fusion,
---   peak (FLOP/s), gemm (architecture GEMM parameters) }`
+--   (core device), bw (elementwise byte/s), kbw (by kernel class), kernel_s, host_s, launch,
+--   fusion, peak (FLOP/s), gemm (architecture GEMM parameters), lim (tilewave.cost.limits.rates) }`
 -- @raise `<path>.dtype: ...`, `<path>.engine...: ...`, `<path>.timing: ...`
 function M.context(spec, dt, eng, path, timing)
   path = path or "price"
@@ -64,11 +57,12 @@ function M.context(spec, dt, eng, path, timing)
   local overhead = isolated and g.call_overhead_s or ks
   -- a split-K GEMM is two kernels: the reduction costs one more kernel's gap and fill
   local dev, sizes = hw.gemm_device(spec, dt, path .. ".dtype", overhead, ks)
+  limits.check_arch(spec, g, hw.compute_frac(g, dt))
   local ctx = {
     spec = spec, dtype = dt, e = sizes, engine = e, dev = dev, gemm = g, timing = timing,
-    bw = spec.mem_bw * g.mem_frac, kbw = kernel_bw(spec, g), kernel_s = ks,
+    bw = spec.mem_bw * g.mem_frac, kbw = kernels.bandwidths(spec, g), kernel_s = ks,
     launch = isolated and "graph" or e.launch, host_s = isolated and 0 or (e.launch == "host" and e.host_s or 0),
-    fusion = e.fusion, peak = spec.peak_flops[dt],
+    fusion = e.fusion, peak = spec.peak_flops[dt], lim = limits.rates(spec, spec.peak_flops[dt]),
   }
   per = per or {}
   per[key] = ctx
@@ -137,14 +131,22 @@ local function loss_of(r)
 end
 M.loss_of = loss_of
 
+-- a prediction `p` held to the op's floor (tilewave.cost.limits.op): p.floor_s is kept, and a
+-- binding floor sets the time and the bound "ceiling"
+local function floored(p, floor)
+  p.floor_s = floor
+  if floor > p.time_s then p.time_s, p.bound, p.loss = floor, "ceiling", "ceiling" end
+  return p
+end
+
 local function gemm_pred(ctx, op)
   local r = M.gemm(ctx, op.m, op.n, op.k, op.batch)
-  return {
+  return floored({
     time_s = r.time_s, compute_s = r.compute_s, memory_s = r.memory_s, bound = r.bound, kernels = 1, gemm_s = r.time_s,
     tile = r.tile, tiles = r.tiles, waves = r.waves, split_k = r.split_k, stream_k = r.stream_k,
     tile_eff = r.tile_eff, wave_eff = r.wave_eff, align_eff = r.align_eff, align_bytes = r.align_bytes,
     loss = loss_of(r),
-  }
+  }, limits.op(ctx, op))
 end
 
 -- Fused (flash) attention: one kernel (Dao et al. 2022, FlashAttention). Per
@@ -185,7 +187,7 @@ local function flash_pred(ctx, op, mma_x, exp_x, backward)
     align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
   }
   p.loss = loss_of(p)
-  return p
+  return floored(p, limits.op(ctx, op, nil, backward))
 end
 
 local function attention_pred(ctx, op)
@@ -204,7 +206,7 @@ local function attention_pred(ctx, op)
   }
   p.bound = p.compute_s >= p.memory_s and "compute" or "memory"
   p.loss = loss_of(p)
-  return p
+  return floored(p, limits.op(ctx, op))
 end
 
 --- Price one op (tilewave.ops.layers) under the context's engine: a
@@ -218,11 +220,12 @@ function M.op(ctx, op)
   local t = M.kernels_s(ctx, list, cls)
   local bytes = 0
   for _, b in ipairs(list) do bytes = bytes + b end
-  return { time_s = t, compute_s = 0, memory_s = bytes / ctx.bw, bound = "memory", loss = "memory-bound", gemm_s = 0,
-           kernels = #list, dram_bytes = bytes, tile_eff = 1, wave_eff = 1, align_eff = 1 }
+  return floored({ time_s = t, compute_s = 0, memory_s = bytes / ctx.bw, bound = "memory", loss = "memory-bound",
+                   gemm_s = 0, kernels = #list, dram_bytes = bytes, tile_eff = 1, wave_eff = 1, align_eff = 1 },
+                 limits.op(ctx, op, bytes))
 end
 
--- core.pass's flat array (src/ltilewave_pass.c): per op count, layer (1/0), steps, then per
+-- core.pass's flat array (src/ltilewave_pass.c): per op count, layer (1/0), steps, floor (s), then per
 -- step kind (0 GEMM, 1 kernel, 2 fused), part and six values; `n` values are in `t` so far
 local function push(t, n, kind, part, a, b, c, d, e, f)
   t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7], t[n + 8] = kind, part, a, b, c, d, e, f
@@ -232,13 +235,14 @@ end
 -- memory-bound kernels `list` of classes `cls`, their bytes times `scale` (M.kernels_s's);
 -- push() written out (the hot loop of compile)
 local function kernel_steps(ctx, t, n, list, cls, part, scale)
-  local kbw = ctx.kbw
+  local kbw, bytes = ctx.kbw, 0
   for i = 1, #list do
+    local b = scale * list[i]
     t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7], t[n + 8] =
-      1, part, scale * list[i], kbw[cls and cls[i] or "vector"], 0, 0, 0, 0
-    n = n + 8
+      1, part, b, kbw[cls and cls[i] or "vector"], 0, 0, 0, 0
+    n, bytes = n + 8, bytes + b
   end
-  return n, #list
+  return n, #list, bytes
 end
 
 -- a GEMM step: push() written out
@@ -254,19 +258,22 @@ end
 -- with `backward`, the kernels M.backward prices (a GEMM's two gradient GEMMs, flash
 -- attention's backward kernel, memory-bound kernels at twice their bytes), except that a
 -- materialized attention op gets no steps (M.backward prices it: its parts' sum in its order).
--- @return `{ pass (core userdata), flops (FLOP per pass), kernels (launches per pass),
+-- Each op carries its floor (tilewave.cost.limits.op), as M.op and M.backward apply it.
+-- @return `{ pass (core userdata), flops (executed FLOP per pass), model_flops (FLOP per pass
+--   the model needs, tilewave.ops.layers), kernels (launches per pass),
 --   op_kernels = { launches per call of each op } }`; M.pass_time prices it
 -- compile's array, reused: core.pass copies the first n values out of it
 local flat = {}
 
 function M.compile(ctx, ops, backward)
-  local n, flops, launches, op_kernels = 0, 0, 0, {}
+  local n, flops, model_flops, launches, op_kernels = 0, 0, 0, 0, {}
   local scale = backward and 2 or 1
   for i, op in ipairs(ops) do
-    local kind, head, steps = op.kind, n, 0
+    local kind, head, steps, floor = op.kind, n, 0, 0
     flat[n + 1], flat[n + 2] = op.count, op.scope == "layer" and 1 or 0
-    n = n + 3
+    n = n + 4
     if kind == "gemm" or kind == "bmm" then
+      floor = limits.op(ctx, op, nil, backward)
       if backward then
         n = gemm_step(ctx, flat, n, op.m, op.k, op.n, op.batch)
         n, steps = gemm_step(ctx, flat, n, op.k, op.n, op.m, op.batch), 2
@@ -276,8 +283,10 @@ function M.compile(ctx, ops, backward)
     elseif kind == "attention" and op.impl == "flash" then
       local work, rate, sfu, sfu_rate = flash_terms(ctx, op, backward and 2.5 or 1, 1, backward)
       n, steps = push(flat, n, 2, 0, op.qkv_bytes, ctx.bw, work, rate, sfu, sfu_rate), 1
+      floor = limits.op(ctx, op, nil, backward)
     elseif kind == "attention" then
       if not backward then
+        floor = limits.op(ctx, op)
         local score, av = op.parts[1], op.parts[3]
         n = gemm_step(ctx, flat, n, score.m, score.n, score.k, score.batch)
         n = gemm_step(ctx, flat, n, av.m, av.n, av.k, av.batch)
@@ -290,15 +299,18 @@ function M.compile(ctx, ops, backward)
       end
     else
       local l, cls = kernels.elementwise(op, ctx.fusion)
-      n, steps = kernel_steps(ctx, flat, n, l, cls, 1, scale)
+      local bytes
+      n, steps, bytes = kernel_steps(ctx, flat, n, l, cls, 1, scale)
+      floor = limits.op(ctx, op, bytes, backward)
     end
-    flat[head + 3] = steps
+    flat[head + 3], flat[head + 4] = steps, floor
     local count = op.count
-    flops = flops + op.flops * count
+    flops, model_flops = flops + op.flops * count, model_flops + op.model_flops * count
     op_kernels[i] = steps -- one kernel per step
     launches = launches + steps * count
   end
-  return { pass = core.pass(flat, n), flops = flops, kernels = launches, op_kernels = op_kernels }
+  return { pass = core.pass(flat, n), flops = flops, model_flops = model_flops, kernels = launches,
+           op_kernels = op_kernels }
 end
 
 --- Price a compiled pass (M.compile) under its context: time_s, layer_s (the ops inside
@@ -316,7 +328,8 @@ end
 -- the backward of its parts.
 function M.backward(ctx, op)
   if op.kind == "gemm" or op.kind == "bmm" then
-    return M.gemm(ctx, op.m, op.k, op.n, op.batch).time_s + M.gemm(ctx, op.k, op.n, op.m, op.batch).time_s
+    return max(M.gemm(ctx, op.m, op.k, op.n, op.batch).time_s + M.gemm(ctx, op.k, op.n, op.m, op.batch).time_s,
+      limits.op(ctx, op, nil, true))
   end
   if op.kind == "attention" then
     if op.impl == "flash" then return flash_pred(ctx, op, 2.5, 1, true).time_s end
@@ -325,33 +338,13 @@ function M.backward(ctx, op)
     return t
   end
   local list, cls = kernels.elementwise(op, ctx.fusion)
-  return M.kernels_s(ctx, list, cls, 2)
+  local bytes = 0
+  for _, b in ipairs(list) do bytes = bytes + 2 * b end
+  return max(M.kernels_s(ctx, list, cls, 2), limits.op(ctx, op, bytes, true))
 end
 
---- The reference architecture whose calibration residuals other architectures
--- borrow, widened (below): hw/arch/hopper.lua, fitted to
--- ../shared/reference/calibration/h100/.
-local REFERENCE_ARCH = "hopper"
--- Borrowed intervals are widened by this power of the reference ratios (2: twice
--- as wide in log space), for parameters carried over from another architecture.
-local BORROWED_WIDEN = 2
-
---- Prediction interval of a time `t` (s) of estimate class `class` ("gemm",
--- "attention", "forward", "decode", "training") on `spec`: `{ low = s, high = s,
--- borrowed = bool }`. The architecture's gemm.intervals[class] = { low, high }
--- are the 5th and 95th percentiles of measured / predicted over its calibration
--- residuals (hw/arch/*.lua names the data); an architecture without them borrows
--- the reference architecture's, widened.
-function M.interval(spec, class, t)
-  local g = hw.gemm_params(spec)
-  local iv = g.intervals and g.intervals[class]
-  local widen = 1
-  if not iv then
-    iv = hw.arch_params(REFERENCE_ARCH).intervals[class]
-    widen = BORROWED_WIDEN
-  end
-  return { low = t * iv[1] ^ widen, high = t * iv[2] ^ widen, borrowed = widen ~= 1 }
-end
+--- Prediction interval of a time (tilewave.cost.interval.of): `{ low, high (s), borrowed }`.
+M.interval = interval.of
 
 --- Time of a collective over `n` ranks (src/tilewave.h, tw_collective), s:
 -- `kind` "allreduce" takes the faster of ring and tree for this message size,
@@ -365,7 +358,7 @@ function M.collective(kind, bytes, n, link_bw, latency_s)
     local r = core.collective { kind = k, bytes = bytes, group = n, link_bw = link_bw, latency_s = latency_s }
     if r.time_s < best then best = r.time_s end
   end
-  return best
+  return max(best, limits.collective(kind, bytes, n, link_bw))
 end
 
 --- One decode step (src/tilewave.h, tw_decode_step) under engine `eng`
@@ -384,6 +377,9 @@ function M.decode(args, eng, vendor)
     r.bound = "overhead"
   end
   r.host_s = eng.token_host_s or 0
+  -- no byte faster than HBM, no FLOP faster than the peak (tilewave.cost.limits)
+  r.floor_s = limits.decode(r.bytes, r.flops, args.mem_bw, args.peak_flops)
+  if r.floor_s > r.tpot_s then r.tpot_s, r.bound = r.floor_s, "ceiling" end
   r.tpot_s = r.tpot_s + r.host_s
   return r
 end

@@ -100,6 +100,8 @@ local function attention_rows(rows, dir, spec)
       local op = { kind = "attention", impl = "flash", m = s, n = s, k = hd, batch = b * h, head_dim = hd,
                    elems = b * h * s * s, causal_elems = b * h * layers.causal_elems(s, s),
                    qkv_bytes = 4.0 * b * s * h * hd * 2 }
+      op.flops, op.model_flops = 4.0 * hd * op.causal_elems, 4.0 * hd * b * h * layers.needed_elems(s, s, true)
+      op.bytes = op.qkv_bytes
       local t = price.op(ctx, op).time_s
       if r.pass == "fwd+bwd" then t = t + price.backward(ctx, op) end
       row(rows, format("attention %s %s", r.impl == "flash" and "fa2" or r.impl, r.pass), M.engine_name(ctx.engine),

@@ -22,6 +22,7 @@
 -- Fitted numbers are rounded (fractions to 0.001, latencies to 1 ns) before the
 -- errors after the fit are taken, so the errors are those of the written file.
 -- Deterministic: rows, groups and parameters are visited in a fixed order.
+local ceilings = require "tilewave.data.ceilings"
 local hw = require "tilewave.data.hw"
 local price = require "tilewave.cost.price"
 local csv = require "tilewave.util.csv"
@@ -112,7 +113,7 @@ local function gemm_params(g, groups)
   g.dtype_compute_frac = g.dtype_compute_frac or {}
   for _, dt in ipairs(dts) do
     g.dtype_compute_frac[dt] = g.dtype_compute_frac[dt] or g.compute_frac
-    ps[#ps + 1] = { name = "dtype_compute_frac." .. dt, lo = 0.01, hi = 1,
+    ps[#ps + 1] = { name = "dtype_compute_frac." .. dt, lo = 0.01, hi = ceilings.matmul,
                     get = function() return g.dtype_compute_frac[dt] end,
                     set = function(v) g.dtype_compute_frac[dt] = v end }
   end
@@ -120,9 +121,10 @@ local function gemm_params(g, groups)
     ps[#ps + 1] = { name = name, lo = lo, hi = hi, tiny = tiny,
                     get = function() return g[name] end, set = function(v) g[name] = v end }
   end
-  field("mem_frac", 0.05, 1)
+  -- the sustained fractions stay within the best any kernel has sustained (tilewave.data.ceilings)
+  field("mem_frac", 0.05, ceilings.memory)
   g.write_frac = g.write_frac or g.mem_frac
-  field("write_frac", 0.05, 1)
+  field("write_frac", 0.05, ceilings.memory)
   -- the exposed share of C writes starts mid-range: from 0 (hw/arch/hopper.lua's value) a
   -- multiplicative step never leaves 0, and small steps from near it change too little to count
   if (g.write_exposed or 0) == 0 then g.write_exposed = 0.5 end
@@ -309,7 +311,7 @@ function M.run(dir, base, opts)
     local e0, n = attention_mape(base, g, dir, set)
     if e0 then
       local best, best_f = math.huge, nil
-      for i = 10, 99 do
+      for i = 10, math.floor(100 * ceilings.matmul + 1e-9) do -- the MMA at most the matmul ceiling
         g[field] = i / 100
         local e = attention_mape(base, g, dir, set)
         if e < best then best, best_f = e, i / 100 end

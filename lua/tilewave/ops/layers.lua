@@ -5,9 +5,19 @@
 --   embedding, norm, qkv, rotary, attention, attn_out, mlp_up, mlp_gate,
 --   mlp_gate_up, activation, glu, mlp_down, residual, head_dense, logits
 -- Fields: { role, name, kind = "gemm"|"bmm"|"elementwise"|"attention", scope,
---   m, n, k, batch, count, flops, bytes, elems, elem_bytes, ... }
+--   m, n, k, batch, count, flops, model_flops, bytes, elems, elem_bytes, ... }
+-- FLOP convention (one for the project): `flops` are the FLOP the op's kernels execute per
+-- call (the numerator of HFU and of achieved FLOP/s); `model_flops` are the FLOP the model
+-- needs per call, whatever runs it (the numerator of MFU): every GEMM's 2*M*N*K, and for
+-- attention 4*hd per score a query needs - a causal query attends to itself and the keys
+-- before it, so a causal layer needs about half of the s x s scores (the causal count of
+-- FlashAttention's benchmarks, Dao 2023 arXiv 2307.08691 §4.1, and of the measured
+-- ../shared/reference/calibration/h100/attention.csv; PaLM's 6N + 12LHQT, Chowdhery et al.
+-- 2022 App. B, and Megatron's eq. 3, Narayanan et al. 2021, count all s x s). model_flops <=
+-- flops always: kernels execute at least what the model needs (padding, whole blocks on
+-- the causal diagonal, a materialized score matrix computed in full).
 -- GEMM/BMM: C[M x N] = A[M x K] . B[K x N] (K the reduction), `batch`
--- independent products per call; `flops` = 2*M*N*K*batch FLOP per call;
+-- independent products per call; `flops` = `model_flops` = 2*M*N*K*batch FLOP per call;
 -- `bytes` = compulsory DRAM traffic per call, (M*K + K*N)*batch*in_bytes +
 -- M*N*batch*out_bytes. Elementwise ops (norms, activations, residuals,
 -- rotary, embedding gather) carry `bytes` (read + write when run as one
@@ -23,7 +33,9 @@
 -- `attention`): "standard" materializes the score matrix (score BMM, softmax
 -- over it in DRAM, attention-over-value BMM: `parts`), "flash" is one fused
 -- kernel (Dao et al. 2022) whose compulsory traffic is Q, K, V read and O
--- written once. Either way `flops` are the two BMMs'.
+-- written once. `flops` are the two BMMs' over the scores the kernel computes (all of
+-- them when materialized, the unmasked blocks when fused and causal: `causal_elems`);
+-- `model_flops` over the scores the model needs (`needed_elems`).
 --
 -- Shapes follow the decomposition of Anthony et al. 2024, "The Case for
 -- Co-Designing Model Architectures with Hardware" (arXiv 2401.14489), as run
@@ -53,7 +65,7 @@ function M.gemm(role, name, m, n, k, count, e, batch)
   batch = batch or 1
   return {
     role = role, name = name, kind = batch > 1 and "bmm" or "gemm", scope = "layer", m = m, n = n, k = k, batch = batch, count = count,
-    flops = 2.0 * m * n * k * batch,
+    flops = 2.0 * m * n * k * batch, model_flops = 2.0 * m * n * k * batch,
     bytes = ((m * k + k * n) * e.in_bytes + m * n * e.out_bytes) * batch * 1.0,
   }
 end
@@ -62,7 +74,7 @@ end
 -- each, moving `bytes` (read + write as one kernel) per call.
 function M.elementwise(role, name, bytes, count, elems, elem_bytes)
   return { role = role, name = name, kind = "elementwise", scope = "layer", m = 0, n = 0, k = 0, batch = 1,
-           count = count, flops = 0.0, bytes = bytes * 1.0, elems = elems * 1.0, elem_bytes = elem_bytes }
+           count = count, flops = 0.0, model_flops = 0.0, bytes = bytes * 1.0, elems = elems * 1.0, elem_bytes = elem_bytes }
 end
 
 --- Mark an op as outside the layers (scope "model"); returns it.
@@ -162,6 +174,15 @@ function M.causal_elems_uncached(s, s_kv)
   return total * 1.0
 end
 
+--- Score elements a model needs for s queries over s_kv keys per head: all s*s_kv when
+-- bidirectional; causal, query i (1..s, the last s of s_kv keys) needs the keys up to its own
+-- position, s_kv - s + i of them, and with a sliding window (s_kv < s) the last s_kv of them.
+function M.needed_elems(s, s_kv, causal)
+  if not causal then return s * s_kv * 1.0 end
+  if s_kv < s then return (s_kv * (s_kv + 1) / 2 + (s - s_kv) * s_kv) * 1.0 end
+  return ((s_kv - s) * s + s * (s + 1) / 2) * 1.0
+end
+
 function M.core_attention(c, w, count, s_kv, suffix, causal)
   local e, g = w.e, M.heads(c, w)
   local impl = w.attention or "standard"
@@ -174,16 +195,19 @@ function M.core_attention(c, w, count, s_kv, suffix, causal)
     e.out_bytes)
   softmax.masked = causal and true or false -- a causal mask is added; a bidirectional layer has none to add
   local qkvo = w.b * w.s * (2 * g.a_t + 2 * g.kv_t) * g.hd * e.in_bytes * 1.0
+  local computed = causal and impl == "flash" and g.batch * M.causal_elems(w.s, s_kv) or scores * 1.0
+  local needed = g.batch * M.needed_elems(w.s, s_kv, causal)
   return {
     role = "attention", kind = "attention", impl = impl, name = (impl == "flash" and "flash_attention" or "attention")
       .. (suffix or ""), scope = "layer", count = count,
     m = w.s, n = s_kv, k = g.hd, batch = g.batch, s_kv = s_kv, head_dim = g.hd,
-    flops = score.flops + av.flops,
+    flops = 4.0 * g.hd * computed, model_flops = 4.0 * g.hd * needed,
     bytes = impl == "flash" and qkvo or score.bytes + softmax.bytes + av.bytes,
     qkv_bytes = qkvo, -- Q, K, V read and O written once, byte
     parts = impl == "standard" and { score, softmax, av } or nil,
     elems = scores * 1.0, elem_bytes = e.out_bytes, causal = causal and true or false,
     causal_elems = causal and g.batch * M.causal_elems(w.s, s_kv) or scores * 1.0,
+    needed_elems = needed,
   }
 end
 
@@ -271,6 +295,8 @@ function M.moe_mlp(ops, c, w, count, opt)
     local op = M.gemm(role, "expert_" .. role, m, n, kk, count, e, E // ep)
     op.kind = "gemm" -- a grouped GEMM over weights (E problems), not an attention BMM
     op.experts, op.experts_per_token, op.tokens_per_expert = E, k, m
+    -- the model needs the routed tokens' products only: b*s*k rows over the ep ranks' tokens
+    op.model_flops = math.min(op.flops, 2.0 * bs * ep * k / E * (E // ep) * n * kk)
     return op
   end
   ops[#ops + 1] = expert("mlp_gate", i_t, h)
