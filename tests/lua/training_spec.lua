@@ -72,9 +72,29 @@ describe("tilewave.cost.training", function()
       local full = step { checkpointing = "full" }
       assert.near(none.model_tflops_per_gpu * none.step_s, full.model_tflops_per_gpu * full.step_s, 1e-9)
       assert.is_true(full.hfu > full.mfu)
-      assert.equal(none.mfu, none.hfu)
+      -- without recomputation, hardware FLOPs exceed model FLOPs only by the fused causal kernel's
+      -- diagonal: at s = 128 it computes one whole 128 x 128 block per head where a causal model
+      -- needs 128*129/2 scores; 4 heads of dim 64, 2 layers, 64 sequences, 3 passes:
+      -- 3 * 64 * 2 * 4 * 4 * 64 * (16384 - 8256) = 3,196,059,648 FLOP
+      assert.equal(3196059648, none.hardware_flops - none.model_flops)
+      assert.is_true(none.mfu < none.hfu)
       assert.is_true(full.step_s > none.step_s)
       assert.is_true(full.memory.activations < none.memory.activations)
+    end)
+
+    it("makes selective recomputation a no-op with fused attention, and prices it with standard", function()
+      local none, sel = step { checkpointing = "none" }, step { checkpointing = "selective" }
+      assert.equal(none.step_s, sel.step_s)
+      assert.equal(none.hfu, sel.hfu)
+      assert.equal(none.memory.activations, sel.memory.activations)
+      assert.is_true(sel.recompute_noop)
+      local snone = step { checkpointing = "none", attention = "standard" }
+      local ssel = step { checkpointing = "selective", attention = "standard" }
+      assert.is_nil(ssel.recompute_noop)
+      assert.is_true(ssel.step_s > snone.step_s)
+      assert.is_true(ssel.memory.activations < snone.memory.activations)
+      -- the recomputed attention core: 4 heads x 4 * 64 * 128^2 FLOP per layer, 2 layers, 64 sequences
+      assert.equal(64 * 2 * 4 * 4 * 64 * 128 * 128, ssel.hardware_flops - snone.hardware_flops)
     end)
 
     it("prices the data-parallel all-reduce with the alpha-beta ring over NVLink", function()

@@ -19,6 +19,9 @@ local M = {}
 
 local ipairs, pairs = ipairs, pairs
 
+--- The FLOP convention of `model_flops` and MFU, stated in every result.
+M.FLOPS_CONVENTION = "causal-aware: 2*M*N*K per GEMM, 4*hd per attention score a query needs (tilewave.ops.layers)"
+
 local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, engine = true, uneven_heads = true,
                   ep = true, imbalance = true, detail = true }
 
@@ -102,13 +105,15 @@ local function plan_of(model, device, opts)
 end
 
 -- the result of an estimate from its totals
-local function result(x, total, layer, flops, gemm_time, launches, preds)
+local function result(x, total, layer, flops, model_flops, gemm_time, launches, preds)
   local c, w, spec = x.c, x.w, x.spec
   local peak = spec.peak_flops[w.dtype]
   return {
     model = c.id or c.name, hw = spec.id, b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention,
     engine = x.eng.name, ops = preds, time_s = total, layer_s = layer / c.num_hidden_layers, flops = flops,
-    tflops = flops / total / 1e12, mfu = flops / total / peak, gemm_share = gemm_time / total,
+    model_flops = model_flops, flops_convention = M.FLOPS_CONVENTION,
+    tflops = flops / total / 1e12, mfu = model_flops / total / peak, hfu = flops / total / peak,
+    gemm_share = gemm_time / total,
     kernels = launches, tokens_per_s = w.b * w.s / total, peak_flops = peak,
     interval = price.interval(spec, "forward", total),
   }
@@ -133,9 +138,13 @@ end
 --   ops = { { role, name, kind, scope, m, n, k, batch, count, flops (per call),
 --             bytes, time_s (per call), total_s (= time_s*count), tflops,
 --             bound, loss, kernels, tile_eff, wave_eff, align_eff, ... } },
---   time_s (forward, s), layer_s (mean per layer, s), flops (GEMM/BMM FLOP of
---   the pass; elementwise ops carry none), tflops (achieved, 1e12 FLOP/s),
---   mfu (flops / time / dense peak of dtype), gemm_share (fraction of time in
+--   time_s (forward, s), layer_s (mean per layer, s), flops (FLOP the pass's kernels
+--   execute: GEMMs, BMMs, attention over the scores it computes; elementwise ops carry
+--   none), model_flops (FLOP the model needs: attention over the scores a causal query
+--   needs, about half of s x s; tilewave.ops.layers states the convention), flops_convention
+--   (M.FLOPS_CONVENTION), tflops (achieved, flops / time, 1e12 FLOP/s), mfu (model_flops /
+--   time / dense peak of dtype), hfu (flops / time / peak; mfu <= hfu < 1: every op is
+--   held to its floor, tilewave.cost.limits), gemm_share (fraction of time in
 --   GEMM/BMM kernels, FlashAttention included), kernels (launched per pass), tokens_per_s, peak_flops,
 --   interval = { low, high (s), borrowed } of time_s (tilewave.cost.price.interval) }`
 -- @raise `transformer.estimate.<field>: ...`; model and hw errors
@@ -144,17 +153,18 @@ function M.estimate(model, device, opts)
     local x = plan_of(model, device, opts)
     x = x or M.plan(model, device, opts)
     local total, layer, gemm_time = price.pass_time(x.ctx, x.prog)
-    return result(x, total, layer, x.prog.flops, gemm_time, x.prog.kernels, nil)
+    return result(x, total, layer, x.prog.flops, x.prog.model_flops, gemm_time, x.prog.kernels, nil)
   end
   local x = resolve(model, device, opts)
   local ctx, preds = x.ctx, {}
-  local total, layer, flops, gemm_time, launches = 0, 0, 0, 0, 0
+  local total, layer, flops, model_flops, gemm_time, launches = 0, 0, 0, 0, 0, 0
   for i, op in ipairs(x.ops) do
     local p = price.op(ctx, op)
     local time_s, count = field(op, p, "time_s"), field(op, p, "count")
     local total_s = time_s * count
     total = total + total_s
     flops = flops + field(op, p, "flops") * count
+    model_flops = model_flops + op.model_flops * count
     launches = launches + field(op, p, "kernels") * count
     if field(op, p, "scope") == "layer" then layer = layer + total_s end
     gemm_time = gemm_time + field(op, p, "gemm_s") * count
@@ -163,7 +173,7 @@ function M.estimate(model, device, opts)
     p.tflops = p.flops / p.time_s / 1e12
     preds[i] = p
   end
-  return result(x, total, layer, flops, gemm_time, launches, preds)
+  return result(x, total, layer, flops, model_flops, gemm_time, launches, preds)
 end
 
 return M

@@ -26,25 +26,26 @@
 -- weights); activations per layer from Korthikanti et al. 2022 Table 2, times
 -- the layers of the largest stage and the micro-batches in flight in 1F1B
 -- (p, times 1 + (p-1)/(p*v) interleaved); a stated workspace allowance.
--- FLOPs: model FLOPs = 3 x forward GEMM FLOPs (6*N*D with N the matmul
--- parameters, plus attention); hardware FLOPs add recomputation (Megatron-LM's
--- reported TFLOP/s). Units: s, byte, FLOP, token/s.
-local check = require "tilewave.util.check"
-local models = require "tilewave.data.models"
+-- FLOPs: model FLOPs = 3 x the forward's model FLOPs (6*N*D with N the matmul parameters,
+-- plus attention over the scores a causal query needs: tilewave.ops.layers states the
+-- convention); hardware FLOPs = 3 x the forward's executed FLOPs plus the recomputed forward
+-- (Megatron-LM's reported TFLOP/s: with materialized attention and full recomputation, its
+-- eq. 3, Narayanan et al. 2021). mfu <= hfu < 1: every op is held to its physical floor
+-- (tilewave.cost.limits). Units: s, byte, FLOP, token/s.
 local cluster = require "tilewave.data.cluster"
 local forward = require "tilewave.cost.forward"
 local engines = require "tilewave.cost.engines"
 local price = require "tilewave.cost.price"
 local tmem = require "tilewave.cost.training_memory"
+local tconfig = require "tilewave.cost.training_config"
 
 local M = {}
 
-local format, ipairs, ceil, max = string.format, ipairs, math.ceil, math.max
+local ipairs, ceil, max = ipairs, math.ceil, math.max
 
---- Memory each GPU keeps besides weights, gradients, optimizer states and
--- activations (CUDA context, NCCL and cuBLAS workspaces, allocator
--- fragmentation), byte. An allowance, not a measurement.
-M.WORKSPACE_BYTES = 4 * 1024 ^ 3
+--- Memory each GPU keeps besides the model state and activations, byte
+-- (tilewave.cost.training_config.WORKSPACE_BYTES).
+M.WORKSPACE_BYTES = tconfig.WORKSPACE_BYTES
 --- Bytes per parameter of mixed-precision Adam (tilewave.cost.training_memory).
 M.BYTES_WEIGHT, M.BYTES_GRAD, M.BYTES_OPTIMIZER = tmem.BYTES_WEIGHT, tmem.BYTES_GRAD, tmem.BYTES_OPTIMIZER
 --- Activation bytes of one layer (tilewave.cost.training_memory.activation_bytes).
@@ -53,8 +54,6 @@ local memory, expert_params = tmem.memory, tmem.expert_params
 --- Bytes an Adam update moves per parameter: fp32 master, m and v read and
 -- written (24), the gradient read (2), the bf16 weight written (2).
 M.ADAM_BYTES = 28
-
-local CHECKPOINTING = { none = true, selective = true, full = true }
 
 -- Per-micro-batch costs of the model at (b, s, t) under engine w.engine:
 -- forward, backward and recompute time of one average layer and of the ops
@@ -72,7 +71,8 @@ local function costs(c, spec, w, cache)
   local _, _, _, fwd = price.pass_time(x.ctx, x.prog, true)
   local _, _, _, bwd = price.pass_time(ctx, price.compile(ctx, x.ops, true), true)
   local L = c.num_hidden_layers
-  local r = { f = 0, b = 0, sel = 0, out_f = 0, out_b = 0, flops = 0, out_flops = 0 }
+  local r = { f = 0, b = 0, sel = 0, sel_flops = 0, out_f = 0, out_b = 0, flops = 0, out_flops = 0, model_flops = 0,
+              out_model_flops = 0 }
   for i, p in ipairs(x.ops) do
     local f, kernels = fwd[i], x.prog.op_kernels[i]
     if w.sp and (p.role == "norm" or p.role == "residual") then
@@ -82,11 +82,16 @@ local function costs(c, spec, w, cache)
     local b = (p.kind == "attention" and p.impl ~= "flash") and price.backward(ctx, p) or bwd[i]
     if p.scope == "layer" then
       r.f, r.b = r.f + f * p.count / L, r.b + b * p.count / L
-      r.flops = r.flops + p.flops * p.count / L
-      if p.role == "attention" then r.sel = r.sel + f * p.count / L end
+      r.flops, r.model_flops = r.flops + p.flops * p.count / L, r.model_flops + p.model_flops * p.count / L
+      -- selective recomputation recomputes what a materialized attention stored (its scores,
+      -- softmax); a fused kernel stores none of them and recomputes them in its own backward,
+      -- so selective recomputation has nothing to do (Korthikanti et al. 2022 §4.3)
+      if p.role == "attention" and p.impl ~= "flash" then
+        r.sel, r.sel_flops = r.sel + f * p.count / L, r.sel_flops + p.flops * p.count / L
+      end
     else
       r.out_f, r.out_b = r.out_f + f * p.count, r.out_b + b * p.count
-      r.out_flops = r.out_flops + p.flops * p.count
+      r.out_flops, r.out_model_flops = r.out_flops + p.flops * p.count, r.out_model_flops + p.model_flops * p.count
     end
   end
   if w.dropout and w.dropout > 0 then
@@ -121,115 +126,6 @@ local function collective(kind, bytes, n, stride, cl, memo)
   return t
 end
 
---- Most GPUs a step may span (2^24; the largest clusters built hold ~10^5).
-M.MAX_GPUS = 2 ^ 24 // 1
---- Most sequences per optimizer step (2^32; about 10^13 tokens at s = 2048).
-M.MAX_GLOBAL_BATCH = 2 ^ 32 // 1
-
-local STEP = { model = true, cluster = true, nodes = true, global_batch = true, micro_batch = true, s = true,
-               t = true, p = true, d = true, zero = true, checkpointing = true, dtype = true, dropout = true,
-               sequence_parallel = true, interleave = true, attention = true, overlap = true,
-               workspace_bytes = true, engine = true, ep = true }
-
--- The options every split of a search shares, validated and completed (all but t, p,
--- micro_batch, checkpointing, zero and d, which split() adds); raises naming the field.
-local function shared(o, path)
-  check.table(o, path)
-  check.options(o, STEP, path)
-  local c = models.resolve(o.model, path .. ".model")
-  local cl = cluster.resolve(o.cluster or "dgx_h100", path .. ".cluster")
-  local x = { c = c, cl = cl, spec = cl.spec }
-  x.nodes = check.positive_int(o.nodes or 1, path .. ".nodes")
-  -- the largest clusters built hold ~10^5 GPUs; 2^24 keeps every count exact and finite
-  if (x.nodes + 0.0) * cl.gpus_per_node > M.MAX_GPUS then
-    check.fail(path .. ".nodes", format("expected at most %d GPUs (nodes * %d per node)", M.MAX_GPUS,
-      cl.gpus_per_node), x.nodes)
-  end
-  x.gpus = x.nodes * cl.gpus_per_node
-  x.s = check.positive_int(o.s or c.max_position_embeddings or 2048, path .. ".s")
-  x.engine = engines.resolve(o.engine, path .. ".engine")
-  x.dtype = o.dtype or "bf16"
-  x.attention = check.one_of(o.attention or "flash", { flash = true, standard = true }, path .. ".attention")
-  if o.sequence_parallel ~= nil and type(o.sequence_parallel) ~= "boolean" then
-    check.fail(path .. ".sequence_parallel", "expected true or false", o.sequence_parallel)
-  end
-  x.sp = o.sequence_parallel and true or false
-  x.v = check.positive_int(o.interleave or 1, path .. ".interleave")
-  x.overlap = o.overlap or {}
-  check.table(x.overlap, path .. ".overlap")
-  check.options(x.overlap, { tp = true, pp = true, dp = true }, path .. ".overlap")
-  for _, k in ipairs { "tp", "pp", "dp" } do
-    x.overlap[k] = x.overlap[k] or 0
-    if type(x.overlap[k]) ~= "number" or x.overlap[k] < 0 or x.overlap[k] > 1 then
-      check.fail(path .. ".overlap." .. k, "expected number in [0, 1]", x.overlap[k])
-    end
-  end
-  x.workspace = check.nonneg(o.workspace_bytes or M.WORKSPACE_BYTES, path .. ".workspace_bytes")
-  x.dropout = o.dropout or 0
-  if type(x.dropout) ~= "number" or x.dropout < 0 or x.dropout >= 1 then
-    check.fail(path .. ".dropout", "expected number in [0, 1)", x.dropout)
-  end
-  x.ep = check.positive_int(o.ep or 1, path .. ".ep")
-  x.E, x.k = models.experts(c)
-  if x.ep > 1 and not x.E then error(format("%s.ep: %s has no experts to spread (expected ep = 1)", path, c.id or c.name), 0) end
-  if o.global_batch == nil then check.fail(path .. ".global_batch", "expected positive integer", nil) end
-  x.gb = check.positive_int(o.global_batch, path .. ".global_batch")
-  if x.gb > M.MAX_GLOBAL_BATCH then
-    check.fail(path .. ".global_batch", format("expected at most %d sequences", M.MAX_GLOBAL_BATCH), x.gb)
-  end
-  if (x.gb + 0.0) * x.s > 2 ^ 53 then
-    check.fail(path .. ".global_batch*s", "expected at most 2^53 tokens per step", (x.gb + 0.0) * x.s)
-  end
-  if not x.spec.peak_flops[x.dtype] then
-    error(format("%s.dtype: '%s' not supported by %s", path, x.dtype, x.spec.id), 0)
-  end
-  -- what every split of these options shares, computed on first use: layer costs by
-  -- micro-batch and t, collective times, the optimizer's bandwidth
-  x.memo = { costs = {}, coll = {} }
-  return x
-end
-
--- One split: x (a copy of shared()'s table, filled in) gets o's t, p, micro_batch,
--- checkpointing, zero and d, validated against the model and cluster.
-local function split(x, o, path)
-  local c = x.c
-  x.t = check.positive_int(o.t or 1, path .. ".t")
-  x.p = check.positive_int(o.p or 1, path .. ".p")
-  x.mb = check.positive_int(o.micro_batch or 1, path .. ".micro_batch")
-  x.zero = o.zero or 0
-  if x.zero ~= 0 and x.zero ~= 1 and x.zero ~= 2 and x.zero ~= 3 then check.fail(path .. ".zero", "expected 0, 1, 2 or 3", x.zero) end
-  x.ckpt = check.one_of(o.checkpointing or "none", CHECKPOINTING, path .. ".checkpointing")
-  local a, L = c.num_attention_heads, c.num_hidden_layers
-  if a % x.t ~= 0 then check.fail(path .. ".t", format("expected a divisor of num_attention_heads %d", a), x.t) end
-  if c.num_key_value_heads % x.t ~= 0 and x.t % c.num_key_value_heads ~= 0 then
-    check.fail(path .. ".t", format("expected a divisor or multiple of num_key_value_heads %d", c.num_key_value_heads), x.t)
-  end
-  if x.p > L then check.fail(path .. ".p", format("expected at most num_hidden_layers %d", L), x.p) end
-  if x.gpus % (x.t * x.p) ~= 0 then
-    check.fail(path .. ".p", format("expected t*p to divide the %d GPUs", x.gpus), x.p)
-  end
-  x.d = o.d or x.gpus // (x.t * x.p)
-  -- expert parallelism: the experts of a MoE layer spread over ep ranks of the data-parallel
-  -- group (Megatron-LM / DeepSpeed-MoE), which then hold 1/ep of the expert weights
-  if x.ep > 1 then
-    if x.E % x.ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of the %d experts", x.E), x.ep) end
-    if x.d % x.ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of d = %d", x.d), x.ep) end
-  end
-  if x.t * x.p * x.d ~= x.gpus then
-    check.fail(path .. ".d", format("expected nodes*gpus_per_node/(t*p) = %d", x.gpus // (x.t * x.p)), x.d)
-  end
-  if x.gb % (x.d * x.mb) ~= 0 then
-    check.fail(path .. ".global_batch", format("expected a multiple of d*micro_batch = %d", x.d * x.mb), x.gb)
-  end
-  x.m = x.gb // (x.d * x.mb)
-  if x.v > 1 and (L % (x.p * x.v) ~= 0 or x.m % x.p ~= 0) then
-    check.fail(path .. ".interleave", format("expected p*interleave to divide the %d layers and p to divide the %d micro-batches", L, x.m), x.v)
-  end
-  return x
-end
-
--- Validate and complete a step's options; raises naming the field (the shared options first).
-local function config(o, path) return split(shared(o, path), o, path) end
 
 --- Predict one training step.
 -- @tparam table o `model`, `cluster` (id or table, default "dgx_h100"),
@@ -252,11 +148,13 @@ local function config(o, path) return split(shared(o, path), o, path) end
 --   recompute + exposed TP, per micro-batch), outside_s (embedding, final
 --   norm, LM head), stage_s (the slowest stage per micro-batch) },
 --   tokens_per_s, model_tflops_per_gpu,
---   hardware_tflops_per_gpu, mfu, hfu, memory = { weights, grads, optimizer,
+--   hardware_tflops_per_gpu, mfu, hfu, model_flops, hardware_flops (FLOP per step, all GPUs),
+--   flops_convention, recompute_noop (true when checkpointing "selective" recomputes nothing:
+--   fused attention stores no scores, so it costs nothing), memory = { weights, grads, optimizer,
 --   activations, workspace, total }, fits, memory_bytes, config = {...} }`
 -- @raise `training.<field>: ...`
 function M.step(o, cache)
-  local x = config(o, "training")
+  local x = tconfig.config(o, "training")
   return M._step(x, cache)
 end
 
@@ -353,16 +251,15 @@ function M._step(x, cache)
   local step, k, layers, last_layers, layer, outside, stage, tp_per_layer, a2a_per_layer, pp, bubble, dp, optimizer =
     step_core(x, cache)
   local mem = memory(x)
-  -- FLOPs per step over all GPUs: forward GEMM FLOPs per micro-batch x micro-batches x d x t
-  local fwd = (k.flops * L + k.out_flops) * x.t
+  -- FLOPs per step over all GPUs: forward FLOPs per micro-batch x micro-batches x d x t; model
+  -- FLOPs as the model needs them (tilewave.ops.layers), hardware FLOPs as the kernels execute
+  -- them plus the recomputed forward
   local seqs = x.gb
-  local model_flops = 3 * fwd / x.mb * seqs
+  local model_flops = 3 * (k.model_flops * L + k.out_model_flops) * x.t / x.mb * seqs
+  local executed = 3 * (k.flops * L + k.out_flops) * x.t / x.mb * seqs
   local recompute_flops = 0
   if x.ckpt == "full" then recompute_flops = k.flops * L * x.t / x.mb * seqs end
-  if x.ckpt == "selective" then
-    recompute_flops = 4 * x.s * x.s * h * L * seqs -- the attention core's two BMMs
-    if x.attention == "flash" then recompute_flops = 0 end
-  end
+  if x.ckpt == "selective" then recompute_flops = k.sel_flops * L * x.t / x.mb * seqs end
   local tp_s = x.m * layers * tp_per_layer
   local ep_s = x.m * layers * a2a_per_layer
   local pp_s = x.m * pp
@@ -374,9 +271,13 @@ function M._step(x, cache)
                   layer_s = layer, outside_s = outside, stage_s = stage },
     tokens_per_s = seqs * x.s / step,
     model_tflops_per_gpu = model_flops / step / x.gpus / 1e12,
-    hardware_tflops_per_gpu = (model_flops + recompute_flops) / step / x.gpus / 1e12,
+    hardware_tflops_per_gpu = (executed + recompute_flops) / step / x.gpus / 1e12,
     mfu = model_flops / step / x.gpus / peak,
-    hfu = (model_flops + recompute_flops) / step / x.gpus / peak,
+    hfu = (executed + recompute_flops) / step / x.gpus / peak,
+    model_flops = model_flops, hardware_flops = executed + recompute_flops,
+    flops_convention = forward.FLOPS_CONVENTION .. "; hardware: 3 x executed forward + recomputed forward",
+    -- selective recomputation with a fused attention kernel: nothing stored to recompute
+    recompute_noop = x.ckpt == "selective" and k.sel == 0 or nil,
     memory = mem, fits = mem.total <= spec.memory_bytes, memory_bytes = spec.memory_bytes,
     config = { model = c.id or c.name, cluster = cl.id or cl.name, nodes = x.nodes, gpus = x.gpus, t = x.t, p = x.p,
                d = x.d, ep = x.ep, micro_batch = x.mb, micro_batches = x.m, global_batch = x.gb, s = x.s, zero = x.zero,
@@ -387,7 +288,9 @@ end
 
 --- Validate and complete step options (tilewave.explore.training_search): config(o, path), or
 -- shared(o, path) once and split(fresh shallow copy of its table, o, path) per split; raise `<path>.<field>: ...`.
-M.config, M.shared, M.split = config, shared, split
+M.config, M.shared, M.split = tconfig.config, tconfig.shared, tconfig.split
+--- Most GPUs a step may span, most sequences per step (tilewave.cost.training_config).
+M.MAX_GPUS, M.MAX_GLOBAL_BATCH = tconfig.MAX_GPUS, tconfig.MAX_GLOBAL_BATCH
 --- Memory per GPU of a validated configuration (M.config): `{ weights, grads, optimizer,
 -- activations, workspace, total }`, byte; the same figures as step()'s `memory`.
 M.memory = function(x) return (memory(x)) end

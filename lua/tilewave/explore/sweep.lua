@@ -69,7 +69,8 @@ end
 --   `shard` ({ i, n }: only indices with index % n == i), `slow` (true: skip
 --   the factorization)
 -- @return iterator yielding `cfg, hw_id, est` with est = `{ index, time_s,
---   flops, tflops, mfu, tokens_per_s, params }`; cfg is reused between
+--   flops (executed), model_flops, tflops (flops / time), mfu (model_flops / time / peak),
+--   tokens_per_s, params }`, as tilewave.transformer.estimate; cfg is reused between
 --   iterations (copy it to keep it); and a `stats` table filled as it runs
 --   ({ total, done, skipped, mode })
 -- @raise `sweep.<field>: ...`
@@ -183,7 +184,7 @@ function M.sweep(o)
         gstride[j] = n
         n = n * gsize[j]
       end
-      g.n, g.gstride, g.time, g.flops = n, gstride, {}, {}
+      g.n, g.gstride, g.time, g.flops, g.model_flops = n, gstride, {}, {}, {}
       -- shapes of every combination, GEMMs batched per BMM batch count through price.gemm_many
       local pending = {}
       for combo = 0, n - 1 do
@@ -193,7 +194,7 @@ function M.sweep(o)
         end
         derive(r, conv)
         local ok, ops = pcall(fam.ops, r, ew)
-        local t, f = 0, 0
+        local t, f, mf = 0, 0, 0
         if not ok then t = nil end
         if ok then
           for _, i in ipairs(g.ops) do
@@ -204,6 +205,7 @@ function M.sweep(o)
               break
             elseif op.kind ~= "gemm" and op.kind ~= "bmm" then
               t = t + op.count * price.op(ctx, op).time_s
+              f, mf = f + op.flops * op.count, mf + op.model_flops * op.count
             else
               local key = op.batch
               pending[key] = pending[key] or { shapes = {}, refs = {} }
@@ -211,11 +213,11 @@ function M.sweep(o)
               local s = pb.shapes
               s[#s + 1], s[#s + 2], s[#s + 3] = op.m, op.n, op.k
               pb.refs[#pb.refs + 1] = { combo, op.count }
-              f = f + op.flops * op.count
+              f, mf = f + op.flops * op.count, mf + op.model_flops * op.count
             end
           end
         end
-        g.time[combo], g.flops[combo] = t, f
+        g.time[combo], g.flops[combo], g.model_flops[combo] = t, f, mf
       end
       for batch, pb in pairs(pending) do
         local times = price.gemm_many(ctx, pb.shapes, batch)
@@ -230,11 +232,11 @@ function M.sweep(o)
   local function slow_est(r, spec)
     local ok, est = pcall(forward.estimate, models.define(r), spec, wl)
     if not ok then return nil end
-    return est.time_s, est.flops
+    return est.time_s, est.flops, est.model_flops
   end
 
   local function fast_est(groups, idx)
-    local t, f = 0, 0
+    local t, f, mf = 0, 0, 0
     for _, g in ipairs(groups) do
       local combo = 0
       local gf, gs = g.fields, g.gstride
@@ -245,9 +247,9 @@ function M.sweep(o)
       local gt = g.time[combo]
       if not gt then return nil end -- a combination the factorization could not price
       t = t + gt
-      f = f + g.flops[combo]
+      f, mf = f + g.flops[combo], mf + g.model_flops[combo]
     end
-    return t, f
+    return t, f, mf
   end
 
   -- prepare every device
@@ -295,14 +297,14 @@ function M.sweep(o)
       local keep = valid(cfg, conv, wl.t)
       if keep and o.where then keep = o.where(cfg) and true or false end
       if keep then
-        local t, f
-        if plan.groups then t, f = fast_est(plan.groups, idx) end
-        if not t then t, f = slow_est(cfg, plan.spec) end
+        local t, f, mf
+        if plan.groups then t, f, mf = fast_est(plan.groups, idx) end
+        if not t then t, f, mf = slow_est(cfg, plan.spec) end
         if t then
           stats.done = stats.done + 1
           est.index, est.time_s, est.flops = idx, t, f
           est.tflops = f / t / 1e12
-          est.mfu = f / t / plan.peak
+          est.model_flops, est.mfu = mf, mf / t / plan.peak
           est.tokens_per_s = wl.b * wl.s / t
           est.params = fam.params(cfg).total
           return cfg, plan.spec.id, est
