@@ -127,6 +127,23 @@ describe("tilewave.cost.inference", function()
       assert.equal(1024 * 100 * 3, m.kv_bytes)
     end)
 
+    it("keeps max_context inside the model unless allow_long_context", function()
+      -- Llama-3-8B on an 80 GB H100 has room for ~480k tokens of KV cache, but was trained on 8192
+      local m = tw.inference.memory { model = "llama-3-8b", hw = "h100_sxm5", context = 1024 }
+      assert.equal(8192, m.max_context)
+      assert.equal("max_position_embeddings", m.max_context_limit)
+      assert.equal("integer", math.type(m.max_context))
+      assert.equal("integer", math.type(m.max_batch))
+      local long = tw.inference.memory { model = "llama-3-8b", hw = "h100_sxm5", context = 1024, allow_long_context = true }
+      assert.is_true(long.max_context > 400000)
+      assert.is_true(long.long_context)
+      assert.equal("memory", long.max_context_limit)
+      -- nothing fits: 0 sequences and 0 tokens, never negative
+      local none = tw.inference.memory { model = "llama-2-70b", hw = "l4", context = 1024 }
+      assert.equal(0, none.max_batch)
+      assert.equal(0, none.max_context)
+    end)
+
     it("says Llama-2-70B in bf16 does not fit one 80 GB H100 but fits two", function()
       assert.is_false(tw.inference.memory { model = "llama-2-70b", hw = "h100_sxm5", context = 4096 }.fits)
       assert.is_true(tw.inference.memory { model = "llama-2-70b", hw = "h100_sxm5", context = 4096, t = 2 }.fits)

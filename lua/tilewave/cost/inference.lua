@@ -259,7 +259,11 @@ local MEMORY = { model = true, hw = true, batch = true, context = true, weight_d
 --   `weight_dtype`, `group`, `kv_dtype`, `t`, `ep` as decode() (per rank); `workspace_bytes`
 --   (default M.WORKSPACE_BYTES); `memory_bytes` (default: the device's)
 -- @return `{ weight_bytes, kv_bytes, kv_bytes_per_token, workspace_bytes,
---   total_bytes, free_bytes, memory_bytes, fits, max_batch, max_context }`
+--   total_bytes, free_bytes, memory_bytes, fits, max_batch (sequences of `context` tokens that
+--   fit; integer >= 0), max_context (tokens per sequence at `batch`; integer >= 0, at most
+--   max_position_embeddings unless allow_long_context), max_context_limit ("memory" or
+--   "max_position_embeddings": what bounds max_context), long_context (true when
+--   allow_long_context let max_context pass max_position_embeddings) }`
 -- @raise `memory.<field>: ...`
 function M.memory(o)
   local c, spec, t, batch, context, fmt, kvb = workload(o, "memory", MEMORY, function(m, p)
@@ -287,10 +291,23 @@ function M.memory(o)
   local r = price.memory_fit { weight_bytes = wbytes, kv_bytes_per_token = per_token,
                               context = window and math.min(context, window) or context,
                               batch = batch, workspace_bytes = workspace, memory_bytes = mem }
+  r.max_context_limit = "memory"
   if window and r.max_context >= window then
     -- the cache stops growing at the window: memory no longer bounds the context
-    r.max_context = c.max_position_embeddings or r.max_context
+    r.max_context, r.max_context_limit = c.max_position_embeddings or r.max_context, "max_position_embeddings"
   end
+  -- the answer stays inside the model: its trained context, unless the caller allows more
+  local trained = c.max_position_embeddings
+  if trained and r.max_context > trained then
+    if o.allow_long_context then
+      r.long_context = true -- memory allows more than the model was trained for: the caller's call
+    else
+      r.max_context, r.max_context_limit = trained, "max_position_embeddings"
+    end
+  end
+  -- whole sequences and tokens, never below 0
+  r.max_batch = math.tointeger(math.max(0, r.max_batch)) or r.max_batch
+  r.max_context = math.tointeger(math.max(0, r.max_context)) or r.max_context
   r.weight_bytes, r.kv_bytes_per_token, r.workspace_bytes, r.memory_bytes = wbytes, per_token, workspace, mem
   r.model, r.hw, r.batch, r.context, r.t, r.ep = c.id or c.name, spec.id, o.batch or 1, context, t, ep
   return r

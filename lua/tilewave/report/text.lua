@@ -34,9 +34,10 @@ function M.decode(d, m)
   }
   if m then
     lines[#lines + 1] = format("  memory      %s of %s (weights %s, KV %s, workspace %s): %s; max batch %d at this "
-      .. "context, max context %d at this batch", si(m.total_bytes, "B"), si(m.memory_bytes, "B"),
+      .. "context, max context %d at this batch (%s)%s", si(m.total_bytes, "B"), si(m.memory_bytes, "B"),
       si(m.weight_bytes, "B"), si(m.kv_bytes, "B"), si(m.workspace_bytes, "B"), m.fits and "fits" or "does NOT fit",
-      m.max_batch, m.max_context)
+      m.max_batch, m.max_context, m.max_context_limit == "memory" and "memory-bound" or "the model's trained maximum",
+      m.long_context and ", beyond max_position_embeddings (allow_long_context)" or "")
   end
   return concat(lines, "\n")
 end
