@@ -22,7 +22,17 @@ describe("tilewave.explore.search", function()
       assert.equal(8, r.config.num_key_value_heads) -- GQA kept
       if i > 1 then assert.is_true(rows[i - 1].size_speedup >= r.size_speedup) end
       assert.near(r.speedup * r.params_ratio, r.size_speedup, 1e-12)
+      -- only answers predicted faster than the config, in tokens/s and per parameter
+      assert.is_true(r.speedup > 1 and r.size_speedup > 1)
+      assert.is_false(r.is_base)
     end
+  end)
+
+  it("lists nothing, and returns the config's row, when no nearby shape is faster", function()
+    -- Llama-3-8B on an H100 at b*s = 8192 is already well shaped (h/a = 128, I = 14336 = 112 * 128)
+    local rows, base = tw.search.nearby("llama-3-8b", "h100_sxm5", { b = 4, s = 2048, limit = 100 })
+    assert.is_true(base.is_base)
+    for _, r in ipairs(rows) do assert.is_true(r.speedup > 1 and r.size_speedup > 1) end
   end)
 
   it("never shrinks the vocabulary", function()

@@ -18,7 +18,10 @@
 --   mla_dims_64     MLA latent and head widths (q/kv_lora_rank, qk_nope/rope, v) multiples
 --                   of 64 (tilewave's additions: the same GEMM alignment rule on new dimensions)
 -- Each violation carries a concrete fix and its predicted speedup from
--- tilewave.transformer.estimate: for fixes that keep the work (padding,
+-- tilewave.transformer.estimate, but only when the fix is predicted at least M.FIX_MARGIN
+-- faster; otherwise the violation stays, without `fix`, and `fix_text` says what was tried and
+-- its prediction (`predicted`): a recommendation is never predicted slower than what it
+-- replaces. For fixes that keep the work (padding,
 -- head count), forward time before / after per token; for fixes that change t,
 -- per-GPU throughput (time*t before / after, communication not included); for
 -- the GLU width, the MLP GEMMs' FLOP/s after / before (the paper's measure).
@@ -123,12 +126,30 @@ local function glu_search(c, spec, w)
   return best_i, best / base, base
 end
 
+--- Least predicted gain for a fix to be offered: 1% (a fix within the model's noise of no
+-- change is not a recommendation).
+M.FIX_MARGIN = 0.01
+
+-- Attach a fix to violation `x` when its predicted `speedup` clears M.FIX_MARGIN; else say
+-- what was tried and that it does not pay (x.predicted keeps the prediction).
+local function offer(x, fix, text, speedup)
+  if speedup and speedup >= 1 + M.FIX_MARGIN then
+    x.fix, x.fix_text, x.speedup = fix, text, speedup
+  else
+    x.predicted = speedup
+    x.fix_text = speedup and format("no fix predicted at least %g%% faster (%s: x%.3f)", 100 * M.FIX_MARGIN, text,
+      speedup) or text
+  end
+  return x
+end
+
 --- Check `model` against the rules for workload `opts` on device `hw`.
 -- @tparam table opts `b` (default 1), `s` (default 2048), `t` (default 1),
 --   `dtype` (default "bf16"), `attention` ("standard" | "flash")
 -- @return array of violations `{ rule, field, value, expected, fix = {field=value},
---   fix_text, speedup, metric, severity = "error"|"warning" }`, ordered as the
---   rules above; empty when the shape is clean
+--   fix_text, speedup, metric, severity = "error"|"warning", predicted }`, ordered as the
+--   rules above; `fix` and `speedup` only when the fix is predicted at least M.FIX_MARGIN
+--   faster (else `predicted` holds its speedup and fix_text says so); empty when clean
 -- @raise as tilewave.transformer.estimate
 function M.check(model, opts, device)
   opts = opts or {}
@@ -145,10 +166,9 @@ function M.check(model, opts, device)
 
   if v % 64 ~= 0 then
     local v2 = 64 * ((v + 63) // 64)
-    add { rule = "vocab_64", field = "vocab_size", value = v, expected = "a multiple of 64",
-          fix = { vocab_size = v2 }, fix_text = format("pad v %d -> %d", v, v2),
-          speedup = base / per_token(copy(c, { vocab_size = v2 }), spec, w), metric = "forward time per token",
-          severity = "warning" }
+    add(offer({ rule = "vocab_64", field = "vocab_size", value = v, expected = "a multiple of 64",
+                metric = "forward time per token", severity = "warning" },
+              { vocab_size = v2 }, format("pad v %d -> %d", v, v2), base / per_token(copy(c, { vocab_size = v2 }), spec, w)))
   end
 
   if (b * s) % 64 ~= 0 then
@@ -156,10 +176,10 @@ function M.check(model, opts, device)
     repeat s2 = s2 + 1 until (b * s2) % 64 == 0
     local w2 = workload_of(opts)
     w2.s = s2
-    add { rule = "tokens_64", field = "b*s", value = b * s,
-          expected = format("a multiple of 64 (now divisible by %d)", M.pow2(b * s)),
-          fix = { s = s2 }, fix_text = format("s %d -> %d (b*s = %d)", s, s2, b * s2),
-          speedup = base / per_token(c, spec, w2), metric = "forward time per token", severity = "warning" }
+    add(offer({ rule = "tokens_64", field = "b*s", value = b * s,
+                expected = format("a multiple of 64 (now divisible by %d)", M.pow2(b * s)),
+                metric = "forward time per token", severity = "warning" },
+              { s = s2 }, format("s %d -> %d (b*s = %d)", s, s2, b * s2), base / per_token(c, spec, w2)))
   end
 
   local hd = c.head_dim
@@ -176,9 +196,8 @@ function M.check(model, opts, device)
                 expected = format("a multiple of 64 (now divisible by %d)", M.pow2(hd)), severity = "warning",
                 metric = "forward time per token" }
     if best and p2 > M.pow2(hd) then
-      x.fix = { num_attention_heads = best.a, num_key_value_heads = best.kv }
-      x.fix_text = format("a %d -> %d (h/a %d -> %d)", a, best.a, hd, h // best.a)
-      x.speedup = best_sp
+      offer(x, { num_attention_heads = best.a, num_key_value_heads = best.kv },
+        format("a %d -> %d (h/a %d -> %d)", a, best.a, hd, h // best.a), best_sp)
     else
       x.fix_text = "no head count in [a/2, 2a] divides h with a larger power of two in h/a"
     end
@@ -196,9 +215,7 @@ function M.check(model, opts, device)
     if t2 then
       local w2 = workload_of(opts)
       w2.t = t2
-      x.fix = { t = t2 }
-      x.fix_text = format("t %d -> %d", t, t2)
-      x.speedup = (base * t) / (per_token(c, spec, w2) * t2)
+      offer(x, { t = t2 }, format("t %d -> %d", t, t2), (base * t) / (per_token(c, spec, w2) * t2))
     else
       x.fix_text = "no smaller t satisfies the rule"
     end
@@ -247,21 +264,23 @@ function M.check(model, opts, device)
   local width = c[width_field]
   if E and width % 64 ~= 0 then
     local w2 = 64 * ((width + 63) // 64)
-    add { rule = "expert_width_64", field = width_field, value = width,
-          expected = format("a multiple of 64 (now divisible by %d)", M.pow2(width)), fix = { [width_field] = w2 },
-          fix_text = format("%s %d -> %d", width_field, width, w2),
-          speedup = base / per_token(copy(c, { [width_field] = w2 }), spec, w), metric = "forward time per token",
-          severity = "warning" }
+    add(offer({ rule = "expert_width_64", field = width_field, value = width,
+                expected = format("a multiple of 64 (now divisible by %d)", M.pow2(width)),
+                metric = "forward time per token", severity = "warning" },
+              { [width_field] = w2 }, format("%s %d -> %d", width_field, width, w2),
+              base / per_token(copy(c, { [width_field] = w2 }), spec, w)))
   end
   -- MLA: the latent and head widths are GEMM dimensions (N of the down projections, K of the up ones)
   if c.kv_lora_rank then
     for _, f in ipairs { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim" } do
       local v = c[f]
       if v and v % 64 ~= 0 then
-        add { rule = "mla_dims_64", field = f, value = v,
-              expected = format("a multiple of 64 (now divisible by %d)", M.pow2(v)),
-              fix_text = format("%s %d -> %d", f, v, 64 * ((v + 63) // 64)), severity = "warning",
-              metric = "forward time per token" }
+        local v2 = 64 * ((v + 63) // 64)
+        local ok, c2 = pcall(copy, c, { [f] = v2 })
+        add(offer({ rule = "mla_dims_64", field = f, value = v,
+                    expected = format("a multiple of 64 (now divisible by %d)", M.pow2(v)), severity = "warning",
+                    metric = "forward time per token" },
+                  { [f] = v2 }, format("%s %d -> %d", f, v, v2), ok and base / per_token(c2, spec, w) or nil))
       end
     end
   end
@@ -271,10 +290,11 @@ function M.check(model, opts, device)
       local b2 = math.ceil(M.MOE_TILE_ROWS * E / (s * k))
       local w2 = workload_of(opts)
       w2.b = b2
-      add { rule = "moe_tokens_per_expert", field = "b*s*k/E", value = per_expert,
-            expected = format("at least %d tokens per expert (one tile of rows)", M.MOE_TILE_ROWS),
-            fix = { b = b2 }, fix_text = format("b %d -> %d (%d tokens per expert)", b, b2, b2 * s * k // E),
-            speedup = base / per_token(c, spec, w2), metric = "forward time per token", severity = "warning" }
+      add(offer({ rule = "moe_tokens_per_expert", field = "b*s*k/E", value = per_expert,
+                  expected = format("at least %d tokens per expert (one tile of rows)", M.MOE_TILE_ROWS),
+                  metric = "forward time per token", severity = "warning" },
+                { b = b2 }, format("b %d -> %d (%d tokens per expert)", b, b2, b2 * s * k // E),
+                base / per_token(c, spec, w2)))
     end
   end
   return out

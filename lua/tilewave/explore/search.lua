@@ -14,7 +14,9 @@
 -- and are kept when their total parameter count is within `tolerance`
 -- (relative) of the config's. Ranking is by predicted tokens/s times
 -- parameter count (tilewave.transformer.estimate), i.e. forward throughput at
--- equal model size: a shape 3% smaller does not win by being smaller.
+-- equal model size: a shape 3% smaller does not win by being smaller. Only shapes predicted
+-- faster than the config are listed - more tokens/s and more tokens/s per parameter - so an
+-- answer is never predicted slower than what it replaces; an empty list says none is.
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
@@ -56,10 +58,11 @@ end
 --   tilewave.transformer.estimate); `tolerance` (relative parameter-count
 --   window, default 0.05), `steps` (hidden-size steps of 64 each way,
 --   default 4), `limit` (rows returned, default 10), `head_dim` ({lo, hi})
--- @return array, best first, of `{ config, changes = {field=value}, params,
+-- @return array, best first, of the shapes predicted faster than the config (speedup > 1 and
+--   size_speedup > 1; empty when none is): `{ config, changes = {field=value}, params,
 --   params_ratio, tflops, tokens_per_s, time_s, speedup (tokens/s against the
 --   config's), size_speedup (speedup * params_ratio, the ranking key),
---   is_base }`, and the config's own row (also ranked among the candidates)
+--   is_base (false) }`, and the config's own row
 -- @raise as tilewave.transformer.estimate; `search.nearby.<option>: ...`
 function M.nearby(model, device, opts)
   opts = opts or {}
@@ -149,7 +152,10 @@ function M.nearby(model, device, opts)
     return false
   end)
   local out = {}
-  for i = 1, math.min(limit, #rows) do out[i] = rows[i] end
+  for _, r in ipairs(rows) do
+    if #out >= limit then break end
+    if not r.is_base and r.speedup > 1 and r.size_speedup > 1 then out[#out + 1] = r end
+  end
   return out, base_row
 end
 
