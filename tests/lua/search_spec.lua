@@ -16,7 +16,7 @@ describe("tilewave.explore.search", function()
 
   it("keeps every candidate within the parameter tolerance and ranks them", function()
     local rows = tw.search.nearby("llama-3.2-1b", "h100_sxm5", { b = 4, s = 2048, tolerance = 0.05, limit = 50 })
-    assert.is_true(#rows > 5)
+    assert.is_true(#rows >= 5)
     for i, r in ipairs(rows) do
       assert.is_true(math.abs(r.params_ratio - 1) <= 0.05)
       assert.equal(8, r.config.num_key_value_heads) -- GQA kept
