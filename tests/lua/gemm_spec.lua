@@ -101,7 +101,7 @@ describe("tilewave.cost.gemm", function()
       { { m = 1, n = 1, k = 1, batch = 0 }, "gemm.batch: expected positive integer, got 0" },
       { { m = 2147483647, n = 2147483647, k = 1, batch = 4 },
         "gemm.m*n*batch: expected M*N*batch <= 2^53, got 1.844674405653e+19" },
-      { { m = 1, n = 1, k = 1, mm = 3 }, "gemm: unknown option 'mm' (known: batch, dtype, engine, hw, k, m, n, timing)" },
+      { { m = 1, n = 1, k = 1, mm = 3 }, "gemm: unknown option 'mm' (did you mean 'm'?) (known: batch, dtype, engine, hw, k, m, n, timing)" },
       { { m = 1, n = 1, k = 1, dtype = "fp8" },
         "gemm.dtype: 'fp8' not supported by a100_sxm4_80gb (supported: bf16, fp16, fp32, fp64, int8, tf32)" },
       { { m = 1, n = 1, k = 1, dtype = "fp12" },

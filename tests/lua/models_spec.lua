@@ -155,7 +155,7 @@ describe("tilewave.data.models", function()
       c.num_hidden_layers = nil
       local _, missing = pcall(tw.models.define, c)
       assert.equal("model.num_hidden_layers: expected positive integer, got nil", missing)
-      assert.truthy(err_of { hidden_sise = 1 }:find("model: unknown field 'hidden_sise' for family llama", 1, true))
+      assert.truthy(err_of { hidden_sise = 1 }:find("model: unknown field 'hidden_sise' (did you mean 'hidden_size'?) for family llama", 1, true))
       assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gpt3, gpt_neox, llama, mistral, modernbert, qwen2, qwen_moe, got string 'mamba'", 1, true))
     end)
     it("rejects a non-boolean tie_word_embeddings", function()

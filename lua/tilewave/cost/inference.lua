@@ -342,6 +342,7 @@ end
 --   the step's intensity reaches the device's ridge point, FLOP/byte) }`
 function M.sweep(o)
   check.table(o, "sweep")
+  check.options(o, DECODE, "sweep")
   local batches = o.batch or { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024 }
   check.table(batches, "sweep.batch")
   if #batches == 0 then error("sweep.batch: expected a non-empty list of batch sizes, got an empty list", 0) end

@@ -27,7 +27,9 @@ local FIELDS = { name = true, gpu = true, gpus_per_node = true, intra = true, in
 local function link(v, path)
   check.table(v, path)
   for k in pairs(v) do
-    if k ~= "bw" and k ~= "latency_s" then error(format("%s: unknown field '%s'", path, tostring(k)), 0) end
+    if k ~= "bw" and k ~= "latency_s" then
+      error(format("%s: unknown field '%s'%s", path, tostring(k), check.did_you_mean(k, { bw = true, latency_s = true })), 0)
+    end
   end
   check.positive(v.bw, path .. ".bw")
   check.nonneg(v.latency_s, path .. ".latency_s")
@@ -40,7 +42,9 @@ function M.validate(c, label)
   local ok, err = pcall(function()
     check.table(c, "cluster")
     for k in pairs(c) do
-      if not FIELDS[k] then error(format("cluster: unknown field '%s'", tostring(k)), 0) end
+      if not FIELDS[k] then
+        error(format("cluster: unknown field '%s'%s", tostring(k), check.did_you_mean(k, FIELDS)), 0)
+      end
     end
     check.string(c.name, "cluster.name")
     check.positive_int(c.gpus_per_node, "cluster.gpus_per_node")

@@ -41,9 +41,8 @@ local FIGURES = {
 M.load_data = sandbox.load
 
 local function fields(tbl, allowed, path)
-  for k in pairs(tbl) do
-    if not allowed[k] then error(format("%s: unknown field '%s'", path, tostring(k)), 0) end
-  end
+  local k = check.unknown_key(tbl, allowed)
+  if k ~= nil then error(format("%s: unknown field '%s'%s", path, tostring(k), check.did_you_mean(k, allowed)), 0) end
 end
 
 local function validate_tiles(tiles, path)

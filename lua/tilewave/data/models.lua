@@ -93,8 +93,8 @@ function M.define(cfg, path)
       local known = {}
       for f in pairs(COMMON) do known[f] = true end
       for f in pairs(fam.fields) do known[f] = true end
-      error(format("%s: unknown field '%s' for family %s (known: %s)", path, tostring(k), fam.name,
-        check.keys(known)), 0)
+      error(format("%s: unknown field '%s'%s for family %s (known: %s)", path, tostring(k),
+        check.did_you_mean(k, known), fam.name, check.keys(known)), 0)
     end
     -- the common valid values pass without building the field's path (a search defines
     -- thousands of configs); anything else goes through the validator, which names it

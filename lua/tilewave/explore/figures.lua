@@ -34,6 +34,7 @@ end
 -- @tparam table opts `engine`, `dtype` (default "bf16"), `b`, `s`, `t`
 function M.roofline(hw_ids, model_ids, opts)
   opts = opts or {}
+  check.options(opts, { engine = true, dtype = true, b = true, s = true, t = true }, "plot")
   check.table(hw_ids, "plot.hw")
   if #hw_ids == 0 then error("plot.hw: expected at least one device", 0) end
   local dtype = opts.dtype or "bf16"
@@ -84,6 +85,8 @@ end
 -- @tparam string name "square", "tile", "wave" or "logit"
 -- @tparam table opts `hw` (id, path or spec), `dtype` (default "fp16"), `measured` (rows)
 function M.gemm(name, opts)
+  check.table(opts, "plot")
+  check.options(opts, { hw = true, dtype = true, measured = true }, "plot")
   local sw = gemm_sweeps.get(name, "plot.sweep")
   local spec = hw.resolve(opts.hw, "plot.hw")
   local dtype = opts.dtype or "fp16"
@@ -182,6 +185,7 @@ end
 -- @tparam table opts `context` (default 2048), `engine`, `weight_dtype`
 function M.decode(model, hw_ids, opts)
   opts = opts or {}
+  check.options(opts, { context = true, engine = true, weight_dtype = true }, "plot")
   check.table(hw_ids, "plot.hw")
   if #hw_ids == 0 then error("plot.hw: expected at least one device", 0) end
   local c = models.resolve(model, "plot.model")

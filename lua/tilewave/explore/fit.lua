@@ -22,6 +22,7 @@
 -- Fitted numbers are rounded (fractions to 0.001, latencies to 1 ns) before the
 -- errors after the fit are taken, so the errors are those of the written file.
 -- Deterministic: rows, groups and parameters are visited in a fixed order.
+local check = require "tilewave.util.check"
 local ceilings = require "tilewave.data.ceilings"
 local hw = require "tilewave.data.hw"
 local price = require "tilewave.cost.price"
@@ -249,6 +250,7 @@ end
 -- @raise `calibrate: ...` for a missing gemm.csv or a base that is not a device
 function M.run(dir, base, opts)
   opts = opts or {}
+  check.options(opts, { date = true, holdout = true, rounds = true, progress = true }, "calibrate")
   base = hw.resolve(base, "calibrate.base")
   dir = dir:gsub("/+$", "")
   local info = M.read(dir)

@@ -34,6 +34,8 @@ local FIELDS = { name = true, models = true, sweep = true, hw = true, workload =
 local EXPECT = { rules = true, mfu = true, tflops = true, time_s = true, tokens_per_s = true, baseline = true,
                  tolerance = true }
 local BOUNDS = { "mfu", "tflops", "time_s", "tokens_per_s" }
+-- the workload fields a check file may set (tilewave.transformer.estimate's)
+local WORKLOAD = { b = true, s = true, t = true, dtype = true, attention = true, engine = true }
 
 --- 64-bit FNV-1a of a string, as 16 hex digits (Fowler-Noll-Vo; Lua 5.4
 -- integers wrap, which is the algorithm's modular multiply).
@@ -66,14 +68,17 @@ function M.load(path)
   if not ok then error(format("%s: %s", path, tostring(c)), 0) end
   local function fail(field, msg) error(format("%s: %s: %s", path, field, msg), 0) end
   if type(c) ~= "table" then error(format("%s: expected the file to return a table, got %s", path, type(c)), 0) end
-  for k in pairs(c) do
-    if not FIELDS[k] then fail(tostring(k), "unknown field (known: " .. check.keys(FIELDS) .. ")") end
+  local bad = check.unknown_key(c, FIELDS)
+  if bad ~= nil then
+    fail(tostring(bad), "unknown field" .. check.did_you_mean(bad, FIELDS) .. " (known: " .. check.keys(FIELDS) .. ")")
   end
   if type(c.name) ~= "string" then fail("name", "expected string, got " .. check.describe(c.name)) end
   local expect = c.expect or {}
   if type(expect) ~= "table" then fail("expect", "expected table") end
-  for k, v in pairs(expect) do
-    if not EXPECT[k] then fail("expect." .. tostring(k), "unknown expectation (known: " .. check.keys(EXPECT) .. ")") end
+  bad = check.unknown_key(expect, EXPECT)
+  if bad ~= nil then
+    fail("expect." .. tostring(bad), "unknown expectation" .. check.did_you_mean(bad, EXPECT) .. " (known: "
+      .. check.keys(EXPECT) .. ")")
   end
   if expect.rules ~= nil and expect.rules ~= "clean" and expect.rules ~= "ignore" then
     fail("expect.rules", "expected 'clean' or 'ignore', got " .. check.describe(expect.rules))
@@ -113,6 +118,14 @@ function M.load(path)
   end
   c.workload = c.workload or {}
   if type(c.workload) ~= "table" then fail("workload", "expected table") end
+  local function known(tbl, set, where)
+    local k = check.unknown_key(tbl, set)
+    if k ~= nil then
+      fail(where .. "." .. tostring(k), "unknown field" .. check.did_you_mean(k, set) .. " (known: " .. check.keys(set) .. ")")
+    end
+  end
+  known(c.workload, WORKLOAD, "workload")
+  if type(c.sweep) == "table" then known(c.sweep, { base = true, vary = true, where = true }, "sweep") end
   -- the configs: a list, or a sweep
   local configs = {}
   if c.sweep ~= nil and c.models ~= nil then fail("models", "give models or sweep, not both") end

@@ -14,11 +14,17 @@ local M = {}
 local format, ipairs, pairs, min, unpack = string.format, ipairs, pairs, math.min, table.unpack
 
 -- What search() and best() share: the options validated once, and the lists to try.
+-- the options shared by every split, passed to tilewave.cost.training; the lists to try; the cache
+local SHARED = { "model", "cluster", "nodes", "global_batch", "s", "dtype", "attention", "sequence_parallel",
+                 "overlap", "workspace_bytes", "interleave", "dropout", "engine", "ep" }
+local OPTIONS = { t = true, p = true, micro_batch = true, checkpointing = true, zero = true, cost_cache = true }
+for _, f in ipairs(SHARED) do OPTIONS[f] = true end
+
 local function setup(o, path)
   check.table(o, path)
+  check.options(o, OPTIONS, path)
   local base = {}
-  for _, f in ipairs { "model", "cluster", "nodes", "global_batch", "s", "dtype", "attention", "sequence_parallel",
-                       "overlap", "workspace_bytes", "interleave", "dropout", "engine", "ep" } do base[f] = o[f] end
+  for _, f in ipairs(SHARED) do base[f] = o[f] end
   -- the engine resolved once for every split (an invalid one is left for each split to reject)
   local ok_e, eng = pcall(engines.resolve, base.engine, "training.engine")
   if ok_e then base.engine = eng end

@@ -62,7 +62,12 @@ end
 --   slowest = { op rows }, violations (tilewave.rules), nearby (best row of
 --   tilewave.search, or nil unless at least NEARBY_MIN faster at equal size),
 --   inference (M.inference, nil for encoders), training (M.training or nil) }`
+local MODEL_OPTIONS = { hw = true, b = true, s = true, t = true, dtype = true, attention = true, engine = true,
+                        top = true, tolerance = true, cluster = true, allow_long_context = true, models = true }
+
 function M.model(model, opts)
+  check.table(opts, "report")
+  check.options(opts, MODEL_OPTIONS, "report")
   local spec = hw.resolve(opts.hw, "report.hw")
   local w = { b = opts.b, s = opts.s, t = opts.t, dtype = opts.dtype, attention = opts.attention, engine = opts.engine }
   local c = models.resolve(model, "report.model")

@@ -6,7 +6,7 @@
 local M = {}
 
 local type, tostring, format = type, tostring, string.format
-local error, pairs, sort, concat = error, pairs, table.sort, table.concat
+local error, pairs, ipairs, sort, concat = error, pairs, ipairs, table.sort, table.concat
 
 --- Describe a value for an error message as Lua's tostring does: `-3`, `2.5`,
 -- `string '80'`, `nil`, `table`.
@@ -102,19 +102,71 @@ function M.one_of(v, choices, path)
   return v
 end
 
---- Reject keys of `opts` not in the set `allowed`: `<path>: unknown option 'x' (known: ...)`.
+-- Levenshtein distance between strings a and b, stopping early above `limit`.
+local function distance(a, b, limit)
+  local la, lb = #a, #b
+  if math.abs(la - lb) > limit then return limit + 1 end
+  local prev = {}
+  for j = 0, lb do prev[j] = j end
+  for i = 1, la do
+    local cur, best = { [0] = i }, i
+    local ca = a:byte(i)
+    for j = 1, lb do
+      local cost = ca == b:byte(j) and 0 or 1
+      local v = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+      cur[j] = v
+      if v < best then best = v end
+    end
+    if best > limit then return limit + 1 end
+    prev = cur
+  end
+  return prev[lb]
+end
+
+--- The key of the set `known` nearest to `key` within two edits (insertions, deletions,
+-- substitutions; one for keys of up to 3 characters, and fewer than the key's length; ties to
+-- the first in sorted order), or nil.
+function M.nearest(key, known)
+  if type(key) ~= "string" then return nil end
+  local names = {}
+  for k in pairs(known) do if type(k) == "string" then names[#names + 1] = k end end
+  sort(names)
+  local best, best_d = nil, math.min(#key <= 3 and 2 or 3, #key)
+  local lk = key:lower()
+  for _, k in ipairs(names) do
+    local d = distance(lk, k:lower(), 2)
+    if d < best_d then best, best_d = k, d end
+  end
+  return best
+end
+
+--- The first key of `tbl` (sorted as strings) not in the set `allowed`, or nil.
+function M.unknown_key(tbl, allowed)
+  local bad
+  for k in pairs(tbl) do
+    if not allowed[k] and (bad == nil or tostring(k) < tostring(bad)) then bad = k end
+  end
+  return bad
+end
+
+--- " (did you mean 'x'?)" for an unknown `key` near a key of `known`, else "".
+function M.did_you_mean(key, known)
+  local near = M.nearest(key, known)
+  return near and format(" (did you mean '%s'?)", near) or ""
+end
+
+--- Reject keys of `opts` not in the set `allowed`:
+-- `<path>: unknown option 'x' (did you mean 'y'?) (known: ...)`, the first bad key in sorted
+-- order, with the nearest known key when one is within two edits.
 function M.options(opts, allowed, path)
   local clean = true
   for k in pairs(opts) do
     if not allowed[k] then clean = false break end
   end
   if clean then return opts end
-  local bad = {}
-  for k in pairs(opts) do
-    if not allowed[k] then bad[#bad + 1] = tostring(k) end
-  end
-  sort(bad)
-  error(format("%s: unknown option '%s' (known: %s)", path, bad[1], M.keys(allowed)), 0)
+  local bad = M.unknown_key(opts, allowed)
+  error(format("%s: unknown option '%s'%s (known: %s)", path, tostring(bad), M.did_you_mean(bad, allowed),
+    M.keys(allowed)), 0)
 end
 
 return M
