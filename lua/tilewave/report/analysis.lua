@@ -169,7 +169,9 @@ end
 --   "h100_sxm5"), `b` (default 4), `s` (default 2048), `t` (1), `dtype`
 --   ("bf16"), `attention` ("standard"), `engine` (preset name, default
 --   "compiled"; tilewave.cost.engines), `top`, `tolerance`
--- @return `{ hw = spec, workload = {b, s, t, dtype, attention}, version, models = { per-model results } }`
+-- @return `{ hw = spec, workload = {b, s, t, dtype, attention}, version, models = { per-model results } }`;
+--   each estimate's tflops count the FLOP the kernels execute and its mfu the FLOP the model needs
+--   (causal-aware: tilewave.cost.forward.FLOPS_CONVENTION, tilewave.ops.layers)
 function M.models(opts)
   opts = opts or {}
   check.table(opts, "report")

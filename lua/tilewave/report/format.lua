@@ -190,8 +190,12 @@ end
 function M.models_markdown(res)
   local L = { "# tilewave report", "", header(res), "",
     "Each GEMM is predicted by the tile/wave/alignment model (README: calibration error), elementwise ops "
-    .. "by bytes over achievable bandwidth; MFU = GEMM FLOP / time / dense peak. Speedups are the model's "
-    .. "predictions for the stated fix; tensor-parallel communication is not included.", "",
+    .. "by bytes over achievable bandwidth; no op is priced faster than the best sustained fraction of the "
+    .. "device's peak for its kernel class (tilewave.data.ceilings). TFLOP/s = FLOP the kernels execute / time; "
+    .. "MFU = FLOP the model needs / time / dense peak, counting a causal query's attention over itself and the keys "
+    .. "before it (about half of the s x s scores; tilewave.ops.layers states the convention), so MFU <= HFU. "
+    .. "Speedups are the model's predictions for the stated fix, offered only when at least 1% faster; tensor-"
+    .. "parallel communication is not included.", "",
     "## Summary", "",
     "| model | params | forward | tokens/s | TFLOP/s | MFU | GEMM time | rule violations | best nearby shape (speedup at equal size) |",
     "|---|---:|---:|---:|---:|---:|---:|---|---|" }
