@@ -27,7 +27,7 @@ static void test_pass_sums_by_hand(void **state)
     tw_gemm_plan p = plan();
     tw_pass_step steps[5];
     /* op 1 (layer, 32 runs): one GEMM, 108 tiles of 128x128 over K = 4096: one wave, 46.460 us */
-    tw_pass_op ops[3] = { {32, 1, 1}, {32, 1, 3}, {1, 0, 1} };
+    tw_pass_op ops[3] = { {32, 1, 1, 0.0}, {32, 1, 3, 0.0}, {1, 0, 1, 0.0} };
     tw_pass_result r;
     double op_s[3], g = TILE_128_K4096_S;
     memset(steps, 0, sizeof steps);
@@ -74,7 +74,7 @@ static void test_pass_rejects_bad_fields(void **state)
 {
     tw_gemm_plan p = plan();
     tw_pass_step steps[2] = { kernel(1, 1e6, 1e12), kernel(1, 1e6, 1e12) };
-    tw_pass_op ops[1] = { {4, 1, 2} };
+    tw_pass_op ops[1] = { {4, 1, 2, 0.0} };
     tw_pass_result r;
     const char *bad = NULL;
     size_t at = 9;
