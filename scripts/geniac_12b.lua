@@ -138,5 +138,8 @@ if #v == 0 then
     c.vocab_size // 64, c.head_dim, s, c.intermediate_size,
     math.floor(math.log(tw.rules.pow2(c.intermediate_size), 2) + 0.5), c.intermediate_size // tw.rules.pow2(c.intermediate_size)))
 else
-  for _, x in ipairs(v) do print(format("- %s: %s; fix %s (x%.3f, %s)", x.rule, x.expected, x.fix_text, x.speedup or 1, x.metric)) end
+  for _, x in ipairs(v) do
+    print(x.speedup and format("- %s: %s; fix %s (x%.3f, %s)", x.rule, x.expected, x.fix_text, x.speedup, x.metric)
+      or format("- %s: %s; %s", x.rule, x.expected, x.fix_text))
+  end
 end

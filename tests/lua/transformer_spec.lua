@@ -197,6 +197,30 @@ describe("tilewave.cost.forward", function()
       end
     end)
 
+    it("counts executed and model FLOP of attention by hand (the FLOP convention)", function()
+      -- h 256, a 4 (hd 64), s = 128: a causal query i needs i scores, 128*129/2 = 8256 per head;
+      -- the fused kernel computes the one 128 x 128 diagonal block in full (16384); 4*hd FLOP per score
+      local c = tw.models.define { family = "llama", hidden_size = 256, num_attention_heads = 4, num_key_value_heads = 4,
+                                   num_hidden_layers = 1, intermediate_size = 512, vocab_size = 1000 }
+      local function attn(impl)
+        for _, op in ipairs(tw.transformer.ops(c, { b = 1, s = 128, attention = impl })) do
+          if op.role == "attention" then return op end
+        end
+      end
+      local fa, std = attn("flash"), attn("standard")
+      assert.equal(4 * 64 * 4 * 16384, fa.flops)
+      assert.equal(4 * 64 * 4 * 8256, fa.model_flops)
+      assert.equal(4 * 64 * 4 * 16384, std.flops) -- materialized: every score
+      assert.equal(4 * 64 * 4 * 8256, std.model_flops)
+      assert.equal(4 * 64 * 4 * 16384, tw.layers.full_flops(fa)) -- the "full" convention of PaLM / Megatron
+      -- a query block past the first: s = 256 computes 3 of 4 blocks (49152 per head), needs 256*257/2 = 32896
+      assert.equal(3 * 16384, tw.layers.causal_elems(256, 256))
+      assert.equal(32896, tw.layers.needed_elems(256, 256, true))
+      -- decode-like: 1 query over 1000 cached keys needs all 1000; a window of 4 over 10 queries: 4*5/2 + 6*4
+      assert.equal(1000, tw.layers.needed_elems(1, 1000, true))
+      assert.equal(34, tw.layers.needed_elems(10, 4, true))
+    end)
+
     it("makes FlashAttention faster than materialized scores for long sequences", function()
       local std = tw.transformer.estimate("llama-3.1-8b", H100, { b = 1, s = 8192 })
       local fa = tw.transformer.estimate("llama-3.1-8b", H100, { b = 1, s = 8192, attention = "flash" })

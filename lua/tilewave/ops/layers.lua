@@ -183,6 +183,15 @@ function M.needed_elems(s, s_kv, causal)
   return ((s_kv - s) * s + s * (s + 1) / 2) * 1.0
 end
 
+--- An op's FLOP per call under the "full" convention, for reproductions that count every
+-- s x s score (PaLM's 6N + 12LHQT, Chowdhery et al. 2022 App. B; Megatron's eq. 3, Narayanan
+-- et al. 2021; the co-design paper's benchmark, whose BMMs compute all of them): attention
+-- 4*hd per score of the full matrix, every other op its model_flops.
+function M.full_flops(op)
+  if op.kind == "attention" then return 4.0 * op.head_dim * op.elems end
+  return op.model_flops
+end
+
 function M.core_attention(c, w, count, s_kv, suffix, causal)
   local e, g = w.e, M.heads(c, w)
   local impl = w.attention or "standard"

@@ -194,7 +194,7 @@ function M.models_markdown(res)
     .. "device's peak for its kernel class (tilewave.data.ceilings). TFLOP/s = FLOP the kernels execute / time; "
     .. "MFU = FLOP the model needs / time / dense peak, counting a causal query's attention over itself and the keys "
     .. "before it (about half of the s x s scores; tilewave.ops.layers states the convention), so MFU <= HFU. "
-    .. "Speedups are the model's predictions for the stated fix, offered only when at least 1% faster; tensor-"
+    .. "Speedups are the model's predictions for the stated fix, offered only when at least 0.5% faster; tensor-"
     .. "parallel communication is not included.", "",
     "## Summary", "",
     "| model | params | forward | tokens/s | TFLOP/s | MFU | GEMM time | rule violations | best nearby shape (speedup at equal size) |",
