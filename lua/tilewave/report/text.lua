@@ -55,7 +55,8 @@ end
 function M.train(r)
   local b, m = r.breakdown, r.memory
   return concat({
-    M.train_line(r) .. format(" (%s engine)", r.config.engine),
+    M.train_line(r) .. format(" (%s engine)", r.config.engine)
+      .. (r.recompute_noop and "\n  selective recomputation is a no-op with flash attention: it stores no scores to recompute" or ""),
     format("  compute %s, exposed communication %s (TP %s%s, PP %s, DP %s), bubble %s, optimizer %s", si(b.compute_s, "s"),
       si(b.comm_exposed_s, "s"), si(b.tp_s, "s"), (b.ep_s or 0) > 0 and (", EP all-to-all " .. si(b.ep_s, "s")) or "",
       si(b.pp_s, "s"), si(b.dp_s, "s"), si(b.bubble_s, "s"),
