@@ -14,7 +14,9 @@ int tw_attention_io(const tw_attention_input *in, tw_attention_result *out, cons
     const char *bad = NULL;
     double n, d, h, e, m, bc, br, tc, std_el, fa_el, stats;
 
-    if (!count(in->seq_len)) bad = "seq_len";
+    if (in == NULL) bad = "in";
+    else if (out == NULL) bad = "out";
+    else if (!count(in->seq_len)) bad = "seq_len";
     else if (!count(in->head_dim)) bad = "head_dim";
     else if (!count(in->heads)) bad = "heads";
     else if (!positive(in->elem_bytes)) bad = "elem_bytes";

@@ -12,7 +12,9 @@ int tw_collective(const tw_collective_input *in, tw_collective_result *out, cons
     const char *bad = NULL;
     double p, n, a, b, steps, wire;
 
-    if (in->kind < TW_ALLREDUCE_RING || in->kind > TW_ALLTOALL) bad = "kind";
+    if (in == NULL) bad = "in";
+    else if (out == NULL) bad = "out";
+    else if (in->kind < TW_ALLREDUCE_RING || in->kind > TW_ALLTOALL) bad = "kind";
     else if (!positive(in->bytes)) bad = "bytes";
     else if (!isfinite(in->group) || in->group < 1.0 || in->group != floor(in->group) || in->group > 1e6) bad = "group";
     else if (!positive(in->link_bw)) bad = "link_bw";

@@ -23,7 +23,9 @@ int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char 
     const char *bad = NULL;
     double bw, kv, attn, flops, mem, busy;
 
-    if (!positive(in->weight_bytes)) bad = "weight_bytes";
+    if (in == NULL) bad = "in";
+    else if (out == NULL) bad = "out";
+    else if (!positive(in->weight_bytes)) bad = "weight_bytes";
     else if (!positive(in->matmul_params)) bad = "matmul_params";
     else if (!nonneg(in->dequant_ops)) bad = "dequant_ops";
     else if (!count(in->layers, 1)) bad = "layers";
@@ -91,7 +93,9 @@ int tw_memory_fit(const tw_memory_input *in, tw_memory_result *out, const char *
     const char *bad = NULL;
     double room;
 
-    if (!positive(in->weight_bytes)) bad = "weight_bytes";
+    if (in == NULL) bad = "in";
+    else if (out == NULL) bad = "out";
+    else if (!positive(in->weight_bytes)) bad = "weight_bytes";
     else if (!positive(in->kv_bytes_per_token)) bad = "kv_bytes_per_token";
     else if (!count(in->context, 1)) bad = "context";
     else if (!count(in->batch, 1)) bad = "batch";

@@ -10,6 +10,8 @@
 /* tw_gemm_plan.magic of a plan tw_gemm_prepare filled ("twGP") */
 #define PLAN_MAGIC 0x74774750u
 
+/* 1 for a plan tw_gemm_prepare filled and not tampered with, else 0 with *bad_field "plan" */
+int tw_gemm__plan_ok(const tw_gemm_plan *p, const char **bad_field);
 /* TW_OK, or the status and field of the first bad shape field */
 int tw_gemm__check_shape(const tw_gemm_shape *s, const char **bad_field);
 /* log2 of the coarsest power of two (bytes) dividing N and K, capped at 7 (128 bytes) */

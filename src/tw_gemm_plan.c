@@ -16,7 +16,8 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     const char *bad = NULL;
     int i, any_plain = 0;
 
-    if (d->sm_count < 1 || d->sm_count > 100000) bad = "device.sm_count";
+    if (d == NULL) bad = "device";
+    else if (d->sm_count < 1 || d->sm_count > 100000) bad = "device.sm_count";
     else if (!positive(d->peak_flops)) bad = "device.peak_flops";
     else if (!fraction(d->compute_frac)) bad = "device.compute_frac";
     else if (!positive(d->mem_bw)) bad = "device.mem_bw";
@@ -33,7 +34,7 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     else if (d->stream_k != 0 && d->stream_k != 1) bad = "device.stream_k";
     else if (!nonneg(d->streamk_fixup_s)) bad = "device.streamk_fixup_s";
     else if (d->n_tiles < 1 || d->n_tiles > TW_MAX_TILES) bad = "device.n_tiles";
-    for (i = 0; bad == NULL && i < d->n_tiles; i++) {
+    for (i = 0; bad == NULL && d != NULL && i < d->n_tiles; i++) {
         const tw_tile *t = &d->tiles[i];
         if (t->m < 1 || t->m > 4096) bad = "device.tiles.m";
         else if (t->n < 1 || t->n > 4096) bad = "device.tiles.n";
@@ -43,6 +44,10 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
         else if (t->tma == 0) any_plain = 1;
     }
     if (bad == NULL && !any_plain) bad = "device.tiles.tma";
+    if (d == NULL) {
+        if (bad_field != NULL) *bad_field = bad;
+        return TW_EINVAL;
+    }
     for (i = 0; bad == NULL && i < TW_ALIGN_CLASSES; i++)
         if (!fraction(d->align_eff[i])) bad = "device.align_eff";
         else if (!fraction(d->align_mem_eff[i])) bad = "device.align_mem_eff";
@@ -60,7 +65,8 @@ int tw_gemm__check_shape(const tw_gemm_shape *s, const char **bad_field)
     const char *bad = NULL;
     int status = TW_EINVAL;
 
-    if (s->m < 1) bad = "m";
+    if (s == NULL) bad = "shape";
+    else if (s->m < 1) bad = "m";
     else if (s->n < 1) bad = "n";
     else if (s->k < 1) bad = "k";
     else if (s->batch < 1) bad = "batch";
@@ -130,9 +136,14 @@ void tw_gemm__prepare_class(tw_gemm_plan *p, int c)
 
 int tw_gemm_prepare(const tw_device *d, tw_gemm_plan *p, const char **bad_field)
 {
-    int status = tw_device_validate(d, bad_field), c;
+    int status, c;
 
+    if (p == NULL) {
+        if (bad_field != NULL) *bad_field = "plan";
+        return TW_EINVAL;
+    }
     p->magic = 0;
+    status = tw_device_validate(d, bad_field);
     if (status != TW_OK) return status;
     tw_gemm__prepare_tiles(p, d);
     for (c = 0; c < TW_ALIGN_CLASSES; c++) tw_gemm__prepare_class(p, c);
@@ -140,12 +151,27 @@ int tw_gemm_prepare(const tw_device *d, tw_gemm_plan *p, const char **bad_field)
     return TW_OK;
 }
 
-static int plan_ok(const tw_gemm_plan *p, const char **bad_field)
+/* A plan tw_gemm_prepare filled and nobody changed where it matters: the magic, a device
+ * that validates, and the per-tile integers the model shifts, divides and indexes by
+ * (slots, shifts) consistent with it. A tampered figure elsewhere gives the estimate of
+ * those figures, still checked finite. About as costly as validating a device. */
+int tw_gemm__plan_ok(const tw_gemm_plan *p, const char **bad_field)
 {
-    if (p != NULL && p->magic == PLAN_MAGIC) return 1;
+    int i;
+    if (p == NULL || p->magic != PLAN_MAGIC || tw_device_validate(&p->dev, NULL) != TW_OK) goto bad;
+    for (i = 0; i < p->dev.n_tiles; i++) {
+        const tw_tile *t = &p->dev.tiles[i];
+        const tw_tile_plan *q = &p->tiles[i];
+        if (q->slots != (int64_t)p->dev.sm_count * t->ctas_per_sm || q->shift_m != log2_exact(t->m) ||
+            q->shift_n != log2_exact(t->n))
+            goto bad;
+    }
+    return 1;
+bad:
     if (bad_field != NULL) *bad_field = "plan";
     return 0;
 }
+#define plan_ok tw_gemm__plan_ok
 
 int tw_gemm_plan_estimate(const tw_gemm_plan *p, const tw_gemm_shape *s, tw_gemm_result *out,
                           const char **bad_field)
@@ -153,6 +179,10 @@ int tw_gemm_plan_estimate(const tw_gemm_plan *p, const tw_gemm_shape *s, tw_gemm
     int status;
     if (!plan_ok(p, bad_field)) return TW_EINVAL;
     status = tw_gemm__check_shape(s, bad_field);
+    if (status == TW_OK && out == NULL) {
+        if (bad_field != NULL) *bad_field = "out";
+        return TW_EINVAL;
+    }
     return status != TW_OK ? status : tw_gemm__estimate_checked(p, s, out, bad_field);
 }
 
@@ -163,6 +193,10 @@ int tw_gemm_plan_estimate_many(const tw_gemm_plan *p, const tw_gemm_shape *shape
     size_t i;
 
     if (!plan_ok(p, bad_field)) return TW_EINVAL;
+    if (count > 0 && (shapes == NULL || time_s == NULL)) {
+        if (bad_field != NULL) *bad_field = shapes == NULL ? "shapes" : "time_s pointer";
+        return TW_EINVAL;
+    }
     for (i = 0; i < count; i++) {
         int status = tw_gemm__check_shape(&shapes[i], bad_field);
         if (status == TW_OK)
@@ -185,6 +219,10 @@ int tw_gemm_estimate(const tw_device *d, const tw_gemm_shape *s, tw_gemm_result 
     if (status != TW_OK) return status;
     status = tw_gemm__check_shape(s, bad_field);
     if (status != TW_OK) return status;
+    if (out == NULL) {
+        if (bad_field != NULL) *bad_field = "out";
+        return TW_EINVAL;
+    }
     tw_gemm__prepare_tiles(&p, d);
     tw_gemm__prepare_class(&p, tw_gemm__align_class(s));
     return tw_gemm__estimate_checked(&p, s, out, bad_field);

@@ -43,6 +43,8 @@ int tw_pass_validate(const tw_pass_op *ops, size_t n_ops, const tw_pass_step *st
 
     if (n_ops > TW_PASS_MAX_OPS) return fail(n_ops, "ops", TW_ERANGE, bad_index, bad_field);
     if (n_steps > TW_PASS_MAX_STEPS) return fail(n_steps, "steps", TW_ERANGE, bad_index, bad_field);
+    if (n_ops > 0 && ops == NULL) return fail(0, "ops pointer", TW_EINVAL, bad_index, bad_field);
+    if (n_steps > 0 && steps == NULL) return fail(0, "steps pointer", TW_EINVAL, bad_index, bad_field);
     for (i = 0; i < n_ops; i++) {
         const tw_pass_op *o = &ops[i];
         if (!(nonneg(o->count) && o->count <= (double)TW_DIM_MAX && o->count == floor(o->count)))
@@ -86,7 +88,8 @@ int tw_pass_estimate(const tw_gemm_plan *p, const tw_pass_op *ops, size_t n_ops,
     tw_pass_result r = { 0.0, 0.0, 0.0 };
     size_t i, next = 0;
 
-    if (p == NULL || p->magic != PLAN_MAGIC) return fail(0, "plan", TW_EINVAL, NULL, bad_field);
+    if (!tw_gemm__plan_ok(p, bad_field)) return TW_EINVAL;
+    if (out == NULL) return fail(0, "out", TW_EINVAL, NULL, bad_field);
     if (!nonneg(kernel_s)) return fail(0, "kernel_s", TW_EINVAL, NULL, bad_field);
     if (!nonneg(host_s)) return fail(0, "host_s", TW_EINVAL, NULL, bad_field);
     {

@@ -13,7 +13,9 @@ int tw_roofline(const tw_roofline_input *in, tw_roofline_result *out, const char
     const char *bad = NULL;
     double roof_flops, roof_bw;
 
-    if (!positive(in->flops)) bad = "flops";
+    if (in == NULL) bad = "in";
+    else if (out == NULL) bad = "out";
+    else if (!positive(in->flops)) bad = "flops";
     else if (!positive(in->bytes)) bad = "bytes";
     else if (!positive(in->peak_flops)) bad = "peak_flops";
     else if (!fraction(in->compute_frac)) bad = "compute_frac";

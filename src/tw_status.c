@@ -24,6 +24,7 @@ const char *tw_bound_name(int bound)
 }
 
 /* a product or quotient of valid inputs that overflows or underflows */
+#define NULL_POINTER "expected a non-NULL pointer"
 #define RESULT_RANGE "expected inputs whose result is finite and non-zero (each field in a physical range)"
 
 static const struct {
@@ -67,7 +68,15 @@ static const struct {
     {"device.tiles.tma", "expected 0 or 1, and at least one tile with 0"},
     {"device.align_eff", "expected number in (0, 1]"},
     {"device.align_mem_eff", "expected number in (0, 1]"},
-    {"plan", "expected a plan filled by tw_gemm_prepare"},
+    {"plan", "expected a plan filled by tw_gemm_prepare and not changed since"},
+    {"in", NULL_POINTER},
+    {"out", NULL_POINTER},
+    {"device", NULL_POINTER},
+    {"shape", NULL_POINTER},
+    {"shapes", NULL_POINTER},
+    {"time_s pointer", NULL_POINTER},
+    {"ops pointer", NULL_POINTER},
+    {"steps pointer", NULL_POINTER},
     {"weight_bytes", "expected positive number"},
     {"matmul_params", "expected positive number"},
     {"dequant_ops", "expected non-negative number"},

@@ -130,7 +130,7 @@ static void test_plan_rejects_what_prepare_did_not_fill(void **state)
     memset(&p, 0, sizeof p);
     assert_int_equal(tw_gemm_plan_estimate(&p, &s, &r, &bad), TW_EINVAL);
     assert_string_equal(bad, "plan");
-    assert_string_equal(tw_field_expectation(bad), "expected a plan filled by tw_gemm_prepare");
+    assert_string_equal(tw_field_expectation(bad), "expected a plan filled by tw_gemm_prepare and not changed since");
     bad = NULL;
     assert_int_equal(tw_gemm_plan_estimate_many(NULL, &s, 1, &t, NULL, &bad_index, &bad), TW_EINVAL);
     assert_string_equal(bad, "plan");
