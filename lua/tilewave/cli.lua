@@ -25,7 +25,9 @@ local commands = require "tilewave.cli.commands"
 
 local M = {}
 
-local format, stderr, stdout = string.format, io.stderr, io.stdout
+local output = require "tilewave.util.output"
+
+local format, stderr, stdout = string.format, io.stderr, output.stdout()
 
 M.EXIT_BAD_INPUT, M.EXIT_USAGE, M.EXIT_INTERNAL = 1, 2, 3
 
@@ -89,8 +91,27 @@ function M.help(p, topic)
   return M.EXIT_USAGE
 end
 
---- Run the CLI on `argv` (array of strings); returns the exit status.
+local run
+
+--- Run the CLI on `argv` (array of strings); returns the exit status. Standard output is
+-- flushed and checked before returning: a write that failed (a full disk, a closed pipe)
+-- turns a success into exit 1 with `tilewave: cannot write to stdout: <reason>`.
 function M.main(argv)
+  local ok, code = pcall(run, argv)
+  if not ok then -- a failed write to stdout outside a command (help, version)
+    local msg, c = M.classify(code)
+    stderr:write("tilewave: ", msg, "\n")
+    code = c
+  end
+  local err = output.flush_stdout()
+  if err then
+    stderr:write("tilewave: ", err, "\n")
+    if code == 0 then code = M.EXIT_BAD_INPUT end
+  end
+  return code
+end
+
+run = function(argv)
   -- `run` passes everything after the script to the script untouched, so its
   -- options are not parsed here.
   if argv[1] == "run" and argv[2] and not argv[2]:match("^%-") then
@@ -102,11 +123,10 @@ function M.main(argv)
     end
     return status
   end
-  for _, a in ipairs(argv) do
-    if a == "--version" then
-      stdout:write(version_text(), "\n")
-      return 0
-    end
+  -- `tilewave --version` alone; anywhere else argparse judges it with the other arguments
+  if argv[1] == "--version" and #argv == 1 then
+    stdout:write(version_text(), "\n")
+    return 0
   end
   local p = cli_parser.parser()
   local ok, args = p:pparse(mark(argv))

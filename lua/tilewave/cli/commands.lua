@@ -3,10 +3,12 @@
 -- error (error(msg, 0)) that tilewave.cli prints.
 local tw = require "tilewave"
 local text = require "tilewave.report.text"
+local output = require "tilewave.util.output"
 
 local M = {}
 
-local format, stderr, stdout, floor = string.format, io.stderr, io.stdout, math.floor
+-- every write to stdout checked: a full disk or closed pipe raises `cannot write to stdout: ...`
+local format, stderr, stdout, floor = string.format, io.stderr, output.stdout(), math.floor
 
 local function run_script(args)
   local script = args.script
@@ -90,23 +92,8 @@ end
 
 local num_text = require("tilewave.util.csv").field
 
-local function sweep_cmd(args)
-  local chunk, err = loadfile(args.spec)
-  if not chunk then error(err, 0) end
-  local ok, spec = pcall(chunk)
-  if not ok then error(format("%s: %s", args.spec, tostring(spec)), 0) end
-  if type(spec) ~= "table" then error(format("%s: expected the file to return a table", args.spec), 0) end
-  local q = {}
-  for k, v in pairs(spec) do q[k] = v end
-  q.shard = parse_shard(args.shard)
-  local it, stats = tw.sweep(q)
-  local cols, fields = require("tilewave.explore.sweep").columns(spec)
-  local out = stdout
-  if args.out then
-    local f, ferr = io.open(args.out, "w")
-    if not f then error(ferr, 0) end
-    out = f
-  end
+-- the rows of a sweep written to `out` (checked writes), with progress on a terminal
+local function sweep_rows(args, q, it, stats, cols, fields, out)
   if args.format == "csv" and (q.shard == nil or q.shard[1] == 0) then out:write(table.concat(cols, ","), "\n") end
   local tty = require("tilewave.sys").isatty(2)
   local clock, t0, last = os.clock, os.clock(), os.clock()
@@ -151,7 +138,25 @@ local function sweep_cmd(args)
   end
   out:flush()
   if tty then stderr:write(format("\r%d configs written, %d skipped (where / invalid)\n", stats.done, stats.skipped)) end
-  if out ~= stdout then out:close() end
+end
+
+
+local function sweep_cmd(args)
+  local chunk, err = loadfile(args.spec)
+  if not chunk then error(err, 0) end
+  local ok, spec = pcall(chunk)
+  if not ok then error(format("%s: %s", args.spec, tostring(spec)), 0) end
+  if type(spec) ~= "table" then error(format("%s: expected the file to return a table", args.spec), 0) end
+  local q = {}
+  for k, v in pairs(spec) do q[k] = v end
+  q.shard = parse_shard(args.shard)
+  local it, stats = tw.sweep(q)
+  local cols, fields = require("tilewave.explore.sweep").columns(spec)
+  if args.out then
+    output.atomic(args.out, "sweep.out", function(out) return sweep_rows(args, q, it, stats, cols, fields, out) end)
+  else
+    sweep_rows(args, q, it, stats, cols, fields, output.stdout())
+  end
   return 0
 end
 
@@ -177,12 +182,10 @@ local function check_cmd(args)
     end
   end
   if args.tap then stdout:write(regress.tap(runs)) end
-  if args.junit then
-    local f, err = io.open(args.junit, "w")
-    if not f then error(err, 0) end
-    f:write(regress.junit(runs))
-    f:close()
+  if passed + failed == 0 then
+    error("check: no (model, hw) pair to check (an empty sweep or models list?)", 0)
   end
+  if args.junit then output.write_file(args.junit, "check.junit", regress.junit(runs)) end
   stdout:write(format("%s%d passed, %d failed\n", args.tap and "# " or "", passed, failed))
   return failed > 0 and 1 or 0
 end
@@ -279,14 +282,7 @@ local function report_cmd(args)
   if args.format == "json" then text = tw.report.models_json(res)
   elseif args.format == "csv" then text = tw.report.models_csv(res)
   else text = tw.report.models_markdown(res) end
-  if args.out then
-    local f, err = io.open(args.out, "w")
-    if not f then error(err, 0) end
-    f:write(text)
-    f:close()
-  else
-    stdout:write(text)
-  end
+  if args.out then output.write_file(args.out, "report.out", text) else stdout:write(text) end
   return 0
 end
 

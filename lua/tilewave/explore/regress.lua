@@ -17,6 +17,7 @@
 -- and the file records the tilewave version: a changed definition or version
 -- is reported as such ("stale baseline"), not as a regression.
 local check = require "tilewave.util.check"
+local output = require "tilewave.util.output"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
 local transformer = require "tilewave.cost.forward"
@@ -273,10 +274,7 @@ function M.update_baseline(c)
     n = n + 1
   end
   local doc = { tilewave_version = core._VERSION, name = c.name, workload = c.workload, entries = entries }
-  local f, err = io.open(c.baseline_path, "w")
-  if not f then error(format("%s: expect.baseline: cannot write '%s' (%s)", c.file, c.baseline_path, err), 0) end
-  f:write(M.pretty_json(doc), "\n")
-  f:close()
+  output.write_file(c.baseline_path, c.file .. ": expect.baseline", M.pretty_json(doc) .. "\n")
   return c.baseline_path, n
 end
 

@@ -111,11 +111,13 @@ end
 -- @raise `plot: gnuplot not found ...` / `plot: gnuplot failed ...` / `plot: cannot write ...`
 function M.svg(chart, path)
   if type(path) ~= "string" or path == "" then error("plot.out: expected an output file path", 0) end
-  local text = M.script(chart, path)
+  local output = require "tilewave.util.output"
+  output.check_target(path, "plot.out")
+  -- gnuplot draws into a temporary beside the target, renamed over it once complete
+  local tmp = format("%s.tmp-%d-%d", path, os.time(), math.random(1, 1e9))
+  local text = M.script(chart, tmp)
   local gp = os.tmpname()
-  local f = assert(io.open(gp, "w"))
-  f:write(text)
-  f:close()
+  output.write_file(gp, "plot", text)
   local errf = os.tmpname()
   local ok, _, code = os.execute(format("%s %s 2>%s", M.GNUPLOT, gp, errf))
   local ef = io.open(errf)
@@ -124,14 +126,17 @@ function M.svg(chart, path)
   os.remove(gp)
   os.remove(errf)
   if not ok then
+    os.remove(tmp)
     if code == 127 then
       error("plot: gnuplot not found (install the Debian package gnuplot-nox; scripts/bootstrap does)", 0)
     end
     error(format("plot: gnuplot failed (exit %s): %s", tostring(code), (err:gsub("\n", " "):sub(1, 200))), 0)
   end
-  local out = io.open(path)
-  if not out then error(format("plot: cannot write %s", path), 0) end
-  out:close()
+  local size = require("lfs").attributes(tmp, "size")
+  if not size or size == 0 or not os.rename(tmp, path) then
+    os.remove(tmp)
+    error(format("plot.out: cannot write %s", path), 0)
+  end
   return path
 end
 
