@@ -305,6 +305,7 @@ static const luaL_Reg funcs[] = {
     {"gemm", l_gemm},
     {"gemm_time", l_gemm_time},
     {"roofline", l_roofline},
+    {"memory_limit", tw_lua_memory_limit},
     {NULL, NULL},
 };
 

@@ -115,9 +115,9 @@ function M.run(args, out)
     out:write(table_text({ "set", "engine", "rows", "MAPE", "bias", "worst", "in interval" }, t), "\n")
   end
   if not args.bounds then return 0 end
-  local chunk, err = loadfile(args.bounds, "t", {})
-  if not chunk then error("calibrate.bounds: " .. err, 0) end
-  local fails, missing = accuracy.check(sums, chunk())
+  local bounds, err = require("tilewave.util.sandbox").load(args.bounds)
+  if not bounds then error("calibrate.bounds: " .. err, 0) end
+  local fails, missing = accuracy.check(sums, bounds)
   for _, k in ipairs(missing) do fails[#fails + 1] = format("bound '%s' matches no set", k) end
   for _, f in ipairs(fails) do out:write("FAIL ", f, "\n") end
   if #fails == 0 then out:write("calibration bounds: all met\n") end

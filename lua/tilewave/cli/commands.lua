@@ -142,11 +142,7 @@ end
 
 
 local function sweep_cmd(args)
-  local chunk, err = loadfile(args.spec)
-  if not chunk then error(err, 0) end
-  local ok, spec = pcall(chunk)
-  if not ok then error(format("%s: %s", args.spec, tostring(spec)), 0) end
-  if type(spec) ~= "table" then error(format("%s: expected the file to return a table", args.spec), 0) end
+  local spec = require("tilewave.util.sandbox").load_spec(args.spec)
   local q = {}
   for k, v in pairs(spec) do q[k] = v end
   q.shard = parse_shard(args.shard)

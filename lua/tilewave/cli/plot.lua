@@ -61,11 +61,7 @@ function M.run(args, out)
     end
     chart = figures.gemm(args.sweep, { hw = args.hw, dtype = args.dtype, measured = rows })
   elseif args.chart == "sweep" then
-    local chunk, err = loadfile(args.spec)
-    if not chunk then error(err, 0) end
-    local ok, spec = pcall(chunk)
-    if not ok then error(format("%s: %s", args.spec, tostring(spec)), 0) end
-    if type(spec) ~= "table" then error(format("%s: expected the file to return a table", args.spec), 0) end
+    local spec = require("tilewave.util.sandbox").load_spec(args.spec)
     chart = figures.sweep(spec, args.x, args.y, args.by)
   else
     local context = math.tointeger(tonumber(args.context))

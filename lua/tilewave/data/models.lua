@@ -195,11 +195,8 @@ function M.from_hf_config(path)
   if type(path) ~= "string" then
     return nil, "from_hf_config: expected the path of a config.json, got " .. check.describe(path)
   end
-  local f, err = io.open(path, "r")
-  if not f then return nil, err end
-  local text, rerr = f:read("a")
-  f:close()
-  if not text then return nil, format("%s: cannot read (%s)", path, tostring(rerr)) end -- a directory
+  local text, rerr = require("tilewave.util.sandbox").read_file(path) -- a regular file, size capped
+  if not text then return nil, rerr end
   local ok, j = pcall(cjson.decode, text)
   if not ok or type(j) ~= "table" then return nil, format("%s: not a JSON object (%s)", path, tostring(j)) end
   local family, kind

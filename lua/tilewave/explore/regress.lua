@@ -18,6 +18,7 @@
 -- is reported as such ("stale baseline"), not as a regression.
 local check = require "tilewave.util.check"
 local output = require "tilewave.util.output"
+local sandbox = require "tilewave.util.sandbox"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
 local transformer = require "tilewave.cost.forward"
@@ -63,12 +64,8 @@ local function dir_of(path) return path:match("^(.*)/[^/]*$") or "." end
 --- Load and validate a check file. Errors name the file and the field.
 -- @return the check table with `file`, `pairs` = { { label, config, hw } }
 function M.load(path)
-  local chunk, err = loadfile(path)
-  if not chunk then error(err, 0) end
-  local ok, c = pcall(chunk)
-  if not ok then error(format("%s: %s", path, tostring(c)), 0) end
+  local c = sandbox.load_spec(path)
   local function fail(field, msg) error(format("%s: %s: %s", path, field, msg), 0) end
-  if type(c) ~= "table" then error(format("%s: expected the file to return a table, got %s", path, type(c)), 0) end
   local bad = check.unknown_key(c, FIELDS)
   if bad ~= nil then
     fail(tostring(bad), "unknown field" .. check.did_you_mean(bad, FIELDS) .. " (known: " .. check.keys(FIELDS) .. ")")
@@ -166,10 +163,9 @@ function M.load(path)
 end
 
 local function read_baseline(path)
-  local f = io.open(path, "r")
-  if not f then return nil end
-  local text = f:read("a")
-  f:close()
+  if not require("lfs").attributes(path) then return nil end -- none yet: the first run says so
+  local text, err = sandbox.read_file(path)
+  if not text then return nil, err end
   local ok, j = pcall(json.decode, text)
   if not ok or type(j) ~= "table" then return nil, "not a JSON object" end
   return j

@@ -34,6 +34,8 @@ end
 --- Rows of a CSV file as tables keyed by the header's names (strings); `nil, msg`
 -- if the file cannot be read.
 function M.read(path)
+  local okf, ferr = require("tilewave.util.sandbox").check_file(path)
+  if not okf then return nil, ferr end
   local f, err = io.open(path, "r")
   if not f then return nil, err end
   local header, rows = nil, {}

@@ -1,47 +1,171 @@
---- tilewave.util.sandbox: loading pure-data Lua files (hardware specs, clusters).
+--- tilewave.util.sandbox: evaluating user files under budgets that hold.
 --
--- A data file is loaded as text (never bytecode) into an empty environment that
--- holds only unit constants, so it cannot call `os`, `io` or `require`:
+-- Data files (hardware specs, clusters, architecture files) are loaded as text (never
+-- bytecode) into an empty environment that holds only unit constants, so they cannot call
+-- `os`, `io` or `require`:
 --   KB, MB, GB, TB (10^3 ... 10^12 byte), KiB, MiB, GiB (2^10 ... 2^30 byte),
 --   MHz, GHz (Hz), TFLOPS (10^12 FLOP/s), us (10^-6 s).
--- It runs under a budget: at most M.MAX_INSTRUCTIONS Lua instructions and
--- M.MAX_BYTES of memory growth, so `while true do end` or a table of 10^12
--- entries ends in an error naming the file instead of a hang. A hardware spec is
--- a few hundred instructions and a few kB.
+-- Spec files (sweep grids, check files, calibration bounds) are Lua programs that may
+-- `require "tilewave"`; they run with the global environment behind their own.
+-- Every user file is evaluated under:
+--   * a size cap and a regular-file check before it is read (`/dev/zero` is refused);
+--   * an instruction budget (a count hook) and a wall-clock deadline checked by the hook;
+--   * a memory cap enforced in the allocator (core.memory_limit), so a single C call such as
+--     ("x"):rep(2^33) fails as well as a table that grows without end;
+--   * string methods whose work is bounded: pattern functions (find, match, gmatch, gsub)
+--     refuse subjects over M.MAX_PATTERN_SUBJECT bytes and patterns with more than
+--     M.MAX_QUANTIFIERS quantifiers (whose backtracking would otherwise run for hours), rep
+--     refuses results over M.MAX_BYTES.
+-- A budget exceeded ends in one line naming the file, the budget and the setting that raises
+-- it, e.g. `hw/x.lua: memory budget of 64 MiB exceeded (tilewave.util.sandbox.MAX_BYTES)`.
+local core = require "tilewave.core"
+local lfs = require "lfs"
+
 local M = {}
 
 local type, pairs, pcall, format, loadfile, tostring = type, pairs, pcall, string.format, loadfile, tostring
-local sethook, gethook, collectgarbage = debug.sethook, debug.gethook, collectgarbage
+local sethook, gethook, clock = debug.sethook, debug.gethook, os.clock
 
 --- Instructions a data file may execute (10^6: ~1000x a hardware spec).
 M.MAX_INSTRUCTIONS = 1000000
---- Memory a data file may allocate, byte (64 MiB).
+--- Instructions a spec file may execute while it is loaded, and each call of a function it
+-- gives (a sweep's `where`) (10^7).
+M.MAX_SPEC_INSTRUCTIONS = 10000000
+--- Memory a user file may allocate while it is evaluated, byte (64 MiB; spec files 256 MiB).
 M.MAX_BYTES = 64 * 1024 * 1024
+M.MAX_SPEC_BYTES = 256 * 1024 * 1024
+--- Wall-clock seconds a user file may run while it is evaluated (CPU time, os.clock).
+M.MAX_SECONDS = 5
+--- Largest user file read, byte (16 MiB: the largest config.json or measured CSV in use is
+-- under 1 MiB).
+M.MAX_FILE_BYTES = 16 * 1024 * 1024
+--- Pattern functions in user files: longest subject, byte, and most quantifiers (* + - ?).
+M.MAX_PATTERN_SUBJECT = 4096
+M.MAX_QUANTIFIERS = 3
 
--- Run chunk under the budget; returns pcall's results. The hook fires every
--- instruction (a data file is short) so that a doubling string is caught early.
-local function run_limited(chunk)
-  local base_kb, left = collectgarbage("count"), M.MAX_INSTRUCTIONS
-  local limit_kb = M.MAX_BYTES / 1024
-  local old = { gethook() }
+--- `path` if it names a regular file of at most `max_bytes` (default M.MAX_FILE_BYTES),
+-- else `nil, "<path>: <what is wrong>"`: not found, a directory, a special file, too large.
+function M.check_file(path, max_bytes)
+  if type(path) ~= "string" or path == "" then return nil, "expected a file path, got " .. type(path) end
+  max_bytes = max_bytes or M.MAX_FILE_BYTES
+  local attr, err = lfs.attributes(path)
+  if not attr then return nil, format("%s: cannot read (%s)", path, tostring(err):gsub("^[^:]*: ", "")) end
+  if attr.mode ~= "file" then
+    return nil, format("%s: cannot read: expected a regular file, got a %s", path, attr.mode)
+  end
+  if attr.size > max_bytes then
+    return nil, format("%s: cannot read: %d bytes, above the %d MiB a user file may hold "
+      .. "(tilewave.util.sandbox.MAX_FILE_BYTES)", path, attr.size, max_bytes // (1024 * 1024))
+  end
+  return path
+end
+
+--- The whole text of a user file (checked by M.check_file first), or `nil, msg`.
+function M.read_file(path, max_bytes)
+  local ok, err = M.check_file(path, max_bytes)
+  if not ok then return nil, err end
+  local f, oerr = io.open(path, "r")
+  if not f then return nil, format("%s: cannot read (%s)", path, tostring(oerr)) end
+  local text, rerr = f:read("a")
+  f:close()
+  if not text then return nil, format("%s: cannot read (%s)", path, tostring(rerr)) end
+  return text
+end
+
+-- the string methods a user file gets: every function of `string`, with bounded work
+local function quantifiers(p)
+  local n, i = 0, 1
+  while i <= #p do
+    local c = p:sub(i, i)
+    if c == "%" then i = i + 1
+    elseif c == "*" or c == "+" or c == "-" or c == "?" then n = n + 1 end
+    i = i + 1
+  end
+  return n
+end
+
+local function bounded(name, f)
+  return function(s, p, ...)
+    if name == "find" and select(2, ...) == true then return f(s, p, ...) end -- plain: linear
+    if type(s) == "string" and #s > M.MAX_PATTERN_SUBJECT then
+      error(format("string.%s: a subject of %d bytes, above the %d a user file may search "
+        .. "(tilewave.util.sandbox.MAX_PATTERN_SUBJECT)", name, #s, M.MAX_PATTERN_SUBJECT), 2)
+    end
+    if type(p) == "string" and (#p > 256 or quantifiers(p) > M.MAX_QUANTIFIERS) then
+      error(format("string.%s: a pattern with more than %d quantifiers or 256 bytes "
+        .. "(tilewave.util.sandbox.MAX_QUANTIFIERS)", name, M.MAX_QUANTIFIERS), 2)
+    end
+    return f(s, p, ...)
+  end
+end
+
+M.string = {}
+for k, v in pairs(string) do M.string[k] = v end
+for _, k in ipairs { "find", "match", "gmatch", "gsub" } do M.string[k] = bounded(k, string[k]) end
+M.string.rep = function(s, n, sep)
+  local size = #tostring(s) * (tonumber(n) or 0) + (sep and #tostring(sep) * math.max(0, (tonumber(n) or 0) - 1) or 0)
+  if size > M.MAX_BYTES then
+    error(format("string.rep: a result of %.0f bytes, above the memory budget of %d MiB "
+      .. "(tilewave.util.sandbox.MAX_BYTES)", size, M.MAX_BYTES // (1024 * 1024)), 2)
+  end
+  return string.rep(s, n, sep)
+end
+
+-- `<path>: <msg>`, unless msg already starts with the path (an error with its position)
+local function at(path, msg)
+  msg = tostring(msg)
+  if msg:sub(1, #path + 1) == path .. ":" then return msg end
+  return format("%s: %s", path, msg)
+end
+
+-- Run f(...) under budget b = { instructions, bytes, seconds, what ("data-file" or "spec") };
+-- returns pcall's results, a budget exceeded as `<budget> exceeded (<setting>)`. Nested runs
+-- (a spec file that loads a hw file) count their own instructions; the outermost run holds
+-- the memory cap and the bounded string methods.
+local depth = 0
+local function run_limited(b, f, ...)
+  local left, deadline = b.instructions, clock() + M.MAX_SECONDS
+  local mt = getmetatable("")
+  local old_index, old_hook = mt.__index, { gethook() }
+  local STEP = 1000
+  depth = depth + 1
+  if depth == 1 then
+    mt.__index = M.string
+    core.memory_limit(b.bytes)
+  end
   sethook(function()
-    left = left - 1
+    left = left - STEP
     if left < 0 then
       sethook()
-      error(format("exceeds the data-file budget of %d Lua instructions (a data file holds figures, not loops)",
-        M.MAX_INSTRUCTIONS), 0)
+      error(format("exceeds the %s budget of %d Lua instructions (%s)", b.what, b.instructions, b.setting), 0)
     end
-    if collectgarbage("count") - base_kb > limit_kb then
-      collectgarbage()
-      if collectgarbage("count") - base_kb > limit_kb then
-        sethook()
-        error(format("exceeds the data-file memory budget of %d MiB", M.MAX_BYTES // (1024 * 1024)), 0)
-      end
+    if clock() > deadline then
+      sethook()
+      error(format("exceeds the %s time budget of %g s (tilewave.util.sandbox.MAX_SECONDS)", b.what, M.MAX_SECONDS), 0)
     end
-  end, "", 1)
-  local res = { pcall(chunk) }
-  sethook(table.unpack(old))
-  return table.unpack(res)
+  end, "", STEP)
+  local res = table.pack(pcall(f, ...))
+  sethook(table.unpack(old_hook))
+  depth = depth - 1
+  if depth == 0 then
+    core.memory_limit(nil)
+    mt.__index = old_index
+  end
+  if not res[1] and tostring(res[2]):find("not enough memory", 1, true) then
+    collectgarbage()
+    res[2] = format("exceeds the %s memory budget of %d MiB (%s)", b.what, b.bytes // (1024 * 1024),
+      b.what == "data-file" and "tilewave.util.sandbox.MAX_BYTES" or "tilewave.util.sandbox.MAX_SPEC_BYTES")
+  end
+  return table.unpack(res, 1, res.n)
+end
+
+local function data_budget()
+  return { instructions = M.MAX_INSTRUCTIONS, bytes = M.MAX_BYTES, what = "data-file",
+           setting = "a data file holds figures, not loops; tilewave.util.sandbox.MAX_INSTRUCTIONS" }
+end
+local function spec_budget()
+  return { instructions = M.MAX_SPEC_INSTRUCTIONS, bytes = M.MAX_SPEC_BYTES, what = "spec",
+           setting = "tilewave.util.sandbox.MAX_SPEC_INSTRUCTIONS" }
 end
 
 M.units = {
@@ -50,17 +174,57 @@ M.units = {
   MHz = 1e6, GHz = 1e9, TFLOPS = 1e12, us = 1e-6,
 }
 
---- Load the data file at `path`: its returned table, or `nil, msg` (the file
--- cannot be read or parsed, it raises an error, or it returns no table).
+--- Load the data file at `path`: its returned table, or `nil, msg` (the file cannot be
+-- read or parsed, it raises an error or exceeds a budget, or it returns no table).
 function M.load(path)
+  local okf, ferr = M.check_file(path)
+  if not okf then return nil, ferr end
   local env = {}
   for k, v in pairs(M.units) do env[k] = v end
   local chunk, err = loadfile(path, "t", env)
   if not chunk then return nil, err end
-  local ok, data = run_limited(chunk)
-  if not ok then return nil, format("%s: %s", path, tostring(data)) end
+  local ok, data = run_limited(data_budget(), chunk)
+  if not ok then return nil, at(path, data) end
   if type(data) ~= "table" then return nil, format("%s: expected the file to return a table, got %s", path, type(data)) end
   return data
+end
+
+--- Load the spec file at `path` (a Lua program: `require "tilewave"` works, `string` has
+-- bounded pattern functions) under the spec budget; its returned table, with every function
+-- in it (a sweep's `where`) wrapped to run under the same budget per call.
+-- @raise `<path>: <reason>` (cannot read, syntax, a budget exceeded, an error it raises,
+--   no table returned)
+function M.load_spec(path)
+  local okf, ferr = M.check_file(path)
+  if not okf then error(ferr, 0) end
+  local env = setmetatable({ string = M.string }, { __index = _G })
+  local chunk, err = loadfile(path, "t", env)
+  if not chunk then error(err, 0) end
+  local ok, data = run_limited(spec_budget(), chunk)
+  if not ok then error(at(path, data), 0) end
+  if type(data) ~= "table" then error(format("%s: expected the file to return a table, got %s", path, type(data)), 0) end
+  return M.guard_functions(data, path)
+end
+
+--- Wrap every function value of `t` and of its tables (one level deep: a sweep's `where`,
+-- a check file's `sweep.where`) to run under the spec budget; returns t.
+function M.guard_functions(t, path)
+  local function guard(f)
+    return function(...)
+      local res = table.pack(run_limited(spec_budget(), f, ...))
+      if not res[1] then error(at(path, res[2]), 0) end
+      return table.unpack(res, 2, res.n)
+    end
+  end
+  for k, v in pairs(t) do
+    if type(v) == "function" then t[k] = guard(v)
+    elseif type(v) == "table" then
+      for k2, v2 in pairs(v) do
+        if type(v2) == "function" then v[k2] = guard(v2) end
+      end
+    end
+  end
+  return t
 end
 
 return M
