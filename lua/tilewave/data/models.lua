@@ -51,8 +51,13 @@ local COMMON = {
 }
 local REQUIRED = { "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size", "vocab_size" }
 
--- Sizes above this are rejected as absurd (products of them must stay exact in doubles).
+-- Sizes above this are rejected as absurd (products of them must stay exact in doubles):
+-- 2^24 = 16,777,216, 1.6x the longest context published (Llama 4 Scout's 10M tokens, Meta,
+-- "The Llama 4 herd", 2025-04-05) and 300x the widest hidden size in model_configs.md.
 local MAX_DIM = 2 ^ 24
+--- Most parameters a config may have: 2^53 (9.0e15, ~5000x the largest published model), so
+-- that every count is exact in a double and no integer product wraps around.
+M.MAX_PARAMS = 2 ^ 53
 
 --- Register a user family (a table like the modules in tilewave.families):
 -- `name`, `fields` (extra field -> validator name), `defaults`, `presets`,
@@ -72,6 +77,29 @@ end
 
 local validated = setmetatable({}, { __mode = "k" })
 
+-- Refuse a config of more than M.MAX_PARAMS parameters, naming its largest dimension. A cheap
+-- bound first (most configs are far below); past it, the family's count in floating point,
+-- which cannot wrap around.
+local SIZE_FIELDS = { "hidden_size", "intermediate_size", "num_hidden_layers", "vocab_size", "moe_intermediate_size",
+                      "num_local_experts", "n_routed_experts", "num_experts", "num_attention_heads", "head_dim" }
+local function check_size(c, fam, path)
+  local h, I, L, v = c.hidden_size, c.intermediate_size, c.num_hidden_layers, c.vocab_size
+  local E = c.num_local_experts or c.n_routed_experts or c.num_experts or 1
+  local wide = math.max(h, I, c.moe_intermediate_size or 0, c.num_attention_heads * c.head_dim)
+  if (wide + 0.0) * wide * L * (E + 2) * 8 + 4.0 * v * h < 2 ^ 50 then return end
+  local f = {}
+  for k, x in pairs(c) do f[k] = math_type(x) == "integer" and x + 0.0 or x end
+  local ok, p = pcall(fam.params, f)
+  local total = ok and p.total or math.huge
+  if total <= M.MAX_PARAMS then return end
+  local big, field = 0, "hidden_size"
+  for _, k in ipairs(SIZE_FIELDS) do
+    if c[k] and c[k] > big then big, field = c[k], k end
+  end
+  check.fail(check.field(path, field), format("expected a config under 2^53 parameters (this one has %.3g)", total),
+    c[field])
+end
+
 --- Validate a user's config and fill defaults; returns a new table (the
 -- argument is not modified). `path` prefixes messages (default "model").
 -- @raise `<path>.<field>: <expectation>, got <value>`
@@ -82,7 +110,7 @@ function M.define(cfg, path)
   if not fam then
     local names = {}
     for k in pairs(M.families) do names[k] = true end
-    check.fail(path .. ".family", "expected one of " .. check.keys(names), cfg.family)
+    check.fail(check.field(path, "family"), "expected one of " .. check.keys(names), cfg.family)
   end
   local c = {}
   for k, v in pairs(fam.defaults) do c[k] = v end
@@ -100,27 +128,31 @@ function M.define(cfg, path)
     -- thousands of configs); anything else goes through the validator, which names it
     if not (kind == "positive_int" and math_type(v) == "integer" and v >= 1 or kind == "string" and type(v) == "string"
             or kind == "boolean" and type(v) == "boolean") then
-      VALIDATORS[kind](v, path .. "." .. k)
+      VALIDATORS[kind](v, check.field(path, k))
+    end
+    if kind == "positive_int" and v > MAX_DIM then
+      check.fail(check.field(path, k), format("expected at most %d", MAX_DIM), v)
     end
   end
   for _, k in ipairs(REQUIRED) do
-    if c[k] == nil then check.fail(path .. "." .. k, "expected positive integer", nil) end
-    if c[k] > MAX_DIM then check.fail(path .. "." .. k, format("expected at most %d", MAX_DIM), c[k]) end
+    if c[k] == nil then check.fail(check.field(path, k), "expected positive integer", nil) end
+    if c[k] > MAX_DIM then check.fail(check.field(path, k), format("expected at most %d", MAX_DIM), c[k]) end
   end
   local h, a = c.hidden_size, c.num_attention_heads
   if c.head_dim == nil then
     if h % a ~= 0 then
-      check.fail(path .. ".num_attention_heads", format("expected a divisor of hidden_size %d", h), a)
+      check.fail(check.field(path, "num_attention_heads"), format("expected a divisor of hidden_size %d", h), a)
     end
     c.head_dim = h // a
   end
   c.num_key_value_heads = c.num_key_value_heads or a
   if a % c.num_key_value_heads ~= 0 or c.num_key_value_heads > a then
-    check.fail(path .. ".num_key_value_heads", format("expected a divisor of num_attention_heads %d", a),
+    check.fail(check.field(path, "num_key_value_heads"), format("expected a divisor of num_attention_heads %d", a),
       c.num_key_value_heads)
   end
   if c.tie_word_embeddings == nil then c.tie_word_embeddings = false end
   if fam.validate then fam.validate(c, path) end
+  check_size(c, fam, path)
   c.name = c.name or c.id or fam.name
   validated[c] = true
   return c
@@ -213,6 +245,18 @@ function M.from_hf_config(path)
       check.describe(j.model_type))
   end
   local fam = M.families[family]
+  -- fields read elsewhere from config.json that tilewave does not model still must be sane:
+  -- rope_scaling (Hugging Face transformers' RoPE scaling) an object with a positive factor
+  local rs = j.rope_scaling
+  if rs ~= nil and rs ~= cjson.null then
+    if type(rs) ~= "table" then
+      error(format("%s: rope_scaling: expected an object (e.g. {\"type\": \"linear\", \"factor\": 2.0}), got %s",
+        path, check.describe(rs)), 0)
+    end
+    if rs.factor ~= nil and (type(rs.factor) ~= "number" or not (rs.factor > 0) or rs.factor > 1e6) then
+      error(format("%s: rope_scaling.factor: expected a positive number, got %s", path, check.describe(rs.factor)), 0)
+    end
+  end
   local cfg = { family = family }
   for k, v in pairs(j) do
     if EXPERT_FIELDS[k] and v ~= cjson.null and not kind.fields[k] then
@@ -230,7 +274,7 @@ function M.from_hf_config(path)
   if kind.fields.use_sliding_window and j.use_sliding_window ~= true then cfg.sliding_window = nil end
   cfg.use_sliding_window = nil
   cfg.id = cfg.id or (path:match("([^/]+)/config%.json$") or path:match("([^/]+)%.json$"))
-  return M.define(cfg, path)
+  return M.define(cfg, path .. ":")
 end
 
 --- The KV cache of config `c` per rank at tensor-parallel size t: `heads` x `head_dim`,

@@ -112,6 +112,8 @@ function M.sweep(o)
   if o.shard then
     shard_i, shard_n = o.shard[1], o.shard[2]
     check.positive_int(shard_n, "sweep.shard.n")
+    -- more shards than rows leave some empty (a fixed job array); past 2^31 the indices would wrap
+    if shard_n > 2 ^ 31 - 1 then check.fail("sweep.shard.n", "expected at most 2^31-1 shards", shard_n) end
     if type(shard_i) ~= "number" or shard_i < 0 or shard_i >= shard_n or shard_i % 1 ~= 0 then
       check.fail("sweep.shard.i", format("expected integer in [0, %d]", shard_n - 1), shard_i)
     end
@@ -127,8 +129,16 @@ function M.sweep(o)
   for i = nf, 1, -1 do
     size[i] = #vary[fields[i]]
     stride[i] = per_hw
+    -- in floating point first: a product of list lengths can pass 2^63 and wrap around
+    if (per_hw + 0.0) * size[i] > 2 ^ 53 then
+      check.fail("sweep.vary", "expected at most 2^53 combinations", (per_hw + 0.0) * size[i])
+    end
     per_hw = per_hw * size[i]
   end
+  if (per_hw + 0.0) * #hws > 2 ^ 53 then
+    check.fail("sweep.hw", "expected at most 2^53 rows (combinations times devices)", (per_hw + 0.0) * #hws)
+  end
+
   local stats = { total = per_hw * #hws, done = 0, skipped = 0, mode = "factorized" }
 
   local function raw_at(idx)

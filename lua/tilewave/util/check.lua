@@ -21,6 +21,13 @@ function M.describe(v)
   return t
 end
 
+--- The path of field `k` under `path`: `path.k`, or `path k` when path ends with ":" (a
+-- file, as in `config.json: hidden_size`).
+function M.field(path, k)
+  if path:sub(-1) == ":" then return path .. " " .. tostring(k) end
+  return path .. "." .. tostring(k)
+end
+
 --- Raise `<path>: <expect>, got <value>`.
 function M.fail(path, expect, value)
   error(format("%s: %s, got %s", path, expect, M.describe(value)), 0)

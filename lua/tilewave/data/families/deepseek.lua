@@ -11,6 +11,7 @@
 -- modeling code's projection names): q_a h x q_lora (+ its RMSNorm), q_b q_lora x
 -- a*(nope+rope), kv_a h x (kv_lora+rope) (+ its RMSNorm), kv_b kv_lora x a*(nope+v),
 -- o a*v x h; the router h x E plus an E-wide score-correction bias (V3).
+local check = require "tilewave.util.check"
 local layers = require "tilewave.ops.layers"
 
 local V3 = "../shared/reference/model_configs.md §6b: deepseek-ai/DeepSeek-V3 config.json (61 layers, first 3 dense of "
@@ -53,19 +54,26 @@ local REQUIRED = { "n_routed_experts", "moe_intermediate_size", "num_experts_per
 --- Checks across fields; sets head_dim to the attention op's effective (qk + v) / 2.
 function F.validate(c, path)
   for _, k in ipairs(REQUIRED) do
-    if c[k] == nil then error(string.format("%s.%s: expected positive integer, got nil", path, k), 0) end
+    if c[k] == nil then error(string.format("%s: expected positive integer, got nil", check.field(path, k)), 0) end
   end
   if c.num_experts_per_tok > c.n_routed_experts then
-    error(string.format("%s.num_experts_per_tok: expected at most n_routed_experts %d, got %d", path,
+    error(string.format("%s: expected at most n_routed_experts %d, got %d", check.field(path, "num_experts_per_tok"),
       c.n_routed_experts, c.num_experts_per_tok), 0)
   end
   if c.first_k_dense_replace > c.num_hidden_layers then
-    error(string.format("%s.first_k_dense_replace: expected at most num_hidden_layers %d, got %d", path,
+    error(string.format("%s: expected at most num_hidden_layers %d, got %d", check.field(path, "first_k_dense_replace"),
       c.num_hidden_layers, c.first_k_dense_replace), 0)
+  end
+  -- a low-rank projection is narrower than the hidden state (DeepSeek-V3: 512 and 1536 of 7168)
+  for _, k in ipairs { "kv_lora_rank", "q_lora_rank" } do
+    if c[k] and c[k] > c.hidden_size then
+      error(string.format("%s: expected at most hidden_size %d (a low rank), got %d", check.field(path, k),
+        c.hidden_size, c[k]), 0)
+    end
   end
   local qkv = c.qk_nope_head_dim + c.qk_rope_head_dim + c.v_head_dim
   if qkv % 2 ~= 0 or (c.kv_lora_rank + c.qk_rope_head_dim) % 2 ~= 0 then
-    error(string.format("%s.qk_rope_head_dim: expected even qk+v and kv_lora+rope dims", path), 0)
+    error(string.format("%s: expected even qk+v and kv_lora+rope dims", check.field(path, "qk_rope_head_dim")), 0)
   end
   c.head_dim = qkv // 2
 end

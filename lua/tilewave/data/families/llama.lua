@@ -12,6 +12,7 @@
 -- models/sku_list.py (architecture args of Llama 3/3.1/3.2) and
 -- models/llama3/model.py (FFN width rule); HF config.json of 3.1-8B/70B and
 -- 3.2-1B/3B. See ../shared/reference/model_configs.md §2.
+local check = require "tilewave.util.check"
 local layers = require "tilewave.ops.layers"
 
 local F = {
@@ -75,10 +76,10 @@ F.presets = {
 function F.validate(c, path)
   local E, k = c.num_local_experts, c.num_experts_per_tok
   if (E == nil) ~= (k == nil) then
-    error(string.format("%s.num_experts_per_tok: expected num_local_experts and num_experts_per_tok together", path), 0)
+    error(string.format("%s: expected num_local_experts and num_experts_per_tok together", check.field(path, "num_experts_per_tok")), 0)
   end
   if E and k > E then
-    error(string.format("%s.num_experts_per_tok: expected at most num_local_experts %d, got %d", path, E, k), 0)
+    error(string.format("%s: expected at most num_local_experts %d, got %d", check.field(path, "num_experts_per_tok"), E, k), 0)
   end
 end
 

@@ -12,6 +12,7 @@
 -- Sources: the Hugging Face configuration fields of Qwen2MoeConfig and Qwen3MoeConfig
 -- (transformers' configuration_qwen2_moe.py / configuration_qwen3_moe.py), read from
 -- a model's config.json; no preset is shipped.
+local check = require "tilewave.util.check"
 local layers = require "tilewave.ops.layers"
 local llama = require "tilewave.data.families.llama"
 
@@ -36,14 +37,14 @@ local F = {
 
 function F.validate(c, path)
   for _, k in ipairs { "num_experts", "num_experts_per_tok", "moe_intermediate_size" } do
-    if c[k] == nil then error(string.format("%s.%s: expected positive integer, got nil", path, k), 0) end
+    if c[k] == nil then error(string.format("%s: expected positive integer, got nil", check.field(path, k)), 0) end
   end
   if c.num_experts_per_tok > c.num_experts then
-    error(string.format("%s.num_experts_per_tok: expected at most num_experts %d, got %d", path, c.num_experts,
+    error(string.format("%s: expected at most num_experts %d, got %d", check.field(path, "num_experts_per_tok"), c.num_experts,
       c.num_experts_per_tok), 0)
   end
   if (c.decoder_sparse_step or 1) ~= 1 or (c.mlp_only_layers and #c.mlp_only_layers > 0) then
-    error(string.format("%s.decoder_sparse_step: expected every layer sparse (1, no mlp_only_layers)", path), 0)
+    error(string.format("%s: expected every layer sparse (1, no mlp_only_layers)", check.field(path, "decoder_sparse_step")), 0)
   end
   c.decoder_sparse_step, c.mlp_only_layers = nil, nil
 end
