@@ -24,7 +24,8 @@ function M.define(p)
   c:option("--holdout", "Fit mode: comma-separated gemm.csv sets left out of the fit and reported as held out "
     .. "(scripts/probe's 'random' shapes, and 'layout', the same shapes under other dtypes and layouts, by "
     .. "default; '' fits every set)."):default("random,layout")
-  c:option("--rounds", "Fit mode: coordinate-descent rounds."):default("6"):convert(tonumber)
+  c:option("--rounds", "Fit mode: coordinate-descent rounds."):default("6")
+    :convert(require("tilewave.cli.parser").num_arg("calibrate.rounds"))
 end
 
 local function pct(x) return format("%.1f%%", 100 * x) end

@@ -46,6 +46,8 @@ local function num_arg(field)
   end
 end
 
+M.int_arg, M.num_arg = int_arg, num_arg
+
 local ENGINE_HELP = "How software runs the kernels: compiled (fused, CUDA graph), fused (fused, host-launched), "
   .. "eager (PyTorch ops from Python), hf (generate()), llama.cpp, ideal. See tilewave.cost.engines."
 

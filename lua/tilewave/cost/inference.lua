@@ -139,6 +139,19 @@ local function launches(c, t, eng)
   return n
 end
 
+-- Call a core cost function through the pricing layer; a core refusal (a step or cache whose
+-- bytes or FLOP leave the exact range of a double) is named in the user's terms: the model at
+-- this batch and context, never the core's internal quantities (weight_bytes, act_bytes, ...).
+local function in_range(path, batch, context, f, ...)
+  local ok, r = pcall(f, ...)
+  if ok then return r end
+  local field, what = tostring(r):match("^[%w_]+%.([%w_.%*/]+): (.*)$")
+  if field == "context" or field == "batch" or field == "context*batch" then error(r, 0) end -- the user's own
+  what = what or tostring(r)
+  error(format("%s.batch*context: expected a model, batch and context whose bytes and FLOP per step stay "
+    .. "below 2^53 (%s), got batch %.17g, context %.17g", path, what, batch, context), 0)
+end
+
 local DECODE = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
                  kv_dtype = true, t = true, engine = true, allow_long_context = true, ep = true }
 
@@ -212,7 +225,7 @@ function M.decode(o)
   -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
   -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
   local act = L * (10 * batch * h * e + 2 * batch * a_t * context_kv * e) + batch * (-(-c.vocab_size // t)) * 4
-  local r = price.decode({
+  local r = in_range("decode", batch_all, context, price.decode, {
     weight_bytes = wbytes, matmul_params = params,
     dequant_ops = eng.dequant == false and 0 or fmt.dequant_ops,
     layers = L, kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
@@ -288,9 +301,9 @@ function M.memory(o)
   local per_token = 2 * c.num_hidden_layers * kv.heads * kv.head_dim * kvb
   -- a sliding-window model's cache holds at most sliding_window tokens per sequence
   local window = c.sliding_window
-  local r = price.memory_fit { weight_bytes = wbytes, kv_bytes_per_token = per_token,
+  local r = in_range("memory", batch, context, price.memory_fit, { weight_bytes = wbytes, kv_bytes_per_token = per_token,
                               context = window and math.min(context, window) or context,
-                              batch = batch, workspace_bytes = workspace, memory_bytes = mem }
+                              batch = batch, workspace_bytes = workspace, memory_bytes = mem })
   r.max_context_limit = "memory"
   if window and r.max_context >= window then
     -- the cache stops growing at the window: memory no longer bounds the context

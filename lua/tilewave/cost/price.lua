@@ -355,7 +355,11 @@ function M.collective(kind, bytes, n, link_bw, latency_s)
   local best = huge
   local kinds = kind == "allreduce" and { "allreduce_ring", "allreduce_tree" } or { kind }
   for _, k in ipairs(kinds) do
-    local r = core.collective { kind = k, bytes = bytes, group = n, link_bw = link_bw, latency_s = latency_s }
+    local ok, r = pcall(core.collective, { kind = k, bytes = bytes, group = n, link_bw = link_bw, latency_s = latency_s })
+    if not ok then -- in the user's terms: the message and link, not the core's fields
+      error(format("communication: a %s of %.4g bytes over %d ranks on a %.4g byte/s link gives no finite time "
+        .. "(the model's size or the cluster's link_bw and latency_s out of range)", kind, bytes, n, link_bw), 0)
+    end
     if r.time_s < best then best = r.time_s end
   end
   return max(best, limits.collective(kind, bytes, n, link_bw))

@@ -145,6 +145,12 @@ function M.define(cfg, path)
     end
     c.head_dim = h // a
   end
+  -- attention wider than 8x the hidden state is no published model (Gemma 7B: 16 x 256 =
+  -- 4096 for h = 3072, 1.33x; model_configs.md): a head_dim beyond it is a typo
+  if c.head_dim * a > 8 * h then
+    check.fail(check.field(path, "head_dim"), format("expected num_attention_heads * head_dim at most 8 * hidden_size "
+      .. "= %d", 8 * h), c.head_dim)
+  end
   c.num_key_value_heads = c.num_key_value_heads or a
   if a % c.num_key_value_heads ~= 0 or c.num_key_value_heads > a then
     check.fail(check.field(path, "num_key_value_heads"), format("expected a divisor of num_attention_heads %d", a),

@@ -62,6 +62,7 @@ end
 -- heads are either split (t divides them) or replicated (they divide t).
 -- @raise `<path>: expected a divisor of num_attention_heads A, got T`
 function M.check_t(c, t, path)
+  check.positive_int(t, path)
   local a, kv = c.num_attention_heads, c.num_key_value_heads or c.num_attention_heads
   if a % t ~= 0 then
     check.fail(path, format("expected a divisor of num_attention_heads %d (engines split whole heads)", a), t)

@@ -181,7 +181,9 @@ function M.models(opts)
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
   o.hw = o.hw or "h100_sxm5"
-  o.b, o.s, o.t = o.b or 4, o.s or 2048, o.t or 1
+  o.b = check.positive_int(o.b or 4, "report.b")
+  o.s = check.positive_int(o.s or 2048, "report.s")
+  o.t = check.positive_int(o.t or 1, "report.t")
   o.dtype, o.attention = o.dtype or "bf16", o.attention or "standard"
   o.engine = engines.resolve(o.engine, "report.engine").name
   local spec = hw.resolve(o.hw, "report.hw")
