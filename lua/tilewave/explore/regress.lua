@@ -168,6 +168,24 @@ local function read_baseline(path)
   if not text then return nil, err end
   local ok, j = pcall(json.decode, text)
   if not ok or type(j) ~= "table" then return nil, "not a JSON object" end
+  -- the schema --update-baseline writes: entries of finite positive figures and a hash
+  if type(j.entries) ~= "table" then return nil, "entries: expected an object of (model, hw) entries" end
+  if j.tilewave_version ~= nil and type(j.tilewave_version) ~= "string" then
+    return nil, "tilewave_version: expected a string, got " .. check.describe(j.tilewave_version)
+  end
+  for label, e in pairs(j.entries) do
+    if type(e) ~= "table" then return nil, format("entries.%s: expected an object", tostring(label)) end
+    for _, k in ipairs { "time_s", "tflops", "mfu" } do
+      local v = e[k]
+      if v ~= nil and (type(v) ~= "number" or not (v > 0 and v < math.huge)) then
+        return nil, format("entries.%s.%s: expected a finite positive number, got %s", tostring(label), k,
+          check.describe(v))
+      end
+    end
+    if e.definition_hash ~= nil and type(e.definition_hash) ~= "string" then
+      return nil, format("entries.%s.definition_hash: expected a string", tostring(label))
+    end
+  end
   return j
 end
 
