@@ -74,7 +74,7 @@ describe("tilewave check", function()
     local c = regress.load(d .. "/c.lua")
     local function baseline(scale)
       local entries = {}
-      for _, p in ipairs(c.pairs) do
+      for p in regress.pairs(c) do
         local e = tw.transformer.estimate(p.config, p.spec, { b = 1, s = 512 })
         entries[p.label] = { time_s = e.time_s * scale, tflops = e.tflops * scale,
                              definition_hash = regress.definition_hash(p.config, p.spec) }

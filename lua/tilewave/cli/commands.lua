@@ -159,6 +159,10 @@ end
 local function check_cmd(args)
   local regress = require "tilewave.explore.regress"
   local runs = {}
+  local passed, failed = 0, 0
+  -- plain output streams a line per pair as it is checked (a 10^6-config sweep included);
+  -- TAP and JUnit need every result first
+  local keep = args.tap or args.junit
   for _, file in ipairs(args.files) do
     local c = regress.load(file)
     if args.update_baseline then
@@ -166,17 +170,21 @@ local function check_cmd(args)
       if path then stdout:write(format("wrote %s (%d entries)\n", path, n))
       else stdout:write(format("%s: no expect.baseline, nothing written\n", file)) end
     else
-      runs[#runs + 1] = { check = c, results = regress.evaluate(c) }
+      local run = { check = c }
+      local function emit(r)
+        if r.ok then passed = passed + 1 else failed = failed + 1 end
+        if not args.tap then stdout:write(regress.line(run, r), "\n") end
+      end
+      if keep then
+        run.results = regress.evaluate(c)
+        for _, r in ipairs(run.results) do emit(r) end
+        runs[#runs + 1] = run
+      else
+        regress.evaluate(c, emit)
+      end
     end
   end
   if args.update_baseline then return 0 end
-  local passed, failed = 0, 0
-  for _, run in ipairs(runs) do
-    for _, r in ipairs(run.results) do
-      if r.ok then passed = passed + 1 else failed = failed + 1 end
-      if not args.tap then stdout:write(regress.line(run, r), "\n") end
-    end
-  end
   if args.tap then stdout:write(regress.tap(runs)) end
   if passed + failed == 0 then
     error("check: no (model, hw) pair to check (an empty sweep or models list?)", 0)

@@ -164,6 +164,24 @@ function M.define(cfg, path)
   return c
 end
 
+--- Check one field value `v` of family `family` as define() would (its validator and bound),
+-- without building a config: cheap enough for every value of a 10^6-long sweep list.
+-- @raise `<path>: <expectation>, got <value>`; `<path>: unknown field ...`
+function M.check_field(family, k, v, path)
+  local fam = M.families[family]
+  local kind = COMMON[k] or (fam and fam.fields[k])
+  if not kind then
+    local known = {}
+    for f in pairs(COMMON) do known[f] = true end
+    for f in pairs(fam and fam.fields or {}) do known[f] = true end
+    error(format("%s: unknown field '%s'%s for family %s (known: %s)", path, tostring(k),
+      check.did_you_mean(k, known), tostring(family), check.keys(known)), 0)
+  end
+  VALIDATORS[kind](v, path)
+  if kind == "positive_int" and v > MAX_DIM then check.fail(path, format("expected at most %d", MAX_DIM), v) end
+  return v
+end
+
 --- A validated config from an id, a config table, or an already validated config.
 -- @raise as define(); `<path>: unknown model '<id>' (known: ...)`
 function M.resolve(v, path)

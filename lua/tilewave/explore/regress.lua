@@ -124,7 +124,7 @@ function M.load(path)
   end
   known(c.workload, WORKLOAD, "workload")
   if type(c.sweep) == "table" then known(c.sweep, { base = true, vary = true, where = true }, "sweep") end
-  -- the configs: a list, or a sweep
+  -- the configs: a list, or a sweep (enumerated lazily, as the check runs: M.pairs)
   local configs = {}
   if c.sweep ~= nil and c.models ~= nil then fail("models", "give models or sweep, not both") end
   if c.sweep ~= nil then
@@ -132,18 +132,22 @@ function M.load(path)
     local q = { base = c.sweep.base, vary = c.sweep.vary, where = c.sweep.where, hw = specs[1].id,
                 workload = { b = c.workload.b, s = c.workload.s, t = c.workload.t, dtype = c.workload.dtype,
                              attention = c.workload.attention, engine = c.workload.engine } }
-    local oks, it = pcall(sweep.sweep, q)
-    if not oks then fail("sweep", it) end
-    for cfg in it do
-      local copy = {}
-      for k, v in pairs(cfg) do copy[k] = v end
-      local parts = {}
-      local fields = {}
-      for f in pairs(c.sweep.vary or {}) do fields[#fields + 1] = f end
-      sort(fields)
-      for _, f in ipairs(fields) do parts[#parts + 1] = format("%s=%s", f, tostring(cfg[f])) end
-      copy.id = format("%s{%s}", cfg.id or cfg.name, concat(parts, ","))
-      configs[#configs + 1] = copy
+    local oks, err = pcall(sweep.sweep, q) -- validated now; enumerated by M.pairs
+    if not oks then fail("sweep", err) end
+    local fields = {}
+    for f in pairs(c.sweep.vary or {}) do fields[#fields + 1] = f end
+    sort(fields)
+    c.configs = function()
+      local it = sweep.sweep(q)
+      return function()
+        local cfg = it()
+        if not cfg then return nil end
+        local copy, parts = {}, {}
+        for k, v in pairs(cfg) do copy[k] = v end
+        for _, f in ipairs(fields) do parts[#parts + 1] = format("%s=%s", f, tostring(cfg[f])) end
+        copy.id = format("%s{%s}", cfg.id or cfg.name, concat(parts, ","))
+        return copy
+      end
     end
   else
     if type(c.models) ~= "table" or #c.models == 0 then fail("models", "expected a non-empty list of ids or configs") end
@@ -153,13 +157,29 @@ function M.load(path)
       configs[#configs + 1] = cfg
     end
   end
-  c.pairs = {}
-  for _, cfg in ipairs(configs) do
-    for _, spec in ipairs(specs) do
-      c.pairs[#c.pairs + 1] = { label = format("%s@%s", cfg.id or cfg.name, spec.id), config = cfg, spec = spec }
+  if not c.configs then
+    c.configs = function()
+      local i = 0
+      return function() i = i + 1; return configs[i] end
     end
   end
+  c.specs = specs
   return c
+end
+
+--- The (model, hw) pairs of a loaded check, lazily: an iterator of `{ label, config, spec }`
+-- (a sweep's configs are enumerated as they are asked for: constant memory, the first pair at once).
+function M.pairs(c)
+  local next_cfg, cfg, j = c.configs(), nil, #c.specs
+  return function()
+    j = j + 1
+    if j > #c.specs then
+      cfg, j = next_cfg(), 1
+      if not cfg then return nil end
+    end
+    local spec = c.specs[j]
+    return { label = format("%s@%s", cfg.id or cfg.name, spec.id), config = cfg, spec = spec }
+  end
 end
 
 local function read_baseline(path)
@@ -197,7 +217,9 @@ end
 --- Evaluate a loaded check: one result per pair
 -- `{ label, ok, reasons = { ... }, notes = { ... }, values = { time_s, tflops, mfu, tokens_per_s } }`.
 -- A missing baseline file raises `<file>: expect.baseline: cannot read '<path>' (...)`.
-function M.evaluate(c)
+-- With `emit`, each result is passed to emit(r) as soon as it is known and none is kept (a
+-- check over a 10^6-config sweep streams); the count of results is returned instead.
+function M.evaluate(c, emit)
   local base
   if c.baseline_path then
     local err
@@ -208,8 +230,8 @@ function M.evaluate(c)
     end
   end
   local tol = c.expect.tolerance or 0
-  local results = {}
-  for _, p in ipairs(c.pairs) do
+  local results, n_results = {}, 0
+  for p in M.pairs(c) do
     local r = { label = p.label, reasons = {}, notes = {} }
     local ok, est = pcall(transformer.estimate, p.config, p.spec, workload_of(c))
     if not ok then
@@ -268,8 +290,10 @@ function M.evaluate(c)
       end
       r.ok = #r.reasons == 0
     end
-    results[#results + 1] = r
+    if emit then emit(r) else results[#results + 1] = r end
+    n_results = n_results + 1
   end
+  if emit then return n_results end
   return results
 end
 
@@ -281,7 +305,7 @@ local function round6(x) return tonumber(format("%.6g", x)) end
 function M.update_baseline(c)
   if not c.baseline_path then return nil, 0 end
   local entries, n = {}, 0
-  for _, p in ipairs(c.pairs) do
+  for p in M.pairs(c) do
     local est = transformer.estimate(p.config, p.spec, workload_of(c))
     entries[p.label] = { time_s = round6(est.time_s), tflops = round6(est.tflops), mfu = round6(est.mfu),
                          definition_hash = M.definition_hash(p.config, p.spec) }

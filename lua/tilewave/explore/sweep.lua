@@ -61,6 +61,10 @@ local function op_sig(op)
   return format("%s|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g", op.role, op.kind, op.m, op.n, op.k, op.batch, op.count, op.bytes)
 end
 
+--- Most combinations of one group of fields the factorized mode prices up front (2^16); a
+-- grid with a larger group is priced config by config as it is enumerated.
+M.FACTORIZE_MAX = 65536
+
 --- Iterate a sweep.
 -- @tparam table o `base` (model id or config), `vary` (field -> list of
 --   values; HF field names), `where` (optional predicate on the config),
@@ -85,13 +89,10 @@ function M.sweep(o)
   for f, list in pairs(vary) do
     check.table(list, "sweep.vary." .. tostring(f))
     if #list == 0 then check.fail("sweep.vary." .. f, "expected a non-empty list", list) end
+    -- each value by its field's validator (a config that the combination makes invalid, such
+    -- as heads that do not divide h, is skipped as the grid runs)
     for i, v in ipairs(list) do
-      local test = copy(base)
-      test[f] = v
-      local ok, err = pcall(models.define, test)
-      if not ok and (err:find("^model%." .. f .. ": expected") or err:find("unknown field")) then
-        error(format("sweep.vary.%s[%d]: %s", f, i, (err:gsub("^model[%.%w_]*: ", ""))), 0)
-      end
+      models.check_field(base.family, f, v, format("sweep.vary.%s[%d]", f, i))
     end
     fields[#fields + 1] = f
   end
@@ -154,6 +155,10 @@ function M.sweep(o)
   -- Factorization for one device: groups of ops by dependency set, each with
   -- per-combination sums of time and FLOPs. Returns nil if not applicable.
   local function factorize(spec)
+    -- a list longer than a group may hold: row by row, without looking at its values
+    for _, f in ipairs(fields) do
+      if #vary[f] > M.FACTORIZE_MAX then return nil end
+    end
     local base_ops = fam.ops(base, ew)
     local deps = {}
     for i = 1, #base_ops do deps[i] = {} end
@@ -184,6 +189,13 @@ function M.sweep(o)
       end
       local g = by_key[k].ops
       g[#g + 1] = i
+    end
+    -- a group's combinations are priced up front: past M.FACTORIZE_MAX of them the grid is
+    -- priced row by row instead, lazily (the first row of any grid at once, constant memory)
+    for _, g in ipairs(groups) do
+      local n = 1.0
+      for _, fi in ipairs(g.fields) do n = n * size[fi] end
+      if n > M.FACTORIZE_MAX then return nil end
     end
     -- per group: strides over its own fields, and the sums for every combination
     local ctx = price.context(spec, wl.dtype, eng, "sweep.workload")
