@@ -47,6 +47,27 @@ function M.define(p, engine_help)
 end
 
 --- Run `tilewave plot` with parsed `args`; returns the exit status.
+-- Every row of a --measured CSV: m, n, k positive integers and tflops or time_s a positive
+-- number (a negative, missing or malformed figure is refused, naming the row and column).
+local function validate_measured(rows, path)
+  if #rows == 0 then error(format("plot.measured: %s: expected rows after the header, got none", path), 0) end
+  for i, r in ipairs(rows) do
+    local where = format("plot.measured: %s: row %d", path, i + 1) -- line i + 1, after the header
+    for _, k in ipairs { "m", "n", "k" } do
+      local v = tonumber(r[k])
+      if not v or v < 1 or v % 1 ~= 0 or v > 2 ^ 31 then
+        error(format("%s: %s: expected a positive integer, got %s", where, k, r[k] and ("'" .. r[k] .. "'") or "nothing"), 0)
+      end
+    end
+    local field = r.tflops ~= nil and r.tflops ~= "" and "tflops" or "time_s"
+    local v = tonumber(r[field])
+    if not v or not (v > 0 and v < math.huge) then
+      error(format("%s: %s: expected a positive number, got %s", where, field,
+        r[field] and ("'" .. r[field] .. "'") or "nothing (a short row?)"), 0)
+    end
+  end
+end
+
 function M.run(args, out)
   local figures, plot, csv = require "tilewave.explore.figures", require "tilewave.report.plot", require "tilewave.util.csv"
   local chart
@@ -58,6 +79,7 @@ function M.run(args, out)
       local err
       rows, err = csv.read(args.measured)
       if not rows then error(format("plot.measured: cannot read %s (%s)", args.measured, tostring(err)), 0) end
+      validate_measured(rows, args.measured)
     end
     chart = figures.gemm(args.sweep, { hw = args.hw, dtype = args.dtype, measured = rows })
   elseif args.chart == "sweep" then

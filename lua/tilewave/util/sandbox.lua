@@ -189,6 +189,53 @@ function M.load(path)
   return data
 end
 
+-- The environment of a spec file: Lua's pure functions and libraries (string with bounded
+-- pattern functions), `require` of "tilewave" only (without its core, whose memory_limit
+-- would lift the cap), no io, os.execute, debug, coroutine or load (a coroutine would run
+-- outside the count hook, debug could remove it).
+local function spec_env()
+  local tw = require "tilewave"
+  local tw_view = setmetatable({}, { __index = function(_, k) if k ~= "core" then return tw[k] end end })
+  local env = {
+    assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs, pcall = pcall, select = select,
+    tonumber = tonumber, tostring = tostring, type = type, rawequal = rawequal, rawget = rawget, rawlen = rawlen,
+    rawset = rawset, setmetatable = setmetatable, getmetatable = getmetatable, xpcall = xpcall, print = print,
+    math = math, table = table, utf8 = utf8, string = M.string,
+    os = { time = os.time, clock = os.clock, date = os.date, getenv = os.getenv },
+    _VERSION = _VERSION,
+  }
+  env.require = function(name)
+    if name == "tilewave" then return tw_view end
+    error(format("require: a spec file may require \"tilewave\" only, got '%s'", tostring(name)), 2)
+  end
+  for k, v in pairs(M.units) do env[k] = v end
+  env._G = env
+  return env
+end
+
+-- Refuse tables with metatables in what a spec file returns (a __index or __pairs would run
+-- its code later, outside the budget); walks at most 10^5 values.
+local function plain(t, path)
+  local seen, stack, n = {}, { t }, 0
+  while #stack > 0 do
+    local x = table.remove(stack)
+    if not seen[x] then
+      seen[x] = true
+      if getmetatable(x) ~= nil then
+        error(format("%s: expected plain tables (no metatables) in what the file returns", path), 0)
+      end
+      local k, v = next(x)
+      while k ~= nil do
+        n = n + 1
+        if n > 100000 then return end
+        if type(v) == "table" then stack[#stack + 1] = v end
+        if type(k) == "table" then stack[#stack + 1] = k end
+        k, v = next(x, k)
+      end
+    end
+  end
+end
+
 --- Load the spec file at `path` (a Lua program: `require "tilewave"` works, `string` has
 -- bounded pattern functions) under the spec budget; its returned table, with every function
 -- in it (a sweep's `where`) wrapped to run under the same budget per call.
@@ -197,12 +244,12 @@ end
 function M.load_spec(path)
   local okf, ferr = M.check_file(path)
   if not okf then error(ferr, 0) end
-  local env = setmetatable({ string = M.string }, { __index = _G })
-  local chunk, err = loadfile(path, "t", env)
+  local chunk, err = loadfile(path, "t", spec_env())
   if not chunk then error(err, 0) end
   local ok, data = run_limited(spec_budget(), chunk)
   if not ok then error(at(path, data), 0) end
   if type(data) ~= "table" then error(format("%s: expected the file to return a table, got %s", path, type(data)), 0) end
+  plain(data, path)
   return M.guard_functions(data, path)
 end
 
