@@ -129,12 +129,30 @@ run = function(argv)
     return 0
   end
   local p = cli_parser.parser()
+  -- -h / --help: the help of the command named (or tilewave's) through the checked stdout
+  -- (argparse's own action would print unchecked and exit)
+  for _, a in ipairs(argv) do
+    if a == "-h" or a == "--help" then
+      local topic
+      for _, b in ipairs(argv) do
+        for _, c in ipairs(p._commands) do
+          if c._name == b then topic = b break end
+        end
+        if topic then break end
+      end
+      return M.help(p, topic)
+    end
+  end
   local ok, args = p:pparse(mark(argv))
   if not ok then
     stderr:write(format("tilewave: %s (try 'tilewave --help')\n", unmark(args)))
     return M.EXIT_USAGE
   end
   unmark(args)
+  if args.version then
+    stderr:write("tilewave: --version takes no command or option (tilewave --version) (try 'tilewave --help')\n")
+    return M.EXIT_USAGE
+  end
   if args.command == "help" then return M.help(p, args.topic) end
   local okr, status = pcall(commands[args.command], args)
   if not okr then

@@ -35,6 +35,7 @@ local function fit_run(args, out)
   local literal, hw = require "tilewave.util.literal", require "tilewave.data.hw"
   local table_text = require("tilewave.report.format").table
   if not args.base or not args.out then error("calibrate: fit mode needs both --base HW and --out FILE.lua", 0) end
+  require("tilewave.util.output").check_target(args.out, "calibrate.out") -- before minutes of fitting
   if #args.dir ~= 1 then
     error(format("calibrate: fit mode: expected one measurement folder, got %d", #args.dir), 0)
   end

@@ -255,6 +255,7 @@ function M.from_hf_config(path)
   if not text then return nil, rerr end
   local ok, j = pcall(cjson.decode, text)
   if not ok or type(j) ~= "table" then return nil, format("%s: not a JSON object (%s)", path, tostring(j)) end
+  if j[1] ~= nil then return nil, format("%s: not a JSON object (an array)", path) end
   local family, kind
   local known = {}
   for name, fam in pairs(M.families) do
@@ -273,7 +274,7 @@ function M.from_hf_config(path)
   -- rope_scaling (Hugging Face transformers' RoPE scaling) an object with a positive factor
   local rs = j.rope_scaling
   if rs ~= nil and rs ~= cjson.null then
-    if type(rs) ~= "table" then
+    if type(rs) ~= "table" or rs[1] ~= nil then
       error(format("%s: rope_scaling: expected an object (e.g. {\"type\": \"linear\", \"factor\": 2.0}), got %s",
         path, check.describe(rs)), 0)
     end

@@ -1,0 +1,409 @@
+-- The hostile-input catalogue of issue 32, by class. Each case: { class, name, cmd (the
+-- tilewave arguments, shell words), files = { name = text } (written to the case's scratch
+-- directory first), setup (a shell command run there first), stdout (a path stdout goes to),
+-- and the expected outcome: err = "text" or { "text", ... } (exit 1 or 2, or `code`, one line
+-- naming the field) or ok = "text" (exit 0, stdout containing it); after(dir, read) checks the
+-- files left behind. tests/hostile/run.lua runs them.
+local M = {}
+
+local format = string.format
+
+local function json(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local parts = {}
+  for _, k in ipairs(keys) do
+    local v = t[k]
+    local s
+    if type(v) == "string" and v:sub(1, 4) == "raw:" then s = v:sub(5) -- raw JSON
+    elseif type(v) == "string" then s = format("%q", v)
+    elseif math.type(v) == "integer" then s = format("%d", v)
+    elseif type(v) == "number" then s = format("%.17g", v)
+    else s = tostring(v) end
+    parts[#parts + 1] = format("%q: %s", k, s)
+  end
+  return "{" .. table.concat(parts, ", ") .. "}"
+end
+
+local LLAMA = { model_type = "llama", hidden_size = 4096, num_attention_heads = 32, num_key_value_heads = 8,
+                num_hidden_layers = 32, intermediate_size = 14336, vocab_size = 128256,
+                max_position_embeddings = 8192 }
+local function llama(changes)
+  local t = {}
+  for k, v in pairs(LLAMA) do t[k] = v end
+  for k, v in pairs(changes) do
+    if v == "raw:null" then t[k] = nil else t[k] = v end
+  end
+  return json(t)
+end
+
+function M.cases(repo)
+  local shared = repo .. "/../shared"
+  local cases = {}
+  local function add(class, name, case)
+    case.class, case.name = class, name
+    cases[#cases + 1] = case
+  end
+
+  ---------------------------------------------------------------------------------------------
+  -- budget: user files that would hang or exhaust memory, in every kind of user file
+  local payloads = {
+    { "endless loop", "while true do end return {}", "budget of" },
+    { "self-referencing growth", "local t = {} while true do t[#t + 1] = t end return t", "budget" },
+    { "string.rep of 8 GiB", 'return { x = ("x"):rep(2^33) }', "64 MiB" },
+    { "rep of rep", 'return { x = ("x"):rep(2^20):rep(2^20) }', "MiB" },
+    { "doubling concatenation", 'local s = "x" for i = 1, 40 do s = s .. s end return {}', "memory budget" },
+    { "backtracking pattern", 'local s = ("a"):rep(3000) return { x = s:find(".-.-.-.-.-.-c") }', "quantifiers" },
+    { "pattern over a long subject", 'local s = ("a"):rep(100000) return { x = s:match("a*b") }', "subject of 100000" },
+    { "gsub over a long subject", 'local s = ("ab"):rep(50000) return { x = s:gsub("a", "b") }', "subject of" },
+    { "deep recursion", "local function f(n) return f(n + 1) + 1 end return { x = f(1) }", "" },
+    { "table of 10^9 slots", "local t = {} for i = 1, 1e9 do t[i] = i end return t", "budget" },
+    { "string.format width", 'return { x = ("%099d"):format(1):rep(2^28) }', "MiB" },
+    { "a long string key loop", 'local t = {} for i = 1, 1e8 do t["k" .. i] = i end return t', "budget" },
+  }
+  local kinds = {
+    { "hw", "hw x.lua" },
+    { "cluster", "train pythia-70m --cluster x.lua --global-batch 8" },
+    { "sweep spec", "sweep x.lua" },
+    { "check file", "check x.lua" },
+    { "plot sweep spec", "plot sweep x.lua --x hidden_size --out o.svg" },
+  }
+  for _, k in ipairs(kinds) do
+    for _, p in ipairs(payloads) do
+      add("budget", format("%s: %s", k[1], p[1]), { files = { ["x.lua"] = p[2] }, cmd = k[2], err = { "x.lua", p[3] },
+        stdout_ok = true })
+    end
+  end
+  -- calibration bounds files are data files too
+  for _, p in ipairs(payloads) do
+    add("budget", "bounds file: " .. p[1], { files = { ["x.lua"] = p[2] },
+      cmd = "calibrate " .. shared .. "/reference/calibration/h100 --bounds x.lua", err = { "x.lua", p[3] },
+      stdout_ok = true })
+  end
+  -- spec files cannot reach what would lift their budgets or touch the system
+  for _, p in ipairs {
+    { "coroutine outside the hook", "local co = coroutine.wrap(function() while true do end end) co() return {}", "coroutine" },
+    { "debug.sethook off", "debug.sethook() while true do end", "debug" },
+    { "metatable __index loop", "return setmetatable({}, { __index = function() while true do end end })", "plain tables" },
+    { "nested metatable", "return { base = 'pythia-70m', vary = setmetatable({}, { __pairs = function() while true do end end }) }", "plain tables" },
+    { "os.execute", "os.execute('touch pwned') return {}", "execute" },
+    { "io.open", "local f = io.open('/etc/passwd') return {}", "io" },
+    { "require of os", "local os2 = require 'os' return {}", "require" },
+    { "core.memory_limit", "require('tilewave').core.memory_limit(nil) return {}", "core" },
+    { "load", "load('while true do end')() return {}", "load" },
+    { "where that loops", "return { base = 'pythia-70m', vary = { hidden_size = { 512 } }, where = function() while true do end end }", "budget" },
+    { "where that grows", "return { base = 'pythia-70m', vary = { hidden_size = { 512 } }, where = function() local t = {} while true do t[#t + 1] = ('x'):rep(1e6) end end }", "budget" },
+  } do
+    add("budget", "sweep spec: " .. p[1], { files = { ["x.lua"] = p[2] }, cmd = "sweep x.lua", err = { "x.lua", p[3] },
+      stdout_ok = true, after = function(dir) return io.open(dir .. "/pwned") == nil, "a file was created" end })
+  end
+
+  ---------------------------------------------------------------------------------------------
+  -- special: paths that are not regular files, or are too large, read before anything runs
+  -- every special file under a name each command reads as a path (./x.lua, x.json)
+  local specials = {
+    { "/dev/zero", "zero", "char device" },
+    { "/dev/urandom", "urandom", "char device" },
+    { "/dev/null", "null", "char device" },
+    { "a directory", "dir", "directory" },
+    { "a FIFO", "fifo", "named pipe" },
+    { "a missing file", "missing", "cannot read" },
+    { "a symlink to a symlink to /dev/zero", "zz", "char device" },
+    { "a 20 MiB file", "big", "above the 16 MiB" },
+  }
+  local setup = "for e in lua json csv; do ln -s /dev/zero zero.$e && ln -s /dev/urandom urandom.$e && "
+    .. "ln -s /dev/null null.$e && mkdir dir.$e && mkfifo fifo.$e && ln -s zero.$e zz.$e && truncate -s 20M big.$e; done"
+  for _, s in ipairs(specials) do
+    for _, k in ipairs {
+      { "hw", "hw %s" }, { "cluster", "train pythia-70m --global-batch 8 --cluster %s" }, { "sweep", "sweep %s" },
+      { "check", "check %s" }, { "config.json", "models %s" },
+      { "measured CSV", "plot gemm --sweep wave --hw h100_sxm5 --measured %s --out o.svg" },
+    } do
+      local ext = k[1] == "config.json" and ".json" or k[1] == "measured CSV" and ".csv" or ".lua"
+      local path = "./" .. s[2] .. ext
+      add("special", format("%s: %s", k[1], s[1]), { cmd = format(k[2], path), setup = setup,
+        err = s[2] == "missing" and "missing" or s[3] })
+    end
+  end
+
+  ---------------------------------------------------------------------------------------------
+  -- config: every config.json field by type and range, naming the file and field
+  local fields = { "hidden_size", "num_attention_heads", "num_key_value_heads", "num_hidden_layers",
+                   "intermediate_size", "vocab_size", "max_position_embeddings", "head_dim" }
+  local values = {
+    { "zero", 0, "expected positive integer" },
+    { "negative", -1, "expected positive integer" },
+    { "fraction", 1.5, "expected positive integer" },
+    { "a string of digits", "4096", "expected positive integer" },
+    { "a hexadecimal string", "0x1000", "expected positive integer" },
+    { "true", "raw:true", "expected positive integer" },
+    { "an array", "raw:[4096]", "expected positive integer" },
+    { "an object", 'raw:{"v": 1}', "expected positive integer" },
+    { "2^62", "raw:4611686018427387904", "expected at most 16777216" },
+    { "1e308", "raw:1e308", "expected at most 16777216" },
+  }
+  for _, f in ipairs(fields) do
+    for _, v in ipairs(values) do
+      add("config", format("%s %s", f, v[1]), { files = { ["config.json"] = llama { [f] = v[2] } },
+        cmd = "models config.json", err = { "config.json: " .. f, v[3] } })
+    end
+  end
+  for _, c in ipairs {
+    { "rope_scaling a string", { rope_scaling = "linear" }, "rope_scaling: expected an object" },
+    { "rope_scaling factor negative", { rope_scaling = 'raw:{"type": "linear", "factor": -2}' }, "rope_scaling.factor" },
+    { "rope_scaling factor zero", { rope_scaling = 'raw:{"type": "linear", "factor": 0}' }, "rope_scaling.factor" },
+    { "rope_scaling factor a string", { rope_scaling = 'raw:{"type": "linear", "factor": "2"}' }, "rope_scaling.factor" },
+    { "rope_scaling an array", { rope_scaling = "raw:[1, 2]" }, "rope_scaling: expected an object" },
+    { "no model_type", { model_type = "raw:null" }, "model_type" },
+    { "an unknown model_type", { model_type = "gpt5" }, "model_type" },
+    { "heads not dividing hidden", { num_attention_heads = 31 }, "num_attention_heads" },
+    { "kv heads not dividing heads", { num_key_value_heads = 5 }, "num_key_value_heads" },
+    { "kv heads above heads", { num_key_value_heads = 64 }, "num_key_value_heads" },
+    { "head_dim far wider than hidden", { head_dim = 16777216 }, "head_dim" },
+    { "2^53 parameters", { hidden_size = 8388608, num_hidden_layers = 16777216, num_attention_heads = 64,
+                            num_key_value_heads = 8 }, "2^53 parameters" },
+    { "a missing hidden_size", { hidden_size = "raw:null" }, "hidden_size" },
+    { "tie_word_embeddings a number", { tie_word_embeddings = 1 }, "tie_word_embeddings" },
+    { "rope_theta negative", { rope_theta = -1 }, "rope_theta" },
+  } do
+    add("config", c[1], { files = { ["config.json"] = llama(c[2]) }, cmd = "models config.json", err = c[3] })
+  end
+  add("config", "not JSON", { files = { ["config.json"] = "{ model_type: llama" }, cmd = "models config.json",
+    err = "not a JSON object" })
+  add("config", "a JSON array", { files = { ["config.json"] = "[1, 2, 3]" }, cmd = "models config.json",
+    err = "not a JSON object" })
+  add("config", "nested 10^5 deep", { files = { ["config.json"] = ("["):rep(100000) .. ("]"):rep(100000) },
+    cmd = "models config.json", err = "not a JSON object" })
+  add("config", "an empty file", { files = { ["config.json"] = "" }, cmd = "models config.json", err = "not a JSON object" })
+  add("config", "NUL bytes", { files = { ["config.json"] = "{\0\0}" }, cmd = "models config.json", err = "not a JSON object" })
+  add("config", "MLA kv_lora_rank above hidden", {
+    files = { ["config.json"] = json { model_type = "deepseek_v3", hidden_size = 1024, num_attention_heads = 8,
+      num_key_value_heads = 8, num_hidden_layers = 4, intermediate_size = 2048, vocab_size = 1000,
+      n_shared_experts = 1, first_k_dense_replace = 1, n_routed_experts = 8, num_experts_per_tok = 2, moe_intermediate_size = 256, kv_lora_rank = 1048576,
+      q_lora_rank = 512, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64 } },
+    cmd = "models config.json", err = { "config.json: kv_lora_rank", "at most" } })
+  add("config", "a valid config (control)", { files = { ["config.json"] = llama {} }, cmd = "models config.json",
+    ok = "8,030,261,248" })
+  add("config", "a model folder's config decoded (control)", { files = { ["config.json"] = llama {} },
+    cmd = "decode config.json --context 512", ok = "TPOT" })
+
+  ---------------------------------------------------------------------------------------------
+  -- wrap: numbers at and past every bound, on every command's numeric options
+  local numeric = {
+    { "report --models pythia-70m --b %s", "report.b" },
+    { "report --models pythia-70m --s %s", "report.s" },
+    { "report --models pythia-70m --t %s", "report.t" },
+    { "decode pythia-70m --context %s", "decode.context" },
+    { "decode pythia-70m --context 64 --batch %s", "decode.batch" },
+    { "decode pythia-70m --context 64 --t %s", "decode.t" },
+    { "decode pythia-70m --context 64 --weight-dtype int4 --group %s", "decode.group" },
+    { "train pythia-70m --global-batch 8 --nodes %s", "training.nodes" },
+    { "train pythia-70m --global-batch %s", "training.global_batch" },
+    { "train pythia-70m --global-batch 8 --s %s", "training.s" },
+    { "gemm %s 64 64", "gemm.m" },
+    { "gemm 64 %s 64", "gemm.n" },
+    { "gemm 64 64 %s", "gemm.k" },
+    { "gemm 64 64 64 --batch %s", "gemm.batch" },
+    { "roofline --flops %s --bytes 1e9", "roofline.flops" },
+    { "roofline --flops 1e12 --bytes %s", "roofline.bytes" },
+  }
+  local bad = {
+    { "zero", "0" }, { "minus one", "-1" }, { "a fraction", "1.5" }, { "NaN", "nan" }, { "infinity", "inf" },
+    { "2^63-1", "9223372036854775807" }, { "1e308", "1e308" }, { "hexadecimal", "0x10" }, { "empty", "''" },
+    { "text", "many" },
+  }
+  for _, o in ipairs(numeric) do
+    for _, b in ipairs(bad) do
+      -- valid numbers spelled otherwise (0x10; a roofline's 1.5 FLOP or 1e308 bytes) are not bad
+      local number_option = o[2]:find("roofline") ~= nil
+      local valid = b[2] == "0x10" or number_option and (b[2] == "1.5" or b[2] == "1e308" or b[2] == "9223372036854775807")
+      if not valid then
+        -- the message names the option: its last component (".b" in report.b and report.b*s)
+        local last = o[2]:match("[^.]+$")
+        add("wrap", format("%s %s", o[2], b[1]), { cmd = format(o[1], b[2]), err = {}, err_any = { "." .. last, "*" .. last } })
+      end
+    end
+  end
+  for _, c in ipairs {
+    { "shard index past 2^31", "sweep s.lua --shard 1/9223372036854775807", "sweep.shard.n" },
+    { "shard negative", "sweep s.lua --shard -1/2", "sweep.shard" },
+    { "shard equal", "sweep s.lua --shard 2/2", "sweep.shard" },
+    { "shard text", "sweep s.lua --shard a/b", "sweep.shard" },
+    { "shard 0/0", "sweep s.lua --shard 0/0", "sweep.shard" },
+  } do
+    add("wrap", c[1], { files = { ["s.lua"] = "return { base = 'pythia-70m', vary = { hidden_size = { 512, 1024 } } }" },
+      cmd = c[2], err = c[3] })
+  end
+  add("wrap", "a grid of 2^60 rows", { files = { ["s.lua"] = [[
+local l = {} for i = 1, 1024 do l[i] = 64 * i end
+return { base = 'pythia-70m', vary = { hidden_size = l, intermediate_size = l, vocab_size = l, num_hidden_layers = l,
+  max_position_embeddings = l, head_dim = l } }]] }, cmd = "sweep s.lua", err = "2^53" })
+  add("wrap", "b*s past 2^31", { cmd = "report --models pythia-70m --b 65536 --s 65536 --allow-long-context",
+    err = "b*s" })
+  add("wrap", "global_batch*s past 2^53", { cmd = "train pythia-70m --global-batch 4294967296 --s 4194304",
+    err = "training" })
+  add("wrap", "gemm m*n past 2^53", { cmd = "gemm 2147483647 2147483647 64", err = "m*n" })
+  add("wrap", "decode batch 2^40", { cmd = "decode llama-2-7b --context 8 --batch 1099511627776", err = "decode" })
+  add("wrap", "parameters of a huge config", { files = { ["config.json"] = llama { hidden_size = 16777216,
+    num_attention_heads = 16384, num_key_value_heads = 16384, num_hidden_layers = 16777216, intermediate_size = 16777216 } },
+    cmd = "models config.json", err = "2^53 parameters" })
+  add("wrap", "active never above total (control)", { cmd = "models", ok = "mixtral-8x7b" })
+
+  ---------------------------------------------------------------------------------------------
+  -- write: outputs that must never lose data or report a false success
+  local writers = {
+    { "report", "report --models pythia-70m --s 512 --out %s", "report.out" },
+    { "report csv", "report --models pythia-70m --s 512 --format csv --out %s", "report.out" },
+    { "sweep", "sweep s.lua --out %s", "sweep.out" },
+    { "check junit", "check c.lua --junit %s", "check.junit" },
+    { "plot", "plot roofline --hw h100_sxm5 --models pythia-70m --out %s", "plot.out" },
+  }
+  local targets = {
+    { "/dev/full", "/dev/full", "char device" },
+    { "/proc/version", "/proc/version", "system file" },
+    { "a directory", "adir", "directory" },
+    { "a missing directory", "nodir/x.out", "does not exist" },
+  }
+  local files = { ["s.lua"] = "return { base = 'pythia-70m', vary = { hidden_size = { 512, 1024 } } }",
+                  ["c.lua"] = "return { name = 'c', models = { 'pythia-70m' }, hw = 'h100_sxm5', workload = { b = 1, s = 128 } }" }
+  for _, w in ipairs(writers) do
+    for _, t in ipairs(targets) do
+      add("write", format("%s to %s", w[1], t[1]), { files = files, setup = "mkdir -p adir", cmd = format(w[2], t[2]),
+        err = { w[3], t[3] }, stdout_ok = true })
+    end
+    -- a failing run keeps the user's existing file
+    add("write", w[1] .. ": a failure keeps the existing file", { files = { ["keep.out"] = "precious\n",
+      ["s.lua"] = "return { base = 'pythia-70m', vary = { hidden_size = { 512, 1024 } }, where = function() error('boom') end }",
+      ["c.lua"] = files["c.lua"] },
+      cmd = format(w[2]:gsub("pythia%-70m", "nosuchmodel"):gsub("c%.lua", "nosuch.lua"), "keep.out"),
+      err = "", stdout_ok = true,
+      after = function(dir, read) return read(dir .. "/keep.out") == "precious\n", "the existing file changed" end })
+    add("write", w[1] .. ": writes through a temporary (control)", { files = files, cmd = format(w[2], "new.out"),
+      after = function(dir, read)
+        local ok = read(dir .. "/new.out") ~= ""
+        local p = io.popen("ls " .. dir)
+        local names = p:read("a")
+        p:close()
+        return ok and not names:find("%.tmp%-"), "no output, or a temporary left behind"
+      end, ok = "" })
+  end
+  for _, c in ipairs {
+    { "gemm", "gemm 64 64 64" }, { "hw", "hw" }, { "hw one", "hw h100_sxm5" }, { "models", "models" },
+    { "decode", "decode pythia-70m --context 64" }, { "train", "train pythia-70m --global-batch 8" },
+    { "report", "report --models pythia-70m --s 512" }, { "sweep", "sweep s.lua" }, { "check", "check c.lua" },
+    { "roofline", "roofline --flops 1e12 --bytes 1e9" }, { "version", "--version" }, { "help", "--help" },
+    { "help gemm", "help gemm" }, { "train search", "train pythia-70m --global-batch 8 --search" },
+  } do
+    add("write", c[1] .. " to a full stdout", { files = files, cmd = c[2], stdout = "/dev/full",
+      err = "cannot write to stdout: No space left on device" })
+  end
+  add("write", "update-baseline onto /dev/full", { files = { ["c.lua"] = "return { name = 'c', models = { 'pythia-70m' }, hw = 'h100_sxm5', workload = { b = 1, s = 128 }, expect = { baseline = '/dev/full' } }" },
+    cmd = "check --update-baseline c.lua", err = "char device" })
+  add("write", "calibrate --out /dev/full", { cmd = "calibrate " .. shared .. "/reference/calibration/h100 --base h100_sxm5 --rounds 1 --out /dev/full",
+    err = { "calibrate.out", "char device" }, stdout_ok = true })
+
+  ---------------------------------------------------------------------------------------------
+  -- accepted: inputs that used to pass silently and now fail, naming what is wrong
+  add("accepted", "--version after an unknown option", { cmd = "gemm 64 64 64 --bogus --version", err = "--bogus", code = 2 })
+  add("accepted", "--version inside a command", { cmd = "gemm 64 64 64 --version", err = "--version", code = 2 })
+  add("accepted", "measured CSV with a negative rate", { files = { ["m.csv"] = "m,n,k,tflops\n2304,1600,4096,100\n2304,1700,4096,-5\n" },
+    cmd = "plot gemm --sweep wave --hw h100_sxm5 --measured m.csv --out o.svg", err = { "row 3", "tflops" } })
+  add("accepted", "measured CSV with a short row", { files = { ["m.csv"] = "m,n,k,tflops\n2304,1600\n" },
+    cmd = "plot gemm --sweep wave --hw h100_sxm5 --measured m.csv --out o.svg", err = { "row 2", "k" } })
+  add("accepted", "measured CSV with text", { files = { ["m.csv"] = "m,n,k,tflops\nx,1600,4096,100\n" },
+    cmd = "plot gemm --sweep wave --hw h100_sxm5 --measured m.csv --out o.svg", err = { "row 2", "m" } })
+  add("accepted", "measured CSV with no rows", { files = { ["m.csv"] = "m,n,k,tflops\n" },
+    cmd = "plot gemm --sweep wave --hw h100_sxm5 --measured m.csv --out o.svg", err = "no" })
+  add("accepted", "measured CSV with a zero time", { files = { ["m.csv"] = "m,n,k,time_s\n2304,1600,4096,0\n" },
+    cmd = "plot gemm --sweep wave --hw h100_sxm5 --measured m.csv --out o.svg", err = { "row 2", "time_s" } })
+  for _, w in ipairs { { "batch", "workload.batch" }, { "seq", "workload.seq" }, { "seq_len", "workload.seq_len" },
+                       { "bs", "workload.bs" }, { "S", "workload.S" } } do
+    add("accepted", "check workload key " .. w[1], { files = { ["c.lua"] = format(
+      "return { name = 'c', models = { 'pythia-70m' }, hw = 'h100_sxm5', workload = { %s = 4 } }", w[1]) },
+      cmd = "check c.lua", err = w[2] })
+  end
+  add("accepted", "check with an empty sweep", { files = { ["c.lua"] = "return { name = 'c', hw = 'h100_sxm5', sweep = { base = 'pythia-70m', vary = { hidden_size = { 512 } }, where = function() return false end } }" },
+    cmd = "check c.lua", err = "no (model, hw) pair" })
+  add("accepted", "check sweep key typo", { files = { ["c.lua"] = "return { name = 'c', hw = 'h100_sxm5', sweep = { base = 'pythia-70m', vari = {} } }" },
+    cmd = "check c.lua", err = { "sweep.vari", "did you mean 'vary'" } })
+  add("accepted", "check expect typo", { files = { ["c.lua"] = "return { name = 'c', models = { 'pythia-70m' }, expect = { mfu_min = 0.1 } }" },
+    cmd = "check c.lua", err = "expect.mfu_min" })
+  add("accepted", "sweep spec key typo", { files = { ["s.lua"] = "return { base = 'pythia-70m', varry = { hidden_size = { 512 } } }" },
+    cmd = "sweep s.lua", err = { "varry", "did you mean 'vary'" } })
+  add("accepted", "sweep workload typo", { files = { ["s.lua"] = "return { base = 'pythia-70m', vary = { hidden_size = { 512 } }, workload = { seq = 128 } }" },
+    cmd = "sweep s.lua", err = "seq" })
+  add("accepted", "hw file field typo", { files = { ["x.lua"] = "return { name = 'x', vendor = 'nvidia', arch = 'hopper', mem_bandwith = 1 }" },
+    cmd = "hw x.lua", err = "mem_bandwith" })
+  add("accepted", "cluster file field typo", { files = { ["x.lua"] = "return { name = 'x', gpus_per_nodes = 8 }" },
+    cmd = "train pythia-70m --global-batch 8 --cluster x.lua", err = "gpus_per_nodes" })
+  add("accepted", "selective recomputation with flash reports a no-op", { cmd = "train pythia-70m --global-batch 8 --checkpointing selective",
+    ok = "no-op" })
+  add("accepted", "max context inside the model", { cmd = "decode llama-3-8b --context 1024", ok = "max context 8192" })
+
+  ---------------------------------------------------------------------------------------------
+  -- message: errors name the user's field, never tilewave's internals
+  add("message", "report --t 0", { cmd = "report --models pythia-70m --t 0", err = "report.t" })
+  add("message", "report --t -1", { cmd = "report --models pythia-70m --t -1", err = "report.t" })
+  add("message", "report --b -1", { cmd = "report --models pythia-70m --b -1", err = "report.b" })
+  add("message", "calibrate --rounds -1 in fit mode", { cmd = "calibrate " .. shared .. "/reference/calibration/h100 --base h100_sxm5 --out x.lua --rounds -1",
+    err = "calibrate.rounds" })
+  add("message", "decode of a step past 2^53", { cmd = "decode llama-2-7b --context 4096 --batch 1099511627776",
+    err = "decode." })
+  add("message", "memory past 2^53", { cmd = "decode llama-2-7b --context 4096 --batch 4503599627370496", err = "decode." })
+  for _, b in ipairs {
+    { "not JSON", "x" }, { "entries a string", '{"entries": "x"}' }, { "entry a string", '{"entries": {"pythia-70m@h100_sxm5": "x"}}' },
+    { "time_s a string", '{"entries": {"pythia-70m@h100_sxm5": {"time_s": "fast"}}}' },
+    { "time_s infinite", '{"entries": {"pythia-70m@h100_sxm5": {"time_s": 1e400}}}' },
+    { "time_s negative", '{"entries": {"pythia-70m@h100_sxm5": {"time_s": -1}}}' },
+    { "hash a number", '{"entries": {"pythia-70m@h100_sxm5": {"definition_hash": 5}}}' },
+    { "version a number", '{"tilewave_version": 5, "entries": {}}' }, { "an array", "[1, 2]" }, { "null", "null" },
+  } do
+    add("message", "baseline " .. b[1], { files = { ["b.json"] = b[2], ["c.lua"] =
+      "return { name = 'c', models = { 'pythia-70m' }, hw = 'h100_sxm5', workload = { b = 1, s = 128 }, expect = { baseline = 'b.json' } }" },
+      cmd = "check c.lua", err = "expect.baseline" })
+  end
+  add("message", "a head_dim absurd for decode", { files = { ["config.json"] = llama { head_dim = 1048576 } },
+    cmd = "decode config.json --context 10", err = "head_dim" })
+  add("message", "a cluster with a zero link", { files = { ["x.lua"] = "return { name = 'x', gpus_per_node = 8, node = 'h100_sxm5', intra = { bw = 0, latency_s = 0 }, inter = { bw = 1e9, latency_s = 0 } }" },
+    cmd = "train pythia-70m --global-batch 8 --cluster x.lua", err = "x.lua" })
+  add("message", "an unknown device", { cmd = "gemm 64 64 64 --hw h100", err = { "hw", "h100" } })
+  add("message", "an unknown model", { cmd = "decode llama-9 --context 64", err = "llama-9" })
+  add("message", "an unknown engine", { cmd = "decode pythia-70m --context 64 --engine vllm", err = "decode.engine" })
+  add("message", "an unknown dtype", { cmd = "gemm 64 64 64 --dtype fp4", err = "dtype" })
+  add("message", "a dtype the device lacks", { cmd = "gemm 64 64 64 --dtype fp8 --hw v100_sxm2", err = "gemm.dtype" })
+  add("message", "an encoder decoded", { cmd = "decode modernbert-base --context 64", err = "encoder" })
+  add("message", "t not dividing heads", { cmd = "decode llama-2-7b --context 64 --t 3", err = "decode.t" })
+  add("message", "ep on a dense model", { cmd = "decode llama-2-7b --context 64 --ep 2", err = "decode.ep" })
+  add("message", "context past the model", { cmd = "decode llama-2-7b --context 8192", err = "max_position_embeddings" })
+  add("message", "int4 group 1", { cmd = "decode llama-2-7b --context 64 --weight-dtype int4 --group 1", err = "decode.group" })
+  add("message", "an unknown command", { cmd = "nosuch", err = "nosuch", code = 2 })
+  add("message", "an unknown option", { cmd = "gemm 64 64 64 --nosuch", err = "--nosuch", code = 2 })
+  add("message", "help of an unknown command", { cmd = "help nosuch", err = "nosuch", code = 2 })
+  add("message", "a missing argument", { cmd = "gemm 64 64", err = "k", code = 2 })
+
+  ---------------------------------------------------------------------------------------------
+  -- options: every API function and spec file refuses unknown keys (through tilewave run)
+  for _, o in ipairs {
+    { "gemm", "tw.gemm { m = 64, n = 64, k = 64, hw = 'h100_sxm5', %s = 1 }" },
+    { "transformer.estimate", "tw.transformer.estimate('pythia-70m', 'h100_sxm5', { s = 128, %s = 1 })" },
+    { "decode", "tw.inference.decode { model = 'pythia-70m', hw = 'h100_sxm5', context = 64, %s = 1 }" },
+    { "memory", "tw.inference.memory { model = 'pythia-70m', hw = 'h100_sxm5', context = 64, %s = 1 }" },
+    { "prefill", "tw.inference.prefill { model = 'pythia-70m', hw = 'h100_sxm5', prompt = 64, %s = 1 }" },
+    { "training", "tw.training.step { model = 'pythia-70m', global_batch = 8, %s = 1 }" },
+    { "training.search", "tw.training.search { model = 'pythia-70m', global_batch = 8, %s = 1 }" },
+    { "training.best", "tw.training.best { model = 'pythia-70m', global_batch = 8, %s = 1 }" },
+    { "rules.check", "tw.rules.check('pythia-70m', { s = 128, %s = 1 }, 'h100_sxm5')" },
+    { "search.nearby", "tw.search.nearby('pythia-70m', 'h100_sxm5', { s = 128, %s = 1 })" },
+    { "sweep", "tw.sweep { base = 'pythia-70m', %s = 1 }" },
+    { "report", "tw.analysis.models { models = { 'pythia-70m' }, %s = 1 }" },
+  } do
+    for _, key in ipairs { "gpus", "seq_len", "batch_size" } do
+      add("options", format("%s %s", o[1], key), { files = { ["x.lua"] = "local tw = require 'tilewave'\n" .. format(o[2], key) },
+        cmd = "run x.lua", err = { o[1] .. ": unknown option '" .. key .. "'" } })
+    end
+  end
+  return cases
+end
+
+return M
