@@ -73,6 +73,8 @@ function M.model(model, opts)
   local c = models.resolve(model, "report.model")
   transformer_ops.check_t(c, w.t or 1, "report.t")
   inference.check_context(c, w.s or 2048, opts.allow_long_context, "report.s")
+  local tokens = ((w.b or 4) + 0.0) * (w.s or 2048)
+  if tokens > 2 ^ 31 - 1 then check.fail("report.b*s", "expected at most 2^31-1 tokens", tokens) end
   local est = transformer.estimate(c, spec, w)
   local gemms = {}
   for _, p in ipairs(est.ops) do
@@ -184,7 +186,6 @@ function M.models(opts)
   o.b = check.positive_int(o.b or 4, "report.b")
   o.s = check.positive_int(o.s or 2048, "report.s")
   o.t = check.positive_int(o.t or 1, "report.t")
-  if (o.b + 0.0) * o.s > 2 ^ 31 - 1 then check.fail("report.b*s", "expected at most 2^31-1 tokens", (o.b + 0.0) * o.s) end
   o.dtype, o.attention = o.dtype or "bf16", o.attention or "standard"
   o.engine = engines.resolve(o.engine, "report.engine").name
   local spec = hw.resolve(o.hw, "report.hw")
