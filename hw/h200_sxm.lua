@@ -77,6 +77,7 @@ return {
       streamk_fixup_s = "fitted by tilewave calibrate to hw/measured/h200_probe_2026-11-22 (NVIDIA H200, measured Sun Nov 22 12:06:52 2026): same GEMM fit as dtype_compute_frac",
       tile_latency_s = "fitted by tilewave calibrate to hw/measured/h200_probe_2026-11-22 (NVIDIA H200, measured Sun Nov 22 12:06:52 2026): same GEMM fit as dtype_compute_frac",
       write_exposed = "fitted by tilewave calibrate to hw/measured/h200_probe_2026-11-22 (NVIDIA H200, measured Sun Nov 22 12:06:52 2026): same GEMM fit as dtype_compute_frac",
+      fp32_tiles = "the SIMT sgemm tiles of hw/arch/hopper.lua (fp32_tiles there, fitted on the first H100's given random half), not refitted",
       misaligned_tiles = "the non-TMA 64x64 (bf16) and 32x32 (fp16) tiles and their eff 0.45 as hw/arch/hopper.lua (fitted on the H100's misalign set), not refitted: on hw/measured/h200_misalign_2026-11-22 misalign bf16 18.4 -> 14.1%, fp16 31.9 -> 15.3% MAPE; held-out random bf16 9.7 -> 9.6%, fp16 10.6 -> 9.4%; layout set (the random shapes in both dtypes and layouts) bf16 9.7%, fp16 12.0 -> 9.9%",
       write_frac = "fitted by tilewave calibrate to hw/measured/h200_probe_2026-11-22 (NVIDIA H200, measured Sun Nov 22 12:06:52 2026): same GEMM fit as dtype_compute_frac",
     },
@@ -104,6 +105,9 @@ return {
       },
       { m = 64, n = 64, eff = 0.45, ctas_per_sm = 2, dtypes = { "bf16" } },
       { m = 32, n = 32, eff = 0.45, ctas_per_sm = 4, dtypes = { "fp16" } },
+      { m = 128, n = 64, eff = 0.90, dtypes = { "fp32" } },
+      { m = 64, n = 128, eff = 0.90, dtypes = { "fp32" } },
+      { m = 64, n = 64, eff = 0.80, ctas_per_sm = 2, dtypes = { "fp32" } },
       {
         eff = 0.92,
         m = 256,

@@ -116,6 +116,18 @@ local GEMM_FIELDS = {
     for k, x in pairs(v) do frac(x, p .. "." .. k) end
   end,
   align_eff = align_classes, align_mem_eff = align_classes,
+  -- per dtype, the alignment factors of a kernel family other than the tensor-core one
+  -- (fp32 without tensor cores runs SIMT kernels with no TMA): { <dtype> = { align_eff =,
+  -- align_mem_eff = } }, each optional, else the architecture's
+  dtype_align = function(v, p)
+    check.table(v, p)
+    fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do
+      check.table(x, p .. "." .. k)
+      fields(x, { align_eff = true, align_mem_eff = true }, p .. "." .. k)
+      for f, c in pairs(x) do align_classes(c, p .. "." .. k .. "." .. f) end
+    end
+  end,
   sources = check.table,
 }
 
@@ -124,7 +136,7 @@ local GEMM_FIELDS = {
 local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stream_k = true, streamk_fixup_s = true,
                    splitk_latency_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, kernel_sm_bytes_per_cycle = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
-                   intervals = true }
+                   intervals = true, dtype_align = true }
 
 local function validate_gemm(g, path, complete)
   check.table(g, path)
@@ -369,6 +381,7 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
       spec.id or spec.name, check.keys(spec.peak_flops)), 0)
   end
   local g = M.gemm_params(spec)
+  local own = g.dtype_align and g.dtype_align[dt] or {}
   return {
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
@@ -378,8 +391,8 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
     max_split_k = g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
-    tiles = core_tiles(g.tiles, dt), align_eff = g.align_eff,
-    align_mem_eff = g.align_mem_eff,
+    tiles = core_tiles(g.tiles, dt), align_eff = own.align_eff or g.align_eff,
+    align_mem_eff = own.align_mem_eff or g.align_mem_eff,
   }, sizes
 end
 
