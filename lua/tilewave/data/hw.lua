@@ -28,7 +28,14 @@ end
 
 --- Directory holding the spec files: `<lua dir>/../../hw` (source tree and
 -- install prefix share this layout). May be reassigned by a script.
-M.dir = this_dir() .. "/../../../hw"
+-- (without `..` segments: a file's path in a message never runs through tilewave's Lua
+-- directory, which tilewave.cli reads as a bug of tilewave's own)
+local function normalize(p)
+  local n
+  repeat p, n = p:gsub("/[^/]+/%.%./", "/", 1) until n == 0
+  return p
+end
+M.dir = normalize(this_dir() .. "/../../../hw")
 
 -- Figures that must carry a source when present.
 local FIGURES = {
