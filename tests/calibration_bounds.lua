@@ -48,4 +48,28 @@ return {
   ["second_machine: layers eager standard|eager"] = 0.060,
   ["second_machine: layers graph flash|eager+graph"] = 0.070,
   ["second_machine: layers eager flash|eager"] = 0.106,
+  -- the given half of the random shapes (../shared/reference/calibration/random_half), each file on its
+  -- own device, per dtype and layout (issue 33: fp32 and tf32 mechanisms)
+  ["random_half h100_first_machine: gemm random bf16 nn|compiled"] = 0.172,
+  ["random_half h100_first_machine: gemm random fp16 nn|compiled"] = 0.168,
+  ["random_half h100_first_machine: gemm random bf16 nt|compiled"] = 0.150,
+  ["random_half h100_first_machine: gemm random tf32 nn|compiled"] = 0.229,
+  ["random_half h100_first_machine: gemm random fp32 nn|compiled"] = 0.191,
+  ["random_half h100_first_machine: gemm random fp8 nt|compiled"] = 0.164,
+  ["random_half h100_first_machine: gemm random int8 nt|compiled"] = 0.341,
+  ["random_half h100_second_machine: gemm random bf16 nn|compiled"] = 0.172,
+  ["random_half h100_second_machine: gemm random fp16 nn|compiled"] = 0.177,
+  ["random_half h100_second_machine: gemm random bf16 nt|compiled"] = 0.148,
+  ["random_half h100_second_machine: gemm random tf32 nn|compiled"] = 0.226,
+  ["random_half h100_second_machine: gemm random fp32 nn|compiled"] = 0.196,
+  ["random_half h100_second_machine: gemm random fp8 nt|compiled"] = 0.164,
+  ["random_half h100_second_machine: gemm random int8 nt|compiled"] = 0.339,
+  ["random_half h200: gemm random bf16 nn|compiled"] = 0.136,
+  ["random_half h200: gemm random fp16 nn|compiled"] = 0.150,
+  ["random_half h200: gemm random bf16 nt|compiled"] = 0.125,
+  ["random_half h200: gemm random tf32 nn|compiled"] = 0.223,
+  ["random_half h200: gemm random fp32 nn|compiled"] = 0.165,
+  ["random_half h200: gemm random fp8 nt|compiled"] = 0.163,
+  ["random_half h200: gemm random int8 nt|compiled"] = 0.348,
+
 }

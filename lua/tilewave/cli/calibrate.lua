@@ -96,6 +96,9 @@ function M.run(args, out)
     local name = d:match("([^/]+)/*$")
     for _, r in ipairs(accuracy.measured(d, args.hw, name)) do rows[#rows + 1] = r end
   end
+  if #args.dir == 0 then -- the given half of the random shapes, each file on its own device
+    for _, r in ipairs(accuracy.random_half(csv.shared_dir() .. "/calibration/random_half")) do rows[#rows + 1] = r end
+  end
   local sums = accuracy.summarize(rows)
   if args.format == "json" then
     out:write(json.encode({ sets = sums, rows = args.rows and rows or nil }), "\n")

@@ -128,6 +128,36 @@ function M.measured(dir, hw_id, prefix, kinds)
   return rows
 end
 
+--- The device of a measured row's `gpu` column (torch.cuda.get_device_name): an id.
+local GPU_SPEC = { ["NVIDIA H100 80GB HBM3"] = "h100_sxm5", ["NVIDIA H200"] = "h200_sxm" }
+
+--- Rows of the random-shape sets of ../shared/reference/calibration/random_half/ (README there:
+-- each *_random.csv one device, gemm.csv's format), by file, dtype and layout, each on the
+-- device its `gpu` column names: `random_half <file>: gemm random <dtype> <layout>`.
+-- Empty when the folder is not there.
+function M.random_half(dir)
+  local rows = {}
+  local lfs = require "lfs"
+  if lfs.attributes(dir, "mode") ~= "directory" then return rows end
+  local files = {}
+  for f in lfs.dir(dir) do if f:match("_random%.csv$") then files[#files + 1] = f end end
+  table.sort(files)
+  for _, f in ipairs(files) do
+    local name = f:gsub("_random%.csv$", "")
+    for _, r in ipairs(csv.read(dir .. "/" .. f) or {}) do
+      local id = GPU_SPEC[r.gpu]
+      if id then
+        local spec = hw.resolve(id, "calibrate.hw")
+        local g = tw_gemm.gemm { m = tonumber(r.m), n = tonumber(r.n), k = tonumber(r.k), batch = tonumber(r.batch),
+                                 dtype = r.dtype, hw = spec }
+        row(rows, format("random_half %s: gemm random %s %s", name, r.dtype, r.layout), "compiled", "gemm", spec,
+            g.time_s, tonumber(r.time_s), format("%sx%sx%s", r.m, r.n, r.k))
+      end
+    end
+  end
+  return rows
+end
+
 --- Rows of the published sets (gemm_calibration.csv, decode_calibration.csv);
 -- rows for devices without a spec are left out.
 function M.published()
