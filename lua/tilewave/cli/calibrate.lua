@@ -98,6 +98,7 @@ function M.run(args, out)
   end
   if #args.dir == 0 then -- the given half of the random shapes, each file on its own device
     for _, r in ipairs(accuracy.random_half(csv.shared_dir() .. "/calibration/random_half")) do rows[#rows + 1] = r end
+    for _, r in ipairs(accuracy.training_layers(csv.shared_dir() .. "/calibration/h200_training")) do rows[#rows + 1] = r end
   end
   local sums = accuracy.summarize(rows)
   if args.format == "json" then

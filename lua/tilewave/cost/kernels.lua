@@ -110,6 +110,67 @@ function M.attention_copies(op, fusion)
   return { 2 * q, 4 * q, 2 * q, 2 * q }, { "transpose", "transpose", "transpose", "transpose" }
 end
 
+-- Backward kernels of a memory-bound op, from the backward formulas autograd runs (PyTorch
+-- derivatives.yaml): DRAM bytes per kernel as multiples of the op's tensor (S = elems x
+-- elem_bytes), and classes. A constant's gradient is not computed (the causal mask), and a
+-- gradient that passes through unchanged costs no kernel.
+--   softmax   softmax_backward_data reads y and dy, writes dx (3 S, the softmax kernel class);
+--             the scale's backward multiplies by the constant (2 S); the mask add passes through
+--   norm      layer norm backward reads x and dy, writes dx (3 S), and reduces x and dy into the
+--             weight and bias gradients (2 S); a fused RMSNorm likewise (the unfused fp32 chain of
+--             eager Llama: the generic rule)
+--   activation  gelu_backward reads x and dy, writes dx (3 S)
+--   glu       dy*up -> d act, silu_backward(d act, gate), dy*act(gate) -> d up, three kernels
+--             of 3 S each over I, and the two halves written into the fused projection's
+--             gradient (2 S)
+--   residual  the add's gradient passes through to both inputs; where two gradients meet they
+--             are summed: one add (3 S)
+--   rotary    the rotation's transpose: as many multiplies, adds and a cat as forward (1x)
+--   others    twice the forward bytes, as before
+local BACKWARD = {
+  softmax = function(op)
+    local S = op.elems * op.elem_bytes
+    return { 3 * S, 2 * S }, { "softmax", "vector" }
+  end,
+  norm = function(op)
+    local S = op.elems * op.elem_bytes
+    return { 3 * S, 2 * S }, { "vector", "vector" }
+  end,
+  activation = function(op)
+    return { 3 * op.elems * op.elem_bytes }, VECTOR
+  end,
+  glu = function(op)
+    local S = op.elems * op.elem_bytes
+    return { 3 * S, 3 * S, 3 * S, 4 * S }, { "strided", "vector", "strided", "vector" }
+  end,
+  residual = function(op)
+    return { 3 * op.elems * op.elem_bytes }, VECTOR
+  end,
+}
+
+--- The backward kernels of memory-bound op `op` under `fusion`: an array of DRAM bytes per
+-- kernel and of their classes (M.elementwise's form). Unfused: the kernels above, or for the
+-- rotary the forward's; fused (one kernel per op): the same bytes in one vectorized kernel;
+-- roles without a formula: the forward's kernels at twice their bytes.
+function M.backward(op, fusion)
+  local f = BACKWARD[op.role]
+  if op.role == "rotary" then return M.elementwise(op, fusion) end
+  -- the unfused fp32 RMSNorm chain: each of its 8 ops has a backward (two for each multiply)
+  -- over fp32 tensors: twice the forward's bytes, as the generic rule
+  if op.role == "norm" and op.norm == "rms" and fusion == "unfused" then f = nil end
+  if f then
+    local list, cls = f(op)
+    if fusion == "unfused" then return list, cls end
+    local total = 0
+    for _, b in ipairs(list) do total = total + b end
+    return { total }, VECTOR
+  end
+  local list, cls = M.elementwise(op, fusion)
+  local out = {}
+  for i, b in ipairs(list) do out[i] = 2 * b end
+  return out, cls
+end
+
 --- Kernels of one op under `fusion` (GEMMs and flash attention: 1).
 function M.count(op, fusion)
   if op.kind == "gemm" or op.kind == "bmm" then return 1 end

@@ -1,6 +1,5 @@
---- tilewave.cost.price: THE pricing layer - the only Lua code that calls the
--- C core's cost functions (gemm, gemm_many, roofline, decode_step, collective,
--- attention_io, memory_fit). Everything that turns ops into time comes here.
+--- tilewave.cost.price: THE pricing layer - the only Lua code that calls the C core's cost
+-- functions (gemm, gemm_many, roofline, decode_step, collective, attention_io, memory_fit).
 --
 -- A pricing context binds a device spec, a dtype and an engine
 -- (tilewave.cost.engines). Every kernel costs its device time (the core's
@@ -13,12 +12,10 @@
 -- kernels, as CUDA events, profilers and graph replays report it; "isolated" is
 -- one synchronized call timed by wall clock (the co-design paper's torch.mm,
 -- T1 of gemm_calibration.csv): the architecture's call_overhead_s instead.
--- Physical limits (tilewave.cost.limits, ceilings in tilewave.data.ceilings): no op is
--- priced faster than its executed FLOP at the best sustained fraction of its dtype's peak
--- for its kernel class, or its DRAM bytes at the best sustained fraction of mem_bw; no
--- collective faster than its bytes over the link; no decode step faster than its bytes over
--- HBM. A context refuses an architecture whose fractions exceed the ceilings, so the GEMM
--- model's times (core.gemm, core.gemm_many) meet the floors by construction.
+-- Physical limits (tilewave.cost.limits, tilewave.data.ceilings): no op faster than its FLOP
+-- and DRAM bytes at the best sustained fractions of its class, no collective faster than its
+-- bytes over the link, no decode step faster than HBM; a context refuses fractions above the
+-- ceilings, so core.gemm and core.gemm_many meet the floors by construction.
 -- Units: s, byte, FLOP, FLOP/s, byte/s.
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
@@ -162,6 +159,9 @@ end
 -- flash_kernel = "fa2" uses attention_frac_fa2 / attention_bwd_frac_fa2 where the architecture has them). Traffic: Q, K, V read and O written once. `mma_x`
 -- scales the MMA work (backward: 2.5, five matmuls against two, Dao 2023
 -- FlashAttention-2 Sec. 3.1) and `exp_x` the exponentials (backward recomputes P: 1).
+-- The MMA runs at the head dimension of the kernel instantiated for it: FlashAttention's kernels
+-- exist for head dims in steps of 32 (Dao-AILab/flash-attention csrc/flash_attn/src,
+-- flash_fwd_hdim32 ... hdim256), so a head dim of 80 runs the 96 kernel (+20% MMA work).
 -- flash_pred's terms: MMA FLOP and their rate, exponentials and their rate
 local function flash_terms(ctx, op, mma_x, exp_x, backward)
   local g, spec = ctx.gemm, ctx.spec
@@ -169,7 +169,7 @@ local function flash_terms(ctx, op, mma_x, exp_x, backward)
   local frac = (fa2 and g.attention_frac_fa2) or g.attention_frac or hw.compute_frac(g, ctx.dtype)
   if backward then frac = (fa2 and g.attention_bwd_frac_fa2) or g.attention_bwd_frac or frac end
   local elems = op.causal_elems or op.elems
-  return mma_x * elems * 4 * op.head_dim, ctx.peak * frac, (exp_x or 1) * elems,
+  return mma_x * elems * 4 * (-(-op.head_dim // 32) * 32), ctx.peak * frac, (exp_x or 1) * elems,
     (spec.peak_flops.fp32 or ctx.peak / 16) / 16
 end
 
@@ -256,7 +256,7 @@ end
 --- A forward pass of ops (tilewave.ops.layers) compiled for the core's one-call pricing
 -- (src/tw_pass.h) under context `ctx`: the same kernels M.op prices, in the same order;
 -- with `backward`, the kernels M.backward prices (a GEMM's two gradient GEMMs, flash
--- attention's backward kernel, memory-bound kernels at twice their bytes), except that a
+-- attention's backward kernel, memory-bound ops' backward kernels, tilewave.cost.kernels.backward), except that a
 -- materialized attention op gets no steps (M.backward prices it: its parts' sum in its order).
 -- Each op carries its floor (tilewave.cost.limits.op), as M.op and M.backward apply it.
 -- @return `{ pass (core userdata), flops (executed FLOP per pass), model_flops (FLOP per pass
@@ -267,7 +267,6 @@ local flat = {}
 
 function M.compile(ctx, ops, backward)
   local n, flops, model_flops, launches, op_kernels = 0, 0, 0, 0, {}
-  local scale = backward and 2 or 1
   for i, op in ipairs(ops) do
     local kind, head, steps, floor = op.kind, n, 0, 0
     flat[n + 1], flat[n + 2] = op.count, op.scope == "layer" and 1 or 0
@@ -298,9 +297,10 @@ function M.compile(ctx, ops, backward)
         steps = 2 + a + b
       end
     else
-      local l, cls = kernels.elementwise(op, ctx.fusion)
+      local l, cls
+      if backward then l, cls = kernels.backward(op, ctx.fusion) else l, cls = kernels.elementwise(op, ctx.fusion) end
       local bytes
-      n, steps, bytes = kernel_steps(ctx, flat, n, l, cls, 1, scale)
+      n, steps, bytes = kernel_steps(ctx, flat, n, l, cls, 1, 1)
       floor = limits.op(ctx, op, bytes, backward)
     end
     flat[head + 3], flat[head + 4] = steps, floor
@@ -322,7 +322,7 @@ end
 
 --- Backward time of one op for training, s: a GEMM/BMM's data gradient
 -- (M x K x N) and weight gradient (K x N x M) through the GEMM model;
--- memory-bound kernels at twice their forward bytes; FlashAttention's backward
+-- memory-bound ops by their backward kernels (tilewave.cost.kernels.backward); FlashAttention's backward
 -- does five matmuls against two forward and recomputes the exponentials (Dao
 -- 2023, FlashAttention-2 Sec. 3.1; see flash_pred); materialized attention as
 -- the backward of its parts.
@@ -337,10 +337,10 @@ function M.backward(ctx, op)
     for _, p in ipairs(op.parts) do t = t + M.backward(ctx, p) end
     return t
   end
-  local list, cls = kernels.elementwise(op, ctx.fusion)
+  local list, cls = kernels.backward(op, ctx.fusion)
   local bytes = 0
-  for _, b in ipairs(list) do bytes = bytes + 2 * b end
-  return max(M.kernels_s(ctx, list, cls, 2), limits.op(ctx, op, bytes, true))
+  for _, b in ipairs(list) do bytes = bytes + b end
+  return max(M.kernels_s(ctx, list, cls), limits.op(ctx, op, bytes, true))
 end
 
 --- Prediction interval of a time (tilewave.cost.interval.of): `{ low, high (s), borrowed }`.

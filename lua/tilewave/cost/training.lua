@@ -8,7 +8,8 @@
 -- tensor-parallel rank), and for the backward pass its two GEMMs - the data
 -- gradient (M x K x N) and the weight gradient (K x N x M) - also through the
 -- GEMM model, so backward is ~2x forward FLOPs with its own tile/wave losses;
--- memory-bound ops at twice their forward bytes backward; recomputation adds
+-- memory-bound ops backward by the kernels autograd runs (tilewave.cost.kernels.backward:
+-- softmax, norms, activations, residuals, rotary each by its formula); recomputation adds
 -- the forward again (full: the layer; selective: the attention core,
 -- Korthikanti et al. 2022 §4). Communication (alpha-beta, src/tilewave.h
 -- tw_collective; a group inside one node uses NVLink, else the network):
@@ -296,5 +297,11 @@ M.MAX_GPUS, M.MAX_GLOBAL_BATCH = tconfig.MAX_GPUS, tconfig.MAX_GLOBAL_BATCH
 M.memory = function(x) return (memory(x)) end
 --- Its total alone, byte (a search's fit test).
 M.memory_total = tmem.total
+
+--- One layer's forward and backward on one GPU, per micro-batch (what a step is built of):
+-- `{ f, b (s, one average layer), sel (selective recompute, s), out_f, out_b (outside the
+-- layers, s), flops, model_flops (per layer) }` for config `c` (validated), spec and workload
+-- `{ b, s, t, dtype, attention, engine (resolved), sp, dropout, ep }`.
+M.layer_costs = function(c, spec, w) return costs(c, spec, w) end
 
 return M

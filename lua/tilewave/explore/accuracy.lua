@@ -158,6 +158,41 @@ function M.random_half(dir)
   return rows
 end
 
+--- The layer of a train_layer.csv id: a preset, or "gpt3-2.7b-a32", GPT-3 2.7B's shape with 32
+-- heads (h 2560, head dim 80) in the README's "Pythia/GPT layers" (LayerNorm, GELU, biases;
+-- taken with GPT's sequential residual and GPT-NeoX's partial rotary, as the harness's layer
+-- applies rotary to every model).
+local function train_layer_model(id)
+  if id == "gpt3-2.7b-a32" then
+    return models.define { family = "gpt_neox", name = id, hidden_size = 2560, num_attention_heads = 32,
+                           num_hidden_layers = 32, intermediate_size = 10240, vocab_size = 50257,
+                           use_parallel_residual = false }
+  end
+  return assert(models.load(id))
+end
+
+--- Rows of ../shared/reference/calibration/h200_training/train_layer.csv (README there: one
+-- layer's forward + backward, eager PyTorch, device time, on an H200): the layer costs of
+-- tilewave.cost.training (eager engine; backward per kernel class, tilewave.cost.kernels),
+-- `h200_training: layer fwd+bwd <attention>` and `... fwd <attention>`. Empty when absent.
+function M.training_layers(dir)
+  local rows = {}
+  local training = require "tilewave.cost.training"
+  local engines = require "tilewave.cost.engines"
+  local eng = engines.resolve("eager", "calibrate.engine")
+  local data = csv.read(dir .. "/train_layer.csv")
+  if not data then return rows end
+  for _, r in ipairs(data) do
+    local spec = hw.resolve(GPU_SPEC[r.gpu] or "h200_sxm", "calibrate.hw")
+    local k = training.layer_costs(train_layer_model(r.id), spec, { b = tonumber(r.b), s = tonumber(r.s), t = 1,
+      dtype = "bf16", attention = r.attention, engine = eng, ep = 1 })
+    local label = format("%s b%s s%s", r.id, r.b, r.s)
+    row(rows, "h200_training: layer fwd+bwd " .. r.attention, "eager", "training", spec, k.f + k.b, tonumber(r.time_s), label)
+    row(rows, "h200_training: layer fwd " .. r.attention, "eager", "forward", spec, k.f, tonumber(r.fwd_s), label)
+  end
+  return rows
+end
+
 --- Rows of the published sets (gemm_calibration.csv, decode_calibration.csv);
 -- rows for devices without a spec are left out.
 function M.published()
