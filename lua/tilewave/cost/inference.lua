@@ -250,6 +250,12 @@ function M.decode(o)
   r.comm_s = comm
   r.tpot_s = r.tpot_s + comm
   r.interval = price.interval(spec, "decode", r.tpot_s)
+  -- a step the host dispatch bounds varies with the host CPU: the engine's host_spread widens it
+  if r.bound == "host" and (eng.host_spread or 0) > 0 then
+    r.interval.low = math.min(r.interval.low, r.tpot_s * (1 - eng.host_spread))
+    r.interval.high = math.max(r.interval.high, r.tpot_s * (1 + eng.host_spread))
+    r.interval.host_spread = eng.host_spread
+  end
   r.tokens_per_s = 1 / r.tpot_s
   r.aggregate_tokens_per_s = batch_all / r.tpot_s
   r.achieved_bw = r.bytes / r.tpot_s

@@ -378,7 +378,7 @@ function M.decode(args, eng, vendor)
   if host > r.tpot_s then
     r.overhead_s = r.overhead_s + host - r.tpot_s
     r.tpot_s = host
-    r.bound = "overhead"
+    r.bound = "host"
   end
   r.host_s = eng.token_host_s or 0
   -- no byte faster than HBM, no FLOP faster than the peak (tilewave.cost.limits)

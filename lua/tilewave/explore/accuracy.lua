@@ -43,8 +43,8 @@ function M.layer_model(id)
   return assert(models.load(id))
 end
 
-local function row(rows, set, engine, class, spec, predicted, measured, label)
-  local iv = price.interval(spec, class, predicted)
+local function row(rows, set, engine, class, spec, predicted, measured, label, iv)
+  iv = iv or price.interval(spec, class, predicted) -- the estimate's own when it has one
   rows[#rows + 1] = { set = set, engine = M.engine_name(engine), class = class, predicted = predicted,
                       measured = measured, low = iv.low, high = iv.high, label = label }
 end
@@ -77,14 +77,15 @@ local function decode_rows(rows, dir, spec)
                                    context = tonumber(r.context), engine = eng,
                                    allow_long_context = true } -- llama-2-7b was measured at 8192 (trained 4096)
       row(rows, "decode " .. r.timing, eng, "decode", spec, d.tpot_s, tonumber(r.step_s),
-          format("%s batch %s context %s", r.id, r.batch, r.context))
+          format("%s batch %s context %s", r.id, r.batch, r.context), d.interval)
     end
   end
   for _, r in ipairs(csv.read(dir .. "/hf_generate.csv") or {}) do
     -- mean context over the timed tokens: prompt + 8 ... prompt + 72
     local d = inference.decode { model = r.id, hw = spec, batch = tonumber(r.batch),
                                  context = tonumber(r.prompt) + 40, engine = "hf" }
-    row(rows, "generate() TPOT", "hf", "decode", spec, d.tpot_s, tonumber(r.tpot_s), format("%s batch %s", r.id, r.batch))
+    row(rows, "generate() TPOT", "hf", "decode", spec, d.tpot_s, tonumber(r.tpot_s), format("%s batch %s", r.id, r.batch),
+        d.interval)
   end
 end
 
