@@ -126,6 +126,13 @@ local GEMM_FIELDS = {
   -- per dtype, the alignment factors of a kernel family other than the tensor-core one
   -- (fp32 without tensor cores runs SIMT kernels with no TMA): { <dtype> = { align_eff =,
   -- align_mem_eff = } }, each optional, else the architecture's
+  -- per dtype, a fixed cost per GEMM kernel beyond the engine's (the kernel family's prologue:
+  -- fp8 scale loads, tf32's conversion of fp32 operands), s
+  dtype_latency_s = function(v, p)
+    check.table(v, p)
+    fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do latency(x, p .. "." .. k) end
+  end,
   dtype_align = function(v, p)
     check.table(v, p)
     fields(v, dtype.sizes, p)
@@ -143,7 +150,7 @@ local GEMM_FIELDS = {
 local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stream_k = true, streamk_fixup_s = true,
                    splitk_latency_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, kernel_sm_bytes_per_cycle = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
-                   intervals = true, dtype_align = true }
+                   intervals = true, dtype_align = true, dtype_latency_s = true }
 
 local function validate_gemm(g, path, complete)
   check.table(g, path)
@@ -393,7 +400,7 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
     write_exposed = g.write_exposed or 0,
-    call_overhead_s = call_overhead_s or g.call_overhead_s,
+    call_overhead_s = (call_overhead_s or g.call_overhead_s) + (g.dtype_latency_s and g.dtype_latency_s[dt] or 0),
     reduce_overhead_s = reduce_overhead_s or 0, splitk_tma_latency_s = g.splitk_latency_s or 0,
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
