@@ -41,12 +41,18 @@ return {
     dtype_latency_s = { tf32 = 1.0 * us, fp8 = 0.5 * us, int8 = 0.6 * us, fp32 = 0.6 * us },
     dtype_align = {
       fp32 = { align_eff = { 1, 1, 1, 1, 1, 1, 1, 1 }, align_mem_eff = { 1, 1, 1, 1, 1, 1, 1, 1 } },
+      -- int8 (torch._int_mm: N and K multiples of 8): 8-byte rows get cuBLASLt's non-TMA IMMA
+      -- kernels (8-byte cp.async), not bf16's 2-byte scalar fallback
+      int8 = { align_eff = { 0.20, 0.20, 0.34, 0.60, 0.81, 0.88, 1, 1 } },
       -- tf32's 4-byte elements: off 16 bytes its loads fall to 4- or 8-byte accesses, 2-4x the
       -- bytes per access of bf16's 2-byte case, so its memory penalty is milder (dtype_align)
       tf32 = { align_eff = { 0.20, 0.20, 0.34, 0.33, 0.81, 0.88, 1, 1 }, align_mem_eff = { 0.356, 0.356, 0.6, 0.6, 1, 1, 1, 1 } },
     },
     dtype_align = {
       fp32 = { align_eff = { 1, 1, 1, 1, 1, 1, 1, 1 }, align_mem_eff = { 1, 1, 1, 1, 1, 1, 1, 1 } },
+      -- int8 (torch._int_mm: N and K multiples of 8): 8-byte rows get cuBLASLt's non-TMA IMMA
+      -- kernels (8-byte cp.async), not bf16's 2-byte scalar fallback
+      int8 = { align_eff = { 0.20, 0.20, 0.34, 0.60, 0.81, 0.88, 1, 1 } },
       -- tf32's 4-byte elements: off 16 bytes its loads fall to 4- or 8-byte accesses, 2-4x the
       -- bytes per access of bf16's 2-byte case, so its memory penalty is milder (dtype_align)
       tf32 = { align_eff = { 0.20, 0.20, 0.34, 0.33, 0.81, 0.88, 1, 1 }, align_mem_eff = { 0.356, 0.356, 0.6, 0.6, 1, 1, 1, 1 } },
@@ -92,6 +98,7 @@ return {
       streamk_fixup_s = "fitted by tilewave calibrate to ../shared/reference/calibration/h100 with stream_k on: 0.78 us (the H200 probe fits 1.3 us, the H100 probe 4.4 us). With it, shared h100 sets: paper bf16 11.9 -> 11.0%, linears 8.4 -> 8.0%, second_machine linears 6.4 -> 5.8%; the H100 probe's held-out random GEMMs 13.1 -> 12.4% bf16, 10.4 -> 10.0% fp16 (with the tma tiles below)",
       dtype_align = "fp32 (allow_tf32 = False) runs on the FP32 pipes: SIMT sgemm kernels, neither tensor-core alignment rules nor TMA, so no alignment class loses throughput (its FMA pipe, not its loads, bounds it) and its loads keep their bandwidth. On the given random half (../shared/reference/calibration/random_half, 85 fp32 rows per machine, mostly off 16-byte alignment) the tensor-core classes gave fp32 MAPE 101% (H100) / 105% (H200), predicted 1.9x too slow; without them 21% / 21%",
       dtype_align_tf32 = "tf32's align_mem_eff for the 4- and 8-byte classes, 0.6 against 0.356: a three-point grid (0.45, 0.5, 0.6) on the given random half's tf32 rows of the first H100 (../shared/reference/calibration/random_half, 86 rows): tf32 MAPE 26.3% -> 20.3% there, 26.2% -> 20.0% on the second H100 and 20.4% -> 19.8% on the H200 (not fitted to). Lower align_eff levels for those classes (0.45-0.6) made it worse (21-25%)",
+      dtype_align_int8 = "int8's 8-byte class at 0.60 of the rate against bf16's 0.33: a three-point grid (0.5, 0.6, 0.7) on the first H100's given random int8 rows (61, every one N and K multiples of 8 as torch._int_mm requires): int8 MAPE 28.9% -> 23.6% (0.7: 23.3% with bias -12%, 0.6 kept for bias -10%); second H100 23.5%, H200 22.8% (not fitted to). The rest of int8's error is shapes cuBLASLt runs far below the model (256x2112x10752: 283 TFLOP/s measured, 700 predicted) and above it (1832x2984x13696 at 1087 TFLOP/s, 55% of the int8 peak, on 8-byte rows)",
       dtype_latency_s = "the per-call floor of each dtype's kernels beyond the engine's kernel_s: on the given random half (../shared/reference/calibration/random_half) the launch-bound GEMMs were predicted 4% (fp16) to 24% (tf32) fast (bf16 11%, fp8 16%, int8 16%, fp32 16%): a fixed prologue per kernel family (tf32 and fp32 operands at 4 bytes, fp8's scale loads, int8's int32 epilogue). Grid fit on the first H100's rows (tf32 0.8-1.2, fp8 0.4-0.6, int8/fp32 0.5-0.8 us): random-half MAPE tf32 20.3 -> 15.6%, fp8 14.4 -> 9.7%, int8 30.5 -> 28.9%, fp32 16.9 -> 15.9%; second H100 and H200 (not fitted to) alike. bf16 and fp16 keep 0: 0.3 / 0.1 us took random bf16 15.1 -> 14.2% but the probes' split-K set 11.6 -> 14.0% (H100) and the shared paper bf16 11.0 -> 11.5%",
       fp32_tiles = "the SIMT sgemm family's smaller tiles (CUTLASS's SIMT GEMMs, 128x64, 64x128 and 64x64 thread-block tiles); eff by a three-point grid (1.0/1.0/1.0, 0.9/0.9/0.8, 1.0/1.0/0.8) on the given random half's fp32 rows of the first H100: fp32 MAPE 21.4% -> 16.9% (second H100 17.3%)",
       misaligned_tiles = "the non-TMA 64x64 (bf16) and 32x32 (fp16) tiles: hw/measured/h100_misalign_2026-11-22/kernels.csv (scripts/probe's misalign set: 160 shapes off 16-byte alignment in N or K, M, N, K 16-8192, each in bf16 and fp16) shows cuBLAS running cutlass_75 tensorop 64x64 kernels for bf16 (70 of 160, most with a split-K reduction) and cutlass_75 wmma 32x32 kernels for fp16 (76 of 160). eff fitted by grid search on that set (H100, hopper.lua): misalign bf16 20.7 -> 16.3%, fp16 31.2 -> 15.8% MAPE; flat from 0.45 to 0.7 (bf16) and 0.3 to 0.6 (fp16). The H100 probe's held-out random fp16 10.5 -> 9.8%, bf16 12.3 -> 12.4%",
