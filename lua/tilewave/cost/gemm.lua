@@ -39,7 +39,7 @@ function M.gemm(opts)
   local r = price.gemm(ctx, opts.m, opts.n, opts.k, batch)
   r.m, r.n, r.k, r.batch, r.dtype, r.hw, r.timing = opts.m, opts.n, opts.k, batch, dt, spec.id, ctx.timing
   r.peak_flops = spec.peak_flops[dt]
-  r.interval = price.interval(spec, "gemm", r.time_s)
+  r.interval = price.interval(spec, "gemm", r.time_s, r.dtype)
   return r
 end
 

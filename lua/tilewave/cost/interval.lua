@@ -16,14 +16,16 @@ local BORROWED_WIDEN = 2
 -- "attention", "forward", "decode", "training") on `spec`: `{ low = s, high = s,
 -- borrowed = bool }`. The architecture's gemm.intervals[class] = { low, high }
 -- are the 5th and 95th percentiles of measured / predicted over its calibration
--- residuals (hw/arch/*.lua names the data); an architecture without them borrows
--- the reference architecture's, widened.
-function M.of(spec, class, t)
+-- residuals (hw/arch/*.lua names the data); a GEMM of `dtype` takes gemm_<dtype> where the
+-- architecture has one; an architecture without them borrows the reference
+-- architecture's, widened.
+function M.of(spec, class, t, dtype)
   local g = hw.gemm_params(spec)
-  local iv = g.intervals and g.intervals[class]
+  local iv = g.intervals and (dtype and g.intervals[class .. "_" .. dtype] or g.intervals[class])
   local widen = 1
   if not iv then
-    iv = hw.arch_params(REFERENCE_ARCH).intervals[class]
+    local ref = hw.arch_params(REFERENCE_ARCH).intervals
+    iv = dtype and ref[class .. "_" .. dtype] or ref[class]
     widen = BORROWED_WIDEN
   end
   return { low = t * iv[1] ^ widen, high = t * iv[2] ^ widen, borrowed = widen ~= 1 }

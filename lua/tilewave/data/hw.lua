@@ -98,7 +98,10 @@ local GEMM_FIELDS = {
   attention_frac = frac, attention_bwd_frac = frac, attention_frac_fa2 = frac, attention_bwd_frac_fa2 = frac,
   intervals = function(v, p)
     check.table(v, p)
-    fields(v, { gemm = true, attention = true, forward = true, decode = true, training = true }, p)
+    -- per class, and for GEMMs per dtype ("gemm_bf16", ...: the interval of that dtype's kernels)
+    local known = { gemm = true, attention = true, forward = true, decode = true, training = true }
+    for d in pairs(dtype.sizes) do known["gemm_" .. d] = true end
+    fields(v, known, p)
     for k, iv in pairs(v) do
       check.table(iv, p .. "." .. k)
       check.positive(iv[1], p .. "." .. k .. "[1]")

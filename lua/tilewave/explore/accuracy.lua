@@ -54,7 +54,7 @@ local function gemm_rows(rows, dir, spec)
     local g = tw_gemm.gemm { m = tonumber(r.m), n = tonumber(r.n), k = tonumber(r.k), batch = tonumber(r.batch),
                              dtype = r.dtype, hw = spec }
     row(rows, format("gemm %s %s", r.set, r.dtype), "compiled", "gemm", spec, g.time_s, tonumber(r.time_s),
-        format("%s %sx%sx%s b%s", r.label, r.m, r.n, r.k, r.batch))
+        format("%s %sx%sx%s b%s", r.label, r.m, r.n, r.k, r.batch), g.interval)
   end
 end
 
@@ -152,7 +152,7 @@ function M.random_half(dir)
         local g = tw_gemm.gemm { m = tonumber(r.m), n = tonumber(r.n), k = tonumber(r.k), batch = tonumber(r.batch),
                                  dtype = r.dtype, hw = spec }
         row(rows, format("random_half %s: gemm random %s %s", name, r.dtype, r.layout), "compiled", "gemm", spec,
-            g.time_s, tonumber(r.time_s), format("%sx%sx%s", r.m, r.n, r.k))
+            g.time_s, tonumber(r.time_s), format("%sx%sx%s", r.m, r.n, r.k), g.interval)
       end
     end
   end
@@ -263,12 +263,22 @@ function M.quantile(xs, q)
   return s[math.max(1, math.min(#s, math.floor(q * (#s - 1) + 1.5)))]
 end
 
---- Check summaries against `bounds` (`{ ["<set>|<engine>"] = max MAPE }`):
--- an array of failure lines, and of bound keys that matched no set.
+--- Check summaries against `bounds` (`{ ["<set>|<engine>"] = max MAPE, coverage = {
+-- ["<set>|<engine>"] = { lo, hi } } }`: MAPE at most its bound, interval coverage within its
+-- range): an array of failure lines, and of bound keys that matched no set.
 function M.check(summaries, bounds)
   local fails, seen = {}, {}
+  local cov = bounds.coverage or {}
   for _, s in ipairs(summaries) do
     local key = s.set .. "|" .. s.engine
+    local c = cov[key]
+    if c then
+      seen["coverage:" .. key] = true
+      if s.coverage < c[1] or s.coverage > c[2] then
+        fails[#fails + 1] = format("%s (%s): interval coverage %.1f%% outside %.0f-%.0f%%", s.set, s.engine,
+          100 * s.coverage, 100 * c[1], 100 * c[2])
+      end
+    end
     local b = bounds[key]
     if b then
       seen[key] = true
@@ -278,7 +288,8 @@ function M.check(summaries, bounds)
     end
   end
   local missing = {}
-  for k in pairs(bounds) do if not seen[k] then missing[#missing + 1] = k end end
+  for k in pairs(bounds) do if k ~= "coverage" and not seen[k] then missing[#missing + 1] = k end end
+  for k in pairs(cov) do if not seen["coverage:" .. k] then missing[#missing + 1] = "coverage:" .. k end end
   table.sort(missing)
   return fails, missing
 end

@@ -24,17 +24,23 @@ describe("Hopper GEMM mechanisms", function()
 end)
 
 describe("prediction intervals", function()
-  it("scale a GEMM's time by Hopper's residual percentiles", function()
+  it("scale a GEMM's time by Hopper's residual percentiles of its dtype", function()
+    -- gemm_bf16 = { 0.83, 1.57 }: the first H100's random half (hw/arch/hopper.lua)
     local g = tw.gemm { m = 4096, n = 4096, k = 4096, dtype = "bf16", hw = "h100_sxm5" }
-    assert.near(0.88 * g.time_s, g.interval.low, 1e-15)
-    assert.near(1.35 * g.time_s, g.interval.high, 1e-15)
+    assert.near(0.83 * g.time_s, g.interval.low, 1e-15)
+    assert.near(1.57 * g.time_s, g.interval.high, 1e-15)
     assert.is_false(g.interval.borrowed)
+    -- the class-wide interval when no dtype is named
+    local iv = require("tilewave.cost.price").interval(tw.hw.resolve("h100_sxm5"), "gemm", 1.0)
+    assert.near(0.88, iv.low, 1e-15)
+    assert.near(1.35, iv.high, 1e-15)
   end)
 
   it("are borrowed and twice as wide (log space) on an architecture without its own", function()
+    -- Ampere has none: Hopper's gemm_fp16 = { 0.76, 1.45 }, squared
     local g = tw.gemm { m = 4096, n = 4096, k = 4096, dtype = "fp16", hw = "a100_sxm4_80gb" }
-    assert.near(0.88 ^ 2 * g.time_s, g.interval.low, 1e-15)
-    assert.near(1.35 ^ 2 * g.time_s, g.interval.high, 1e-15)
+    assert.near(0.76 ^ 2 * g.time_s, g.interval.low, 1e-15)
+    assert.near(1.45 ^ 2 * g.time_s, g.interval.high, 1e-15)
     assert.is_true(g.interval.borrowed)
   end)
 
@@ -76,5 +82,17 @@ describe("tilewave.explore.accuracy", function()
     assert.equal(3, sets["h100: gemm peak int8"])
     assert.equal(24, sets["h100: layers graph flash"]) -- 12 rows x 2 engines
     assert.equal(12, sets["h100: attention cudnn fwd"])
+  end)
+end)
+
+describe("calibration bounds", function()
+  local accuracy = require "tilewave.explore.accuracy"
+  it("fail a MAPE above its bound and a coverage outside its range, and name unmatched keys", function()
+    local sums = { { set = "a", engine = "e", mape = 0.12, coverage = 0.5 },
+                   { set = "b", engine = "e", mape = 0.05, coverage = 0.9 } }
+    local fails, missing = accuracy.check(sums, { ["a|e"] = 0.10, ["b|e"] = 0.10, ["c|e"] = 0.1,
+      coverage = { ["a|e"] = { 0.80, 0.97 }, ["b|e"] = { 0.80, 0.97 }, ["d|e"] = { 0.8, 0.9 } } })
+    assert.same({ "a (e): interval coverage 50.0% outside 80-97%", "a (e): MAPE 12.0% above its bound 10.0%" }, fails)
+    assert.same({ "coverage:d|e", "c|e" }, missing) -- sorted
   end)
 end)
