@@ -1,0 +1,131 @@
+--- tilewave.data.hw_gemm_schema: the schema of an architecture's GEMM parameters
+-- (`gemm = { ... }` in hw/arch/<arch>.lua, or a device file's own overrides), each field with
+-- its validator and physical range; tilewave.data.hw validates every spec with it.
+local check = require "tilewave.util.check"
+local dtype = require "tilewave.data.dtype"
+
+local M = {}
+
+local format, pairs, ipairs = string.format, pairs, ipairs
+
+--- Refuse a key of `tbl` not in the set `allowed`: `<path>: unknown field 'x' (did you mean ...)`.
+function M.fields(tbl, allowed, path)
+  local k = check.unknown_key(tbl, allowed)
+  if k ~= nil then error(format("%s: unknown field '%s'%s", path, tostring(k), check.did_you_mean(k, allowed)), 0) end
+end
+
+local function validate_tiles(tiles, path)
+  check.table(tiles, path)
+  if #tiles < 1 or #tiles > 16 then check.fail(path, "expected 1 to 16 tiles", #tiles) end
+  for i, t in ipairs(tiles) do
+    local p = format("%s[%d]", path, i)
+    check.table(t, p)
+    M.fields(t, { m = true, n = true, eff = true, ctas_per_sm = true, tma = true, dtypes = true }, p)
+    check.positive_int(t.m, p .. ".m")
+    check.positive_int(t.n, p .. ".n")
+    check.fraction(t.eff, p .. ".eff")
+    if t.ctas_per_sm ~= nil then check.positive_int(t.ctas_per_sm, p .. ".ctas_per_sm") end
+    if t.tma ~= nil and type(t.tma) ~= "boolean" then check.fail(p .. ".tma", "expected boolean", t.tma) end
+    if t.dtypes ~= nil then -- offered only to these dtypes (cuBLAS's kernels differ by dtype)
+      check.table(t.dtypes, p .. ".dtypes")
+      if #t.dtypes < 1 then check.fail(p .. ".dtypes", "expected a non-empty list of dtypes", #t.dtypes) end
+      for j, d in ipairs(t.dtypes) do
+        if not dtype.sizes[d] then check.fail(format("%s.dtypes[%d]", p, j), "expected one of " .. check.keys(dtype.sizes), d) end
+      end
+    end
+  end
+  for _, t in ipairs(tiles) do if not t.tma and not t.dtypes then return end end
+  check.fail(path, "expected at least one tile without tma = true or dtypes (misaligned GEMMs of every dtype need one)",
+    #tiles)
+end
+
+-- Physical ranges of the figures (generous: every real device sits well inside them).
+local function frac(v, p) return check.within(v, 0.01, 1, "fraction", p) end
+local function latency(v, p) return check.within(v, 0, 1e-3, "s", p) end
+-- a factor per alignment class: 1, 2, 4 ... 128 bytes
+local function align_classes(v, p)
+  check.table(v, p)
+  if #v ~= 8 then check.fail(p, "expected 8 numbers (1, 2, 4 ... 128 bytes)", #v) end
+  for i = 1, 8 do frac(v[i], format("%s[%d]", p, i)) end
+end
+
+local GEMM_FIELDS = {
+  compute_frac = frac, mem_frac = frac, write_frac = frac,
+  write_exposed = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
+  call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
+  tile_latency_s = latency, kstep_latency_s = latency, streamk_fixup_s = latency, splitk_latency_s = latency,
+  stream_k = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
+  max_split_k = function(v, p) check.positive_int(v, p); return check.within(v, 1, 64, "integer", p) end,
+  tiles = validate_tiles,
+  attention_frac = frac, attention_bwd_frac = frac, attention_frac_fa2 = frac, attention_bwd_frac_fa2 = frac,
+  intervals = function(v, p)
+    check.table(v, p)
+    -- per class, and for GEMMs per dtype ("gemm_bf16", ...: the interval of that dtype's kernels)
+    local known = { gemm = true, attention = true, forward = true, decode = true, training = true }
+    for d in pairs(dtype.sizes) do known["gemm_" .. d] = true end
+    M.fields(v, known, p)
+    for k, iv in pairs(v) do
+      check.table(iv, p .. "." .. k)
+      check.positive(iv[1], p .. "." .. k .. "[1]")
+      check.positive(iv[2], p .. "." .. k .. "[2]")
+      if iv[1] > 1 or iv[2] < 1 then check.fail(p .. "." .. k, "expected { low <= 1, high >= 1 }", iv[1]) end
+    end
+  end,
+  kernel_bw_frac = function(v, p)
+    check.table(v, p)
+    M.fields(v, { vector = true, strided = true, transpose = true, softmax = true }, p)
+    for k, x in pairs(v) do frac(x, p .. "." .. k) end
+  end,
+  -- SM-side limit of a kernel class: byte (read + write) per SM per clock cycle, in (0, 1024]
+  kernel_sm_bytes_per_cycle = function(v, p)
+    check.table(v, p)
+    M.fields(v, { vector = true, strided = true, transpose = true, softmax = true }, p)
+    for k, x in pairs(v) do check.within(x, 1e-3, 1024, "byte per SM per cycle", p .. "." .. k) end
+  end,
+  dtype_compute_frac = function(v, p)
+    check.table(v, p)
+    M.fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do frac(x, p .. "." .. k) end
+  end,
+  align_eff = align_classes, align_mem_eff = align_classes,
+  -- per dtype, the alignment factors of a kernel family other than the tensor-core one
+  -- (fp32 without tensor cores runs SIMT kernels with no TMA): { <dtype> = { align_eff =,
+  -- align_mem_eff = } }, each optional, else the architecture's
+  -- per dtype, a fixed cost per GEMM kernel beyond the engine's (the kernel family's prologue:
+  -- fp8 scale loads, tf32's conversion of fp32 operands), s
+  dtype_latency_s = function(v, p)
+    check.table(v, p)
+    M.fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do latency(x, p .. "." .. k) end
+  end,
+  dtype_align = function(v, p)
+    check.table(v, p)
+    M.fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do
+      check.table(x, p .. "." .. k)
+      M.fields(x, { align_eff = true, align_mem_eff = true }, p .. "." .. k)
+      for f, c in pairs(x) do align_classes(c, p .. "." .. k .. "." .. f) end
+    end
+  end,
+  sources = check.table,
+}
+
+-- Architecture fields that may be left out (the fallbacks: compute_frac for every
+-- dtype, mem_frac for every kernel class and the attention MMA, borrowed intervals).
+local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stream_k = true, streamk_fixup_s = true,
+                   splitk_latency_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, kernel_sm_bytes_per_cycle = true, attention_frac = true,
+                   attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
+                   intervals = true, dtype_align = true, dtype_latency_s = true }
+
+--- Validate GEMM parameters `g` at `path`; `complete`: every non-optional field present.
+function M.validate_gemm(g, path, complete)
+  check.table(g, path)
+  M.fields(g, GEMM_FIELDS, path)
+  for k, f in pairs(GEMM_FIELDS) do
+    if g[k] ~= nil then f(g[k], path .. "." .. k)
+    elseif complete and not OPTIONAL[k] then check.fail(path .. "." .. k, "expected a value", nil) end
+  end
+end
+
+
+return M
