@@ -30,6 +30,17 @@ local csv = require "tilewave.util.csv"
 local accuracy = require "tilewave.explore.accuracy"
 
 local M = {}
+
+--- Without held-out sets in the folder, every SELF_HOLDOUT-th GEMM row is kept out of the fit
+-- and checks it (5: a fifth of every set).
+M.SELF_HOLDOUT = 5
+--- Priors: each parameter's base value with a width, in log space (fractions 0.25, latencies
+-- ln 3), weighted PRIOR_WEIGHT per squared width in the loss (0.002: a parameter moved one width
+-- must buy 0.2 points of mean group MAPE).
+M.PRIOR_WIDTH, M.PRIOR_WIDTH_LATENCY, M.PRIOR_WEIGHT = 0.25, math.log(3), 0.002
+--- A parameter's uncertainty: the range over which the fit loss stays within 1% (relative) of its best.
+M.UNCERTAINTY = 0.01
+
 local format, ipairs, pairs, abs, floor, sort = string.format, ipairs, pairs, math.abs, math.floor, table.sort
 
 local function copy(t)
@@ -40,14 +51,14 @@ local function copy(t)
 end
 
 -- gemm.csv as groups { name = "set dtype", dtype, parts = { { batch, shapes (flat m,n,k), measured } } }
-local function gemm_groups(rows, spec, holdout)
+local function gemm_groups(rows, spec, keep)
   local by, names = {}, {}
   for i, r in ipairs(rows) do
     local m, n, k, b, t = tonumber(r.m), tonumber(r.n), tonumber(r.k), tonumber(r.batch) or 1, tonumber(r.time_s)
     if not (m and n and k and t and r.dtype and r.set) then
       error(format("calibrate: gemm.csv row %d: expected m, n, k, time_s, dtype and set", i + 1), 0)
     end
-    if spec.peak_flops[r.dtype] and not holdout[r.set] then
+    if spec.peak_flops[r.dtype] and keep(i, r) then
       local name = r.set .. " " .. r.dtype
       local g = by[name]
       if not g then
@@ -258,20 +269,73 @@ function M.run(dir, base, opts)
   local holdout = {}
   local held = opts.holdout or { "random", "layout" }
   for _, set in ipairs(held) do holdout[set] = true end
-  local groups = gemm_groups(info.gemm, base, holdout)
+  -- the check rows the fit never sees: the held-out sets when the folder has them, else every
+  -- SELF_HOLDOUT-th row of each set (by row order: every shape class keeps rows on both sides)
+  local any_held = false
+  for _, r in ipairs(info.gemm) do any_held = any_held or holdout[r.set] == true end
+  local function checked(i, r) if any_held then return holdout[r.set] == true end return i % M.SELF_HOLDOUT == 0 end
+  local groups = gemm_groups(info.gemm, base, function(i, r) return not holdout[r.set] and not checked(i, r) end)
+  local check_groups = gemm_groups(info.gemm, base, checked)
   if #groups == 0 then error(format("calibrate: %s/gemm.csv: no row of a dtype %s has a peak for", dir, base.id), 0) end
   local g = copy(hw.gemm_params(base)) -- deep: the architecture's tables are shared and cached
   g.sources = nil
   local before = gemm_loss(base, g, groups)
   local ps = gemm_params(g, groups)
+  -- priors: the base's values, each with its width (log scale); the penalty keeps a parameter
+  -- the folder barely informs near the base
+  for _, p in ipairs(ps) do p.prior = p.get() end
+  local function penalty()
+    local s = 0
+    for _, p in ipairs(ps) do
+      local v, v0 = p.get(), p.prior
+      if v0 > 0 and v > 0 then s = s + (math.log(v / v0) / (p.tiny and M.PRIOR_WIDTH_LATENCY or M.PRIOR_WIDTH)) ^ 2 end
+    end
+    return M.PRIOR_WEIGHT * s
+  end
+  local function fit_loss() return gemm_loss(base, g, groups) + penalty() end
   local progress = opts.progress
-  descend(ps, function() return gemm_loss(base, g, groups) end, opts.rounds or 6,
-          progress and function(i, n, l) progress("gemm", i, n, l) end)
+  descend(ps, fit_loss, opts.rounds or 6, progress and function(i, n, l) progress("gemm", i, n, l) end)
   local params = {}
   for _, p in ipairs(ps) do
     local v = p.get()
     p.set(p.tiny and round_to(v, 1e-9) or round_to(v, 0.001))
-    params[#params + 1] = { name = p.name, value = p.get() }
+    local row = { name = p.name, value = p.get(), prior = p.prior }
+    -- identified: does the folder's loss move with it? if not, it stays at the base's value
+    local v1 = p.get()
+    local l1 = gemm_loss(base, g, groups)
+    p.set(clamp(p, v1 == 0 and (p.tiny or 1e-3) or v1 * 1.1))
+    local l2 = gemm_loss(base, g, groups)
+    if l2 == l1 then -- at its bound: try the other way
+      p.set(clamp(p, v1 == 0 and 0 or v1 / 1.1))
+      l2 = gemm_loss(base, g, groups)
+    end
+    p.set(v1)
+    row.identified = abs(l2 - l1) > 1e-7
+    if not row.identified then p.set(p.prior); row.value = p.prior end
+    params[#params + 1] = row
+  end
+  -- uncertainty: the range over which the fit loss stays within M.UNCERTAINTY (relative) of its best
+  local base_loss = fit_loss()
+  for i, p in ipairs(ps) do
+    local row = params[i]
+    if row.identified and row.value > 0 then
+      local v = p.get()
+      local lo, hi = v, v
+      for _, dir in ipairs { -1, 1 } do
+        local x = v
+        for _ = 1, 25 do
+          local nx = clamp(p, x * (1 + dir * 0.04))
+          if nx == x then break end
+          p.set(nx)
+          local l = fit_loss()
+          p.set(v)
+          if l > base_loss * (1 + M.UNCERTAINTY) + 1e-6 then break end
+          x = nx
+        end
+        if dir < 0 then lo = x else hi = x end
+      end
+      row.low, row.high = lo, hi
+    end
   end
   local ratios = {}
   local after = gemm_loss(base, g, groups, ratios)
@@ -340,8 +404,15 @@ function M.run(dir, base, opts)
   spec.gemm = g
   spec.notes = format("Generated by `tilewave calibrate %s --base %s` from %s measured %s; the device figures "
     .. "(peaks, bandwidth, SMs) are the base's. Regenerate rather than edit.", dir, base.id, info.device, info.date)
+  local check_before, check_after
+  if #check_groups > 0 then
+    check_before = gemm_loss(base, copy(hw.gemm_params(base)), check_groups)
+    check_after = gemm_loss(base, g, check_groups)
+  end
   return { spec = spec, params = params, gemm_before = before, gemm_after = after, attention = att, info = info,
-           groups = #groups, rows = n_gemm, holdout = held }
+           groups = #groups, rows = n_gemm, holdout = held, check_before = check_before, check_after = check_after,
+           check_rows = any_held and "the held-out sets" or format("every %dth row", M.SELF_HOLDOUT),
+           worse = check_after ~= nil and check_after > check_before }
 end
 
 return M
