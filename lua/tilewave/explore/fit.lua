@@ -358,10 +358,12 @@ function M.run(dir, base, opts)
   end
   if info.copy_bps then
     local old = g.kernel_bw_frac or {}
-    local vector = round_to(math.min(1, info.copy_bps / base.mem_bw), 0.001)
+    -- at most the memory ceiling (tilewave.data.ceilings): a copy faster than the base's datasheet
+    -- (a folder of another device) cannot claim more than any kernel has sustained
+    local vector = round_to(math.min(ceilings.memory, info.copy_bps / base.mem_bw), 0.001)
     local scale = old.vector and vector / old.vector or 1
     local kb = {}
-    for k, v in pairs(old) do kb[k] = round_to(math.min(1, v * scale), 0.001) end
+    for k, v in pairs(old) do kb[k] = round_to(math.min(ceilings.memory, v * scale), 0.001) end
     kb.vector = vector
     g.kernel_bw_frac = kb
     params[#params + 1] = { name = "kernel_bw_frac.vector", value = vector }
