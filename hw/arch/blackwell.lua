@@ -1,35 +1,13 @@
--- GEMM kernel parameters of the NVIDIA Blackwell (GB100), sm_100 architecture, shared by its devices.
--- Pure data; fields documented in lua/tilewave/data/hw.lua and src/tw_gemm.h (tw_device).
+-- GEMM kernel parameters of the NVIDIA Blackwell (GB100), sm_100 architecture, shared by its devices: Ampere's
+-- (hw/arch/ampere.lua) but for what is set here. Pure data; fields documented in
+-- lua/tilewave/data/hw.lua and src/tw_gemm.h (tw_device).
 return {
   name = "NVIDIA Blackwell (GB100), sm_100",
+  base = "ampere",
   gemm = {
     compute_frac = 0.80,
-    mem_frac = 0.875,
-    call_overhead_s = 39 * us,
-    tile_latency_s = 0.9 * us,
-    kstep_latency_s = 0.15 * us,
-    max_split_k = 16,
-    -- throughput factor when M, N, K share a power-of-two alignment of 1, 2, 4, 8, 16, 32, 64, 128 bytes
-    align_eff = { 0.245, 0.27, 0.60, 0.62, 0.88, 0.95, 1.00, 1.00 },
-    tiles = {
-      { m = 256, n = 128, eff = 1.00 },
-      { m = 128, n = 256, eff = 1.00 },
-      { m = 128, n = 128, eff = 1.00 },
-      { m = 256, n = 64, eff = 0.92 },
-      { m = 64, n = 256, eff = 0.92 },
-      { m = 128, n = 64, eff = 0.92 },
-      { m = 64, n = 128, eff = 0.92 },
-      { m = 64, n = 64, eff = 0.75, ctas_per_sm = 2 },
-    },
     sources = {
-      tiles = "NVIDIA Matrix Multiplication Background guide, Typical Tile Dimensions in cuBLAS (256x128/128x256 most efficient ... 64x64 least); relative eff fitted to ../shared/reference/calibration/gemm_calibration.csv: the free fit puts every tile but 64x64 at 1.0 (MAPE 4.2%); 0.92 for the 64-wide tiles keeps the guide's ordering and gives MAPE 4.9%",
-      align_eff = "NVIDIA matmul guide, Tensor Core Requirements (16 B, 128 B on A100, for full efficiency); levels fitted to gemm_calibration.csv (A100 logit GEMM K=51200 and tile sweep M=27648)",
-      compute_frac = "fitted to gemm_calibration.csv (paper A100 fp16 sweeps, MAMF rows)",
-      mem_frac = "fitted to gemm_calibration.csv (tile-quantization sweep N=64/128, DRAM-bound)",
-      call_overhead_s = "fitted to gemm_calibration.csv M=N<=512 rows: PyTorch torch.mm, wall clock with torch.cuda.synchronize() per call (timing T1)",
-      kstep_latency_s = "fitted to gemm_calibration.csv M=N<=256, K=4096 rows (latency-bound main loop)",
-      tile_latency_s = "fitted to gemm_calibration.csv small-shape rows (per-CTA prologue/epilogue)",
-      max_split_k = "cuBLAS split-K heuristics use small powers of two; 16 is a modeling bound",
+      compute_frac = "fitted to the MAMF rows of gemm_calibration.csv (B200 bf16/fp8)",
     },
   },
   notes = "compute_frac fitted to the MAMF rows of gemm_calibration.csv (B200 bf16/fp8).",

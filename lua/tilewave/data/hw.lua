@@ -84,14 +84,43 @@ local REQUIRED_APPLE = { "name", "vendor", "arch", "sm_count", "mem_bw", "peak_f
 
 local arch_cache = {}
 
-local function load_arch(name)
+-- An architecture file may name a `base` architecture and state only what differs: its `gemm`
+-- fields replace the base's one by one (a table field whole), its sources likewise, and
+-- `sources.base` says where the rest comes from.
+local function deep(t)
+  if type(t) ~= "table" then return t end
+  local o = {}
+  for k, v in pairs(t) do o[k] = deep(v) end
+  return o
+end
+
+local function load_arch(name, depth)
   if arch_cache[name] then return arch_cache[name] end
   local path = format("%s/arch/%s.lua", M.dir, name)
   local data, err = M.load_data(path)
   if not data then return nil, err end
   local ok, verr = pcall(function()
-    fields(data, { name = true, gemm = true, notes = true }, "arch")
+    fields(data, { name = true, gemm = true, notes = true, base = true }, "arch")
     check.string(data.name, "arch.name")
+    if data.base ~= nil then
+      check.string(data.base, "arch.base")
+      if (depth or 0) > 4 or data.base == name then check.fail("arch.base", "expected a chain of at most 4 bases", data.base) end
+      local b, berr = load_arch(data.base, (depth or 0) + 1)
+      if not b then error(format("arch.base: %s", berr), 0) end
+      local g = deep(b.gemm)
+      local own = data.gemm or {}
+      check.table(own, "arch.gemm")
+      for k, v in pairs(own) do
+        if k == "sources" then
+          check.table(v, "arch.gemm.sources")
+          for sk, sv in pairs(v) do g.sources[sk] = sv end
+        else
+          g[k] = v
+        end
+      end
+      g.sources.base = format("hw/arch/%s.lua: every figure not set in hw/arch/%s.lua", data.base, name)
+      data.gemm = g
+    end
     validate_gemm(data.gemm, "arch.gemm", true)
     if type(data.gemm.sources) ~= "table" then check.fail("arch.gemm.sources", "expected table", data.gemm.sources) end
   end)
