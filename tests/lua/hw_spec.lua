@@ -192,3 +192,18 @@ describe("tilewave.data.hw", function()
     end)
   end)
 end)
+
+describe("architecture files with a base", function()
+  local hw = require "tilewave.data.hw"
+  it("take the base's parameters but for their own", function()
+    local amp, volta, ada = hw.arch_params("ampere"), hw.arch_params("volta"), hw.arch_params("ada")
+    assert.equal(0.78, volta.compute_frac)          -- Volta's own
+    assert.equal(amp.mem_frac, volta.mem_frac)      -- Ampere's
+    assert.same(amp.tiles, volta.tiles)
+    assert.equal(1.0, volta.align_eff[5])           -- full rate from 16 bytes (Ampere: 0.88)
+    assert.equal(0.88, amp.align_eff[5])
+    assert.same(amp.align_eff, ada.align_eff)       -- Ada states nothing of its own
+    assert.truthy(ada.sources.base:find("hw/arch/ampere.lua", 1, true))
+    assert.is_nil(amp.sources.base)
+  end)
+end)
