@@ -20,6 +20,17 @@ static int64_t ceil_div(int64_t a, int64_t b, int shift)
     return shift >= 0 ? (a + b - 1) >> shift : (a + b - 1) / b;
 }
 
+/* Alignment class: log2 of the coarsest power of two (in bytes) dividing
+ * N and K times the element size, capped at 128 bytes (class 7). N and K are
+ * the leading dimensions of row-major A[MxK], B[KxN] and C[MxN]; M is a row
+ * count, never a stride, and enters only through tile quantization. */
+int tw_gemm__align_class(const tw_gemm_shape *s)
+{
+    uint64_t bits = (uint64_t)(s->n | s->k);
+    int cls = __builtin_ctzll(bits) + __builtin_ctz((unsigned)s->in_bytes);
+    return cls < TW_ALIGN_CLASSES - 1 ? cls : TW_ALIGN_CLASSES - 1;
+}
+
 /* Everything about one shape that its candidates share. */
 typedef struct {
     const tw_gemm_plan *p;

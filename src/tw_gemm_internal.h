@@ -1,5 +1,6 @@
-/* tw_gemm_internal.h - what tw_gemm_plan.c (validation, the prepared device, entry points)
- * and tw_gemm.c (the model) share. Not installed; not part of the API. */
+/* tw_gemm_internal.h - what tw_gemm.c (the model) offers tw_gemm_plan.c (validation, the
+ * prepared device, entry points) and tw_pass.c, and what tw_gemm_plan.c offers tw_pass.c: the
+ * calls go one way, plan -> model. Not installed; not part of the API. */
 #ifndef TW_GEMM_INTERNAL_H
 #define TW_GEMM_INTERNAL_H
 

@@ -87,17 +87,6 @@ int tw_gemm__check_shape(const tw_gemm_shape *s, const char **bad_field)
     return TW_OK;
 }
 
-/* Alignment class: log2 of the coarsest power of two (in bytes) dividing
- * N and K times the element size, capped at 128 bytes (class 7). N and K are
- * the leading dimensions of row-major A[MxK], B[KxN] and C[MxN]; M is a row
- * count, never a stride, and enters only through tile quantization. */
-int tw_gemm__align_class(const tw_gemm_shape *s)
-{
-    uint64_t bits = (uint64_t)(s->n | s->k);
-    int cls = __builtin_ctzll(bits) + __builtin_ctz((unsigned)s->in_bytes);
-    return cls < TW_ALIGN_CLASSES - 1 ? cls : TW_ALIGN_CLASSES - 1;
-}
-
 static int log2_exact(int64_t x)
 {
     return x > 0 && (x & (x - 1)) == 0 ? __builtin_ctzll((unsigned long long)x) : -1;
