@@ -28,7 +28,7 @@ describe("reproductions", function()
   end)
 
   it("exit 1 where a finding fails, naming it", function()
-    local code, out = process.run("run scripts/megatron_table.lua --tolerance 0.001") -- every row must fail
+    local code, out = process.run("run scripts/megatron_table.lua --tolerance 0.0001") -- every row must fail
     assert.equal(1, code)
     assert.truthy(out:find("Table 1: 0 of 10 findings reproduced", 1, true))
     assert.truthy(out:find("not reproduced: GPT 1.7B achieves 137 TFLOP/s per GPU", 1, true))

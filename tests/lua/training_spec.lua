@@ -62,7 +62,7 @@ describe("tilewave.cost.training", function()
       -- nodes 1: 8 GPUs, p = 2, d = 4, micro-batch 1, 64 sequences: m = 16 micro-batches
       local r = step { p = 2 }
       assert.equal(16, r.config.micro_batches)
-      assert.near(1 / 16, r.breakdown.bubble_s / (16 * r.breakdown.stage_s + r.breakdown.pp_s), 1e-12)
+      assert.near(1 / 16, r.breakdown.bubble_s / (16 * r.breakdown.stage_s + r.breakdown.pp_s + r.breakdown.accum_s), 1e-12)
       local one = step { p = 1 }
       assert.equal(0, one.breakdown.bubble_s)
     end)

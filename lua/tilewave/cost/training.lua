@@ -143,9 +143,11 @@ end
 --   (expert-parallel size of a MoE model, default 1, dividing d and the experts: each rank
 --   holds and runs E/ep experts over the tokens of ep ranks; dispatch and combine
 --   all-to-alls in the forward, backward and full recompute; expert gradients reduce over
---   d/ep ranks)
+--   d/ep ranks), `grad_accumulation` ("autograd" default, "main_grad" (Megatron-LM), "fused":
+--   tilewave.cost.training_config.GRAD_ACCUMULATION, the bytes per parameter per micro-batch)
 -- @return `{ step_s, interval (tilewave.cost.price.interval), breakdown = { compute_s, comm_exposed_s, bubble_s,
---   optimizer_s, tp_s, ep_s (exposed all-to-alls), pp_s, dp_s, layer_s (one layer, forward + backward +
+--   optimizer_s, tp_s, ep_s (exposed all-to-alls), pp_s, dp_s, accum_s (gradient accumulation, all
+--   micro-batches), layer_s (one layer, forward + backward +
 --   recompute + exposed TP, per micro-batch), outside_s (embedding, final
 --   norm, LM head), stage_s (the slowest stage per micro-batch) },
 --   tokens_per_s, model_tflops_per_gpu,
@@ -224,7 +226,10 @@ local function step_core(x, cache)
   local outside = k.out_f + k.out_b
   local stage = max(layers * layer + (x.p == 1 and outside or 0), x.p > 1 and (last_layers * layer + outside) or 0)
   local pp = sb.pp
-  local per_mb = stage + pp
+  -- each micro-batch's weight gradients accumulated into the step's (tilewave.cost.training_config
+  -- GRAD_ACCUMULATION), at memory speed; over the d ranks' shards with ZeRO-2/3
+  local accum = x.accum_bytes * sb.stage_params / (x.zero >= 2 and x.d or 1) / x.memo.bw
+  local per_mb = stage + pp + accum
   local compute = x.m * per_mb
   local bubble = (x.p - 1) / x.v * per_mb
   local dp = sb.dp
@@ -237,7 +242,8 @@ local function step_core(x, cache)
   dp = dp * (1 - x.overlap.dp)
   local optimizer = M.ADAM_BYTES * sb.stage_params / (x.zero >= 1 and x.d or 1) / x.memo.bw
   local step = compute + bubble + dp + optimizer
-  return step, k, layers, last_layers, layer, outside, stage, tp_per_layer, a2a_per_layer, pp, bubble, dp, optimizer
+  return step, k, layers, last_layers, layer, outside, stage, tp_per_layer, a2a_per_layer, pp, bubble, dp, optimizer,
+    accum
 end
 
 --- Tokens per second of a validated split (M.config / M.split), token/s: step()'s
@@ -249,8 +255,8 @@ end
 function M._step(x, cache)
   local c, cl, spec = x.c, x.cl, x.spec
   local L, h = c.num_hidden_layers, c.hidden_size
-  local step, k, layers, last_layers, layer, outside, stage, tp_per_layer, a2a_per_layer, pp, bubble, dp, optimizer =
-    step_core(x, cache)
+  local step, k, layers, last_layers, layer, outside, stage, tp_per_layer, a2a_per_layer, pp, bubble, dp, optimizer,
+    accum = step_core(x, cache)
   local mem = memory(x)
   -- FLOPs per step over all GPUs: forward FLOPs per micro-batch x micro-batches x d x t; model
   -- FLOPs as the model needs them (tilewave.ops.layers), hardware FLOPs as the kernels execute
@@ -268,7 +274,7 @@ function M._step(x, cache)
   return {
     step_s = step, interval = price.interval(spec, "training", step),
     breakdown = { compute_s = x.m * stage - tp_s - ep_s, comm_exposed_s = tp_s + ep_s + pp_s + dp, bubble_s = bubble,
-                  optimizer_s = optimizer, tp_s = tp_s, ep_s = ep_s, pp_s = pp_s, dp_s = dp,
+                  optimizer_s = optimizer, tp_s = tp_s, ep_s = ep_s, pp_s = pp_s, dp_s = dp, accum_s = x.m * accum,
                   layer_s = layer, outside_s = outside, stage_s = stage },
     tokens_per_s = seqs * x.s / step,
     model_tflops_per_gpu = model_flops / step / x.gpus / 1e12,

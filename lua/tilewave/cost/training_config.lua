@@ -24,7 +24,14 @@ M.MAX_GLOBAL_BATCH = 2 ^ 32 // 1
 local STEP = { model = true, cluster = true, nodes = true, global_batch = true, micro_batch = true, s = true,
                t = true, p = true, d = true, zero = true, checkpointing = true, dtype = true, dropout = true,
                sequence_parallel = true, interleave = true, attention = true, overlap = true,
-               workspace_bytes = true, engine = true, ep = true }
+               workspace_bytes = true, engine = true, ep = true, grad_accumulation = true }
+
+--- Bytes each parameter's gradient accumulation moves per micro-batch, by how it is done:
+-- "autograd" (PyTorch's .grad accumulation: read the running and the new gradient, write the
+-- sum, 2 bytes each in bf16/fp16: 6), "main_grad" (Megatron-LM's fp32 main_grad: a hook adds
+-- each micro-batch's fp16 gradient into it, read 4 + 2, write 4: 10), "fused" (accumulated in the
+-- weight-gradient GEMM's epilogue, Megatron's gradient_accumulation_fusion: 0 beyond the GEMM).
+M.GRAD_ACCUMULATION = { autograd = 6, main_grad = 10, fused = 0 }
 
 -- The options every split of a search shares, validated and completed (all but t, p,
 -- micro_batch, checkpointing, zero and d, which split() adds); raises naming the field.
@@ -60,6 +67,8 @@ function M.shared(o, path)
     end
   end
   x.workspace = check.nonneg(o.workspace_bytes or M.WORKSPACE_BYTES, path .. ".workspace_bytes")
+  x.accum = check.one_of(o.grad_accumulation or "autograd", M.GRAD_ACCUMULATION, path .. ".grad_accumulation")
+  x.accum_bytes = M.GRAD_ACCUMULATION[x.accum]
   x.dropout = o.dropout or 0
   if type(x.dropout) ~= "number" or x.dropout < 0 or x.dropout >= 1 then
     check.fail(path .. ".dropout", "expected number in [0, 1)", x.dropout)

@@ -16,7 +16,7 @@ local format, ipairs, pairs, min, unpack = string.format, ipairs, pairs, math.mi
 -- What search() and best() share: the options validated once, and the lists to try.
 -- the options shared by every split, passed to tilewave.cost.training; the lists to try; the cache
 local SHARED = { "model", "cluster", "nodes", "global_batch", "s", "dtype", "attention", "sequence_parallel",
-                 "overlap", "workspace_bytes", "interleave", "dropout", "engine", "ep" }
+                 "overlap", "workspace_bytes", "interleave", "dropout", "engine", "ep", "grad_accumulation" }
 local OPTIONS = { t = true, p = true, micro_batch = true, checkpointing = true, zero = true, cost_cache = true }
 for _, f in ipairs(SHARED) do OPTIONS[f] = true end
 
