@@ -18,9 +18,11 @@ while arg[i] do
   else exe = arg[i] end
   i = i + 1
 end
-local function abs(p) return p:sub(1, 1) == "/" and p or (os.getenv("PWD") .. "/" .. p) end
+-- the working directory ctest gives (the repository root), not $PWD: ctest changes directory
+-- without updating the shell's PWD
+local repo = require("lfs").currentdir()
+local function abs(p) return p:sub(1, 1) == "/" and p or (repo .. "/" .. p) end
 exe = abs(exe)
-local repo = os.getenv("PWD")
 
 local format = string.format
 local TIME_LIMIT = 30 -- s per case (an ASan build is several times slower); a hang ends here

@@ -322,7 +322,7 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
     reduce_overhead_s = reduce_overhead_s or 0, splitk_tma_latency_s = g.splitk_latency_s or 0,
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
-    max_split_k = g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
+    max_split_k = g.dtype_max_split_k and g.dtype_max_split_k[dt] or g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
     tiles = core_tiles(g.tiles, dt), align_eff = own.align_eff or g.align_eff,
     align_mem_eff = own.align_mem_eff or g.align_mem_eff,
   }, sizes

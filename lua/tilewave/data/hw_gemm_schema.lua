@@ -98,6 +98,13 @@ local GEMM_FIELDS = {
     M.fields(v, dtype.sizes, p)
     for k, x in pairs(v) do latency(x, p .. "." .. k) end
   end,
+  -- per dtype, the largest split-K factor of its kernel family (int8's IMMA kernels on Hopper
+  -- run without a split over K), else the architecture's max_split_k
+  dtype_max_split_k = function(v, p)
+    check.table(v, p)
+    M.fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do check.positive_int(x, p .. "." .. k); check.within(x, 1, 64, "integer", p .. "." .. k) end
+  end,
   dtype_align = function(v, p)
     check.table(v, p)
     M.fields(v, dtype.sizes, p)
@@ -115,7 +122,8 @@ local GEMM_FIELDS = {
 local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stream_k = true, streamk_fixup_s = true,
                    splitk_latency_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, kernel_sm_bytes_per_cycle = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
-                   intervals = true, dtype_align = true, dtype_latency_s = true }
+                   intervals = true, dtype_align = true, dtype_latency_s = true,
+                   dtype_max_split_k = true }
 
 --- Validate GEMM parameters `g` at `path`; `complete`: every non-optional field present.
 function M.validate_gemm(g, path, complete)
