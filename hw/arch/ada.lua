@@ -4,5 +4,5 @@
 return {
   name = "NVIDIA Ada Lovelace (AD10x), sm_89",
   base = "ampere",
-  notes = "No Ada calibration points exist; kernel parameters are Ampere's.",
+  notes = "No Ada calibration points exist; kernel parameters are Ampere's, with the alignment penalty scaled by the SM's tensor rate (hw/arch/ampere.lua align_ref_rate).",
 }

@@ -4,5 +4,11 @@
 return {
   name = "AMD CDNA2 (MI200), gfx90a",
   base = "ampere",
+  gemm = {
+    align_ref_rate = 0,
+    sources = {
+      align_ref_rate = "0, alignment levels not scaled by the tensor rate (hw/arch/ampere.lua align_ref_rate): AMD CUs: the load-issue mechanism of NVIDIA SMs is not assumed",
+    },
+  },
   notes = "No AMD calibration points exist; rocBLAS/hipBLASLt macro-tiles are modeled with the NVIDIA tile list. Expect the largest errors here.",
 }

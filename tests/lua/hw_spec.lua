@@ -90,6 +90,25 @@ describe("tilewave.data.hw", function()
       assert.matches("expected at least one tile without tma = true or dtypes", err, 1, true)
     end)
 
+    it("scales Ampere's alignment penalty by the SM's tensor rate (hw/arch/ampere.lua align_ref_rate)", function()
+      local hw = require "tilewave.data.hw"
+      local function eff2(id, dt) return hw.gemm_device_fields(hw.load(id), dt or "bf16").align_eff[2] end
+      -- RTX 4090: 165.2 TFLOP/s / (128 SMs x 2520 MHz) = 512.15 per SM per clock, 0.24995 of the A100's 2049;
+      -- the A100's 2-byte class 0.27 (slowdown 3.7037) becomes 1 / (1 + 2.7037 x 0.24995) = 0.5967
+      assert.near(0.5967, eff2("rtx4090"), 1e-4)
+      -- L4: 121 TFLOP/s / (58 x 2040 MHz) = 1022.65, ratio 0.49910: 1 / (1 + 2.7037 x 0.49910) = 0.42564
+      assert.near(0.42564, eff2("l4"), 1e-4)
+      -- the A100 itself, Hopper (fitted on the H100), AMD and Blackwell (opted out) keep their levels
+      assert.near(0.27, eff2("a100_sxm4_80gb"), 1e-3)
+      assert.are.equal(0.20, eff2("h100_sxm5"))
+      assert.are.equal(0.27, eff2("mi300x"))
+      assert.are.equal(0.27, eff2("b200"))
+      -- 4-byte dtypes keep the levels: the reference rate is the 2-byte one
+      assert.are.equal(0.27, eff2("rtx4090", "tf32"))
+      -- levels of 1 stay 1
+      assert.are.equal(1, hw.scale_align({ 1 }, 0.25)[1])
+    end)
+
     it("loads a device by id with SI units (A100 datasheet: 108 SMs, 2039 GB/s, 312 TFLOP/s fp16)", function()
       local s = assert(tw.hw.load("a100_sxm4_80gb"))
       assert.equal("a100_sxm4_80gb", s.id)

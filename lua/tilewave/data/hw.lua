@@ -302,6 +302,19 @@ function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)
   return dev, sizes
 end
 
+--- Alignment classes `eff` (align_eff levels fitted where the tensor cores run `ref` FLOP per
+-- SM per clock) on an SM whose tensor cores run `ratio` times as many. A misaligned kernel issues
+-- 16 / alignment loads where one 16-byte vector would do; that issue time per K step is set by
+-- the SM's load/store pipeline, which Ampere, Ada, Turing and Volta SMs share (4 partitions),
+-- and it adds to the tensor time: slowdown 1 + (1/eff - 1) x ratio, so eff' = 1 / that. An
+-- RTX 4090 (512 FLOP per SM per clock in bf16 against the A100's 2049) loses a quarter of the
+-- A100's penalty. Levels of 1 stay 1; `ratio` > 0.
+function M.scale_align(eff, ratio)
+  local out = {}
+  for i, e in ipairs(eff) do out[i] = 1 / (1 + (1 / e - 1) * ratio) end
+  return out
+end
+
 --- The fields gemm_device() passes to the core (`core.device`, tw_gemm.h tw_device), as a
 -- plain table, and the dtype's element sizes; arguments and errors as gemm_device().
 function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s)
@@ -314,6 +327,10 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
   end
   local g = M.gemm_params(spec)
   local own = g.dtype_align and g.dtype_align[dt] or {}
+  local align_eff = own.align_eff or g.align_eff
+  if (g.align_ref_rate or 0) > 0 and sizes.in_bytes == 2 and not own.align_eff and spec.boost_clock_hz then
+    align_eff = M.scale_align(align_eff, peak / (spec.sm_count * spec.boost_clock_hz) / g.align_ref_rate)
+  end
   return {
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
@@ -323,7 +340,7 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
     max_split_k = g.dtype_max_split_k and g.dtype_max_split_k[dt] or g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
-    tiles = core_tiles(g.tiles, dt), align_eff = own.align_eff or g.align_eff,
+    tiles = core_tiles(g.tiles, dt), align_eff = align_eff,
     align_mem_eff = own.align_mem_eff or g.align_mem_eff,
   }, sizes
 end
