@@ -92,7 +92,7 @@ describe("tilewave.data.models", function()
 
     it("lists every family's presets, lower-case ids", function()
       local all = tw.models.list()
-      assert.equal(40, #all) -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, deepseek-v3
+      assert.equal(41, #all) -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, deepseek-v3
       for _, id in ipairs(all) do assert.equal(id:lower(), id) end
       assert.same({ "modernbert-base", "modernbert-large" }, tw.models.list("modernbert"))
       assert.equal(8, #tw.models.list("gpt3"))
@@ -156,7 +156,7 @@ describe("tilewave.data.models", function()
       local _, missing = pcall(tw.models.define, c)
       assert.equal("model.num_hidden_layers: expected positive integer, got nil", missing)
       assert.truthy(err_of { hidden_sise = 1 }:find("model: unknown field 'hidden_sise' (did you mean 'hidden_size'?) for family llama", 1, true))
-      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gpt3, gpt_neox, llama, mistral, modernbert, qwen2, qwen_moe, got string 'mamba'", 1, true))
+      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gpt3, gpt_neox, llama, mistral, modernbert, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
     end)
     it("rejects a non-boolean tie_word_embeddings", function()
       assert.equal("model.tie_word_embeddings: expected boolean, got 1", err_of { tie_word_embeddings = 1 })
@@ -185,6 +185,34 @@ describe("tilewave.data.models", function()
       assert.equal(1235814400, tw.params(c).total)
     end)
 
+    it("reads a Qwen3 config.json: explicit head_dim, QK-norm, no QKV bias (8,190,735,360 parameters)", function()
+      -- Qwen/Qwen3-8B-Base config.json (fields as published). By hand, per layer: Q 4096 x 32 x 128 =
+      -- 16,777,216, K and V 4096 x 8 x 128 = 4,194,304 each, O 16,777,216 (41,943,040); SwiGLU
+      -- 3 x 4096 x 12288 = 150,994,944; two RMSNorms 8,192; q_norm and k_norm 2 x 128 = 256:
+      -- 192,946,432. 36 layers 6,946,071,552 + final norm 4,096 + untied embeddings 2 x 151936 x 4096
+      -- = 1,244,659,712: 8,190,735,360 (the figure issue 37 gives from the model card)
+      local path = write([[{"architectures":["Qwen3ForCausalLM"],"attention_bias":false,"head_dim":128,
+        "hidden_act":"silu","hidden_size":4096,"intermediate_size":12288,"max_position_embeddings":32768,
+        "max_window_layers":36,"model_type":"qwen3","num_attention_heads":32,"num_hidden_layers":36,
+        "num_key_value_heads":8,"rms_norm_eps":1e-06,"rope_scaling":null,"rope_theta":1000000,
+        "sliding_window":null,"tie_word_embeddings":false,"torch_dtype":"bfloat16","use_sliding_window":false,
+        "vocab_size":151936}]])
+      local c = assert(tw.models.from_hf_config(path))
+      os.remove(path)
+      assert.equal("qwen3", c.family)
+      assert.equal(128, c.head_dim)
+      assert.is_nil(c.sliding_window)
+      local p = tw.params(c)
+      assert.equal(8190735360, p.total)
+      assert.equal(1244659712, p.embedding)
+      assert.equal(p.total, tw.params(tw.models.load("qwen3-8b")).total)
+      -- QK-norm is priced: one RMSNorm kernel per layer over the (32 + 8) heads of 128 per token
+      local ops = tw.transformer.ops(c, { b = 1, s = 16 })
+      local qk
+      for _, op in ipairs(ops) do if op.name == "qk_rmsnorm" then qk = op end end
+      assert.same({ "norm", 36, 16 * 40 * 128, 2 * 16 * 40 * 128 * 2 }, { qk.role, qk.count, qk.elems, qk.bytes })
+    end)
+
     it("reads GPT-NeoX and ModernBERT configs", function()
       local p1 = write([[{"model_type":"gpt_neox","hidden_size":2560,"intermediate_size":10240,
         "num_attention_heads":32,"num_hidden_layers":32,"vocab_size":50304,"rotary_pct":0.25,
@@ -201,7 +229,7 @@ describe("tilewave.data.models", function()
       local p = write([[{"model_type":"mamba","hidden_size":768}]])
       local c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)
-      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gpt_neox, llama, mistral, mixtral, modernbert, qwen2, qwen2_moe, qwen3_moe, got string 'mamba'", 1, true))
+      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gpt_neox, llama, mistral, mixtral, modernbert, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
       local f = io.open(p, "w"); f:write("{not json"); f:close()
       c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)
