@@ -92,7 +92,7 @@ describe("tilewave.data.models", function()
 
     it("lists every family's presets, lower-case ids", function()
       local all = tw.models.list()
-      assert.equal(41, #all) -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, deepseek-v3
+      assert.equal(42, #all) -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, phi-3-mini, deepseek-v3
       for _, id in ipairs(all) do assert.equal(id:lower(), id) end
       assert.same({ "modernbert-base", "modernbert-large" }, tw.models.list("modernbert"))
       assert.equal(8, #tw.models.list("gpt3"))
@@ -156,7 +156,7 @@ describe("tilewave.data.models", function()
       local _, missing = pcall(tw.models.define, c)
       assert.equal("model.num_hidden_layers: expected positive integer, got nil", missing)
       assert.truthy(err_of { hidden_sise = 1 }:find("model: unknown field 'hidden_sise' (did you mean 'hidden_size'?) for family llama", 1, true))
-      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gpt3, gpt_neox, llama, mistral, modernbert, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
+      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gpt3, gpt_neox, llama, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
     end)
     it("rejects a non-boolean tie_word_embeddings", function()
       assert.equal("model.tie_word_embeddings: expected boolean, got 1", err_of { tie_word_embeddings = 1 })
@@ -213,6 +213,29 @@ describe("tilewave.data.models", function()
       assert.same({ "norm", 36, 16 * 40 * 128, 2 * 16 * 40 * 128 * 2 }, { qk.role, qk.count, qk.elems, qk.bytes })
     end)
 
+    it("reads a Phi-3 config.json: fused QKV and gate-up, its sliding window (3,821,079,552 parameters)", function()
+      -- microsoft/Phi-3-mini-4k-instruct config.json (fields as published). By hand, per layer:
+      -- attention 4 x 3072^2 = 37,748,736, SwiGLU 3 x 3072 x 8192 = 75,497,472, two RMSNorms 6,144:
+      -- 113,252,352; 32 layers 3,624,075,264 + final norm 3,072 + untied embeddings
+      -- 2 x 32064 x 3072 = 197,001,216: 3,821,079,552 (the model card's, via keras-hub's presets)
+      local path = write([[{"architectures":["Phi3ForCausalLM"],"attention_dropout":0.0,"bos_token_id":1,
+        "embd_pdrop":0.0,"eos_token_id":32000,"hidden_act":"silu","hidden_size":3072,"initializer_range":0.02,
+        "intermediate_size":8192,"max_position_embeddings":4096,"model_type":"phi3","num_attention_heads":32,
+        "num_hidden_layers":32,"num_key_value_heads":32,"original_max_position_embeddings":4096,
+        "pad_token_id":32000,"resid_pdrop":0.0,"rms_norm_eps":1e-05,"rope_scaling":null,"rope_theta":10000.0,
+        "sliding_window":2047,"tie_word_embeddings":false,"torch_dtype":"bfloat16","vocab_size":32064}]])
+      local c = assert(tw.models.from_hf_config(path))
+      os.remove(path)
+      assert.same({ "phi3", 2047, 96 }, { c.family, c.sliding_window, c.head_dim })
+      assert.equal(3821079552, tw.params(c).total)
+      -- the checkpoint's fused weights: one gate_up GEMM of width 2I, keys capped at the window
+      local names = {}
+      for _, op in ipairs(tw.transformer.ops(c, { b = 1, s = 4096 })) do names[op.name] = op end
+      assert.same({ 4096, 16384, 3072 }, { names.mlp_up_gate.m, names.mlp_up_gate.n, names.mlp_up_gate.k })
+      assert.is_nil(names.mlp_gate)
+      assert.equal(2047, names.attention.s_kv)
+    end)
+
     it("reads GPT-NeoX and ModernBERT configs", function()
       local p1 = write([[{"model_type":"gpt_neox","hidden_size":2560,"intermediate_size":10240,
         "num_attention_heads":32,"num_hidden_layers":32,"vocab_size":50304,"rotary_pct":0.25,
@@ -229,7 +252,7 @@ describe("tilewave.data.models", function()
       local p = write([[{"model_type":"mamba","hidden_size":768}]])
       local c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)
-      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gpt_neox, llama, mistral, mixtral, modernbert, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
+      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gpt_neox, llama, mistral, mixtral, modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
       local f = io.open(p, "w"); f:write("{not json"); f:close()
       c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)

@@ -41,7 +41,7 @@ describe("Mistral, Qwen2 and Mixtral", function()
     local c, msg = tw.models.from_hf_config(HF .. "unknown-type.json")
     assert.is_nil(c)
     assert.truthy(msg:find("model_type: expected one of deepseek_v2, deepseek_v3, gpt_neox, llama, mistral, mixtral, "
-      .. "modernbert, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'jamba'", 1, true))
+      .. "modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'jamba'", 1, true))
     assert.has_error(function()
       tw.models.define { family = "mistral", hidden_size = 64, num_attention_heads = 4, num_hidden_layers = 1,
                          intermediate_size = 128, vocab_size = 100, num_local_experts = 2, num_experts_per_tok = 3 }
