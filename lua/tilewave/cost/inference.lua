@@ -217,19 +217,21 @@ function M.decode(o)
   local batch_all = batch
   batch = batch // ep -- sequences per rank
   local L, h = c.num_hidden_layers, c.hidden_size
-  -- a sliding-window model (Mistral) keeps and attends to the last sliding_window tokens only
-  local context_kv = math.min(context, c.sliding_window or context)
+  -- a sliding-window layer (Mistral; Gemma 2's local layers) keeps and attends to the last
+  -- sliding_window tokens only: KV tokens summed over the layers (models.kv_layer_tokens)
+  local kv_tokens = models.kv_layer_tokens(c, context)
   local kv = models.kv_cache(c, t)
   local e = dtype.get(cdt).in_bytes
   local a_t = -(-c.num_attention_heads // t)
   -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
   -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
-  local act = L * (10 * batch * h * e + 2 * batch * a_t * context_kv * e) + batch * (-(-c.vocab_size // t)) * 4
+  local act = L * 10 * batch * h * e + 2 * batch * a_t * kv_tokens * e + batch * (-(-c.vocab_size // t)) * 4
   local r = in_range("decode", batch_all, context, price.decode, {
     weight_bytes = wbytes, matmul_params = params,
     dequant_ops = eng.dequant == false and 0 or fmt.dequant_ops,
-    layers = L, kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
-    kv_elem_bytes = kvb, context = context_kv, batch = batch, act_bytes = act,
+    -- the core's KV and attention terms scale with layers x context: given as one sum
+    layers = 1, kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
+    kv_elem_bytes = kvb, context = kv_tokens, batch = batch, act_bytes = act,
     peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
     vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
     mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
@@ -304,16 +306,26 @@ function M.memory(o)
   local emb_bits = fmt.name:match("^q") and fmt.bits or 16
   wbytes = wbytes + resident_embedding * emb_bits / 8 / t
   local kv = models.kv_cache(c, t)
-  local per_token = 2 * c.num_hidden_layers * kv.heads * kv.head_dim * kvb
-  -- a sliding-window model's cache holds at most sliding_window tokens per sequence
-  local window = c.sliding_window
-  local r = in_range("memory", batch, context, price.memory_fit, { weight_bytes = wbytes, kv_bytes_per_token = per_token,
-                              context = window and math.min(context, window) or context,
+  local per_layer_token = 2 * kv.heads * kv.head_dim * kvb
+  local per_token = c.num_hidden_layers * per_layer_token
+  -- a sliding-window layer's cache holds at most sliding_window tokens per sequence: the fit
+  -- counts KV tokens summed over the layers (models.kv_layer_tokens)
+  local r = in_range("memory", batch, context, price.memory_fit, { weight_bytes = wbytes,
+                              kv_bytes_per_token = per_layer_token, context = models.kv_layer_tokens(c, context),
                               batch = batch, workspace_bytes = workspace, memory_bytes = mem })
   r.max_context_limit = "memory"
-  if window and r.max_context >= window then
+  local bound = models.kv_layer_tokens_max(c)
+  if bound and r.max_context >= bound then
     -- the cache stops growing at the window: memory no longer bounds the context
     r.max_context, r.max_context_limit = c.max_position_embeddings or r.max_context, "max_position_embeddings"
+  else
+    -- the longest context whose KV tokens over the layers fit (kv_layer_tokens grows with it)
+    local lo, hi = 0, models.MAX_DIM
+    while lo < hi do
+      local mid = (lo + hi + 1) // 2
+      if models.kv_layer_tokens(c, mid) <= r.max_context then lo = mid else hi = mid - 1 end
+    end
+    r.max_context = lo
   end
   -- the answer stays inside the model: its trained context, unless the caller allows more
   local trained = c.max_position_embeddings

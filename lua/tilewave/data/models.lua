@@ -55,6 +55,8 @@ local REQUIRED = { "hidden_size", "num_attention_heads", "num_hidden_layers", "i
 -- 2^24 = 16,777,216, 1.6x the longest context published (Llama 4 Scout's 10M tokens, Meta,
 -- "The Llama 4 herd", 2025-04-05) and 300x the widest hidden size in model_configs.md.
 local MAX_DIM = 2 ^ 24
+--- The largest size field a config may have (2^24, an integer).
+M.MAX_DIM = 16777216
 --- Most parameters a config may have: 2^53 (9.0e15, ~5000x the largest published model), so
 -- that every count is exact in a double and no integer product wraps around.
 M.MAX_PARAMS = 2 ^ 53
@@ -310,6 +312,36 @@ function M.kv_cache(c, t)
   local fam = M.families[c.family]
   if fam.kv_cache then return fam.kv_cache(c, t) end
   return { heads = -(-c.num_key_value_heads // (t or 1)), head_dim = c.head_dim }
+end
+
+--- The KV-cache spans of config `c`: `{ { count = layers, window = tokens or nil }, ... }`, the
+-- layers that keep the last `window` tokens (a sliding window) and those that keep every token.
+-- A family may alternate them (Gemma 2: `kv_windows`); otherwise every layer keeps
+-- `sliding_window` tokens (Mistral) or all of them.
+function M.kv_windows(c)
+  local fam = M.families[c.family]
+  if fam.kv_windows then return fam.kv_windows(c) end
+  return { { count = c.num_hidden_layers, window = c.sliding_window } }
+end
+
+--- Tokens held in the KV cache of one sequence at `context` tokens, summed over the layers
+-- (integer): sum of count x min(context, window). Bytes are this times 2 x KV heads x head dim x
+-- bytes per element; decode attention reads as many keys.
+function M.kv_layer_tokens(c, context)
+  local n = 0
+  for _, s in ipairs(M.kv_windows(c)) do n = n + s.count * math.min(context, s.window or context) end
+  return n
+end
+
+--- The most KV tokens over the layers one sequence can hold whatever its context (every layer
+-- windowed), or nil when some layer keeps every token.
+function M.kv_layer_tokens_max(c)
+  local n = 0
+  for _, s in ipairs(M.kv_windows(c)) do
+    if not s.window then return nil end
+    n = n + s.count * s.window
+  end
+  return n
 end
 
 --- The routed experts of config `c`: E (num_local_experts, n_routed_experts or
