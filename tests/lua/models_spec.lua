@@ -92,7 +92,7 @@ describe("tilewave.data.models", function()
 
     it("lists every family's presets, lower-case ids", function()
       local all = tw.models.list()
-      assert.equal(42, #all) -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, phi-3-mini, deepseek-v3
+      assert.equal(43, #all) -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, phi-3-mini, gemma-2-9b, deepseek-v3
       for _, id in ipairs(all) do assert.equal(id:lower(), id) end
       assert.same({ "modernbert-base", "modernbert-large" }, tw.models.list("modernbert"))
       assert.equal(8, #tw.models.list("gpt3"))
@@ -156,7 +156,7 @@ describe("tilewave.data.models", function()
       local _, missing = pcall(tw.models.define, c)
       assert.equal("model.num_hidden_layers: expected positive integer, got nil", missing)
       assert.truthy(err_of { hidden_sise = 1 }:find("model: unknown field 'hidden_sise' (did you mean 'hidden_size'?) for family llama", 1, true))
-      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gpt3, gpt_neox, llama, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
+      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gemma2, gpt3, gpt_neox, llama, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
     end)
     it("rejects a non-boolean tie_word_embeddings", function()
       assert.equal("model.tie_word_embeddings: expected boolean, got 1", err_of { tie_word_embeddings = 1 })
@@ -236,6 +236,45 @@ describe("tilewave.data.models", function()
       assert.equal(2047, names.attention.s_kv)
     end)
 
+    it("reads a Gemma 2 config.json: 4 norms, alternating windows, tied embeddings (9,241,705,984)", function()
+      -- google/gemma-2-9b config.json fields (tie_word_embeddings absent: Gemma2Config's default, tied).
+      -- By hand (model_configs.md, Gemma 2 9B), per layer: Q and O 3584 x 16 x 256 = 14,680,064 each,
+      -- K and V 3584 x 8 x 256 = 7,340,032 each (44,040,192); GeGLU 3 x 3584 x 14336 = 154,140,672;
+      -- four RMSNorms 14,336: 198,195,200. 42 layers 8,324,198,400 + final norm 3,584 + one embedding
+      -- 256000 x 3584 = 917,504,000: 9,241,705,984
+      local path = write([[{"architectures":["Gemma2ForCausalLM"],"attention_bias":false,
+        "attn_logit_softcapping":50.0,"cache_implementation":"hybrid","final_logit_softcapping":30.0,
+        "head_dim":256,"hidden_act":"gelu_pytorch_tanh","hidden_activation":"gelu_pytorch_tanh",
+        "hidden_size":3584,"intermediate_size":14336,"max_position_embeddings":8192,"model_type":"gemma2",
+        "num_attention_heads":16,"num_hidden_layers":42,"num_key_value_heads":8,"query_pre_attn_scalar":256,
+        "rms_norm_eps":1e-06,"rope_theta":10000.0,"sliding_window":4096,"vocab_size":256000}]])
+      local c = assert(tw.models.from_hf_config(path))
+      os.remove(path)
+      assert.same({ "gemma2", true, 256, 4096, 30 },
+        { c.family, c.tie_word_embeddings, c.head_dim, c.sliding_window, c.final_logit_softcapping })
+      assert.equal(9241705984, tw.params(c).total)
+      assert.equal(tw.params(c).total, tw.params(tw.models.load("gemma-2-9b")).total)
+      -- 21 layers attend over the 4096-token window, 21 over all 8192 tokens; four norms per layer
+      local by = {}
+      for _, op in ipairs(tw.transformer.ops(c, { b = 1, s = 8192 })) do by[op.name] = op end
+      assert.same({ 21, 8192 }, { by.attention.count, by.attention.s_kv })
+      assert.same({ 21, 4096 }, { by.attention_local.count, by.attention_local.s_kv })
+      for _, n in ipairs { "input_rmsnorm", "post_attention_rmsnorm", "pre_feedforward_rmsnorm",
+                           "post_feedforward_rmsnorm" } do assert.equal(42, by[n].count) end
+      -- soft-capping reads and writes the 8192 x 256000 logits
+      assert.equal(2 * 8192 * 256000 * 2, by.logit_softcap.bytes)
+      -- the cache: 2 x 8 KV heads x 256 x 2 bytes = 8192 B per layer and token, over 21 x 8192 +
+      -- 21 x 4096 = 258,048 layer-tokens at 8192 context: 2,113,929,216 B per sequence
+      assert.equal(258048, tw.models.kv_layer_tokens(c, 8192))
+      local m = tw.inference.memory { model = c, hw = "h100_sxm5", batch = 1, context = 8192 }
+      assert.equal(2113929216, m.kv_bytes)
+      -- the longest context memory allows at batch 64 is the inverse of the same sum
+      m = tw.inference.memory { model = c, hw = "h100_sxm5", batch = 64, context = 8192 }
+      local room = m.memory_bytes - m.weight_bytes - m.workspace_bytes
+      assert.is_true(64 * 8192 * tw.models.kv_layer_tokens(c, m.max_context) <= room)
+      assert.is_true(64 * 8192 * tw.models.kv_layer_tokens(c, m.max_context + 1) > room)
+    end)
+
     it("reads GPT-NeoX and ModernBERT configs", function()
       local p1 = write([[{"model_type":"gpt_neox","hidden_size":2560,"intermediate_size":10240,
         "num_attention_heads":32,"num_hidden_layers":32,"vocab_size":50304,"rotary_pct":0.25,
@@ -252,7 +291,7 @@ describe("tilewave.data.models", function()
       local p = write([[{"model_type":"mamba","hidden_size":768}]])
       local c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)
-      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gpt_neox, llama, mistral, mixtral, modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
+      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gemma2, gpt_neox, llama, mistral, mixtral, modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
       local f = io.open(p, "w"); f:write("{not json"); f:close()
       c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)

@@ -72,6 +72,11 @@ local UNFUSED = {
     for i = 1, math.max(1, (op.inputs or 2) - 1) do out[i], cls[i] = 3 * op.elems * op.elem_bytes, "vector" end
     return out, cls
   end,
+  -- logit soft-capping (Gemma 2): x / cap, tanh, x cap, three vectorized passes (read + write each)
+  softcap = function(op)
+    local S = op.elems * op.elem_bytes
+    return { 2 * S, 2 * S, 2 * S }
+  end,
   -- scale (vectorized), mask add (broadcast mask; only when masked: a bidirectional
   -- layer such as ModernBERT's, unpadded, adds none, as its profile shows), softmax
   softmax = function(op)
