@@ -53,12 +53,7 @@ function F.kv_windows(c)
 end
 
 --- Parameter count: the LLaMA block's with four RMSNorms per layer instead of two.
-function F.params(c)
-  local p = llama.params(c)
-  local extra = 2 * c.hidden_size * c.num_hidden_layers
-  return { total = p.total + extra, non_embedding = p.non_embedding + extra, embedding = p.embedding,
-           active = p.active + extra }
-end
+function F.params(c) return llama.params_plus(c, 2 * c.hidden_size) end
 
 --- Ops of one forward pass.
 function F.ops(c, w)

@@ -100,6 +100,14 @@ function F.params(c)
   return { total = non_embedding + embedding, non_embedding = non_embedding, embedding = embedding, active = active }
 end
 
+--- F.params(c) with `extra` more parameters in every layer (weights a variant adds: Qwen3's QK-norm,
+-- Gemma 2's second pair of norms), counted in total, non_embedding and active.
+function F.params_plus(c, extra)
+  local p = F.params(c)
+  local n = extra * c.num_hidden_layers
+  return { total = p.total + n, non_embedding = p.non_embedding + n, embedding = p.embedding, active = p.active + n }
+end
+
 --- Ops of one forward pass of the LLaMA block (pre-norm, sequential residual) with
 -- `mlp(ops, c, w, L)` appending each layer's MLP. The LM head runs even when tied:
 -- 2*v*h FLOP per token either way. Shared by the families built on this block.

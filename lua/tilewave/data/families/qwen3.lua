@@ -31,12 +31,7 @@ local F = llama.variant {
 }
 
 --- Parameter count: the LLaMA block's plus q_norm and k_norm (head_dim each) per layer.
-function F.params(c)
-  local p = llama.params(c)
-  local qk = 2 * c.head_dim * c.num_hidden_layers
-  return { total = p.total + qk, non_embedding = p.non_embedding + qk, embedding = p.embedding,
-           active = p.active + qk }
-end
+function F.params(c) return llama.params_plus(c, 2 * c.head_dim) end
 
 -- the SwiGLU MLP of every layer
 local function mlp(ops, c, w, L) layers.glu_mlp(ops, c, w, L, false) end
