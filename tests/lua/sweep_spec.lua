@@ -56,6 +56,26 @@ describe("tw.sweep", function()
     end
   end)
 
+  it("deals a filtered grid's rows out evenly: shards differ by at most one row", function()
+    -- the filter keeps rows whose raw indices share a residue (vocab 50304 sits on every second
+    -- index): dealt by index mod n, two shards would get every row and two none
+    local where = function(c) return c.vocab_size == 50304 end
+    local all, all_stats = collect { where = where }
+    for _, n in ipairs { 2, 3, 4, 7 } do
+      local counts, skipped = {}, 0
+      for i = 0, n - 1 do
+        local rows, stats = collect { where = where, shard = { i, n } }
+        counts[#counts + 1] = #rows
+        skipped = skipped + stats.skipped
+      end
+      table.sort(counts)
+      assert.is_true(counts[#counts] - counts[1] <= 1, table.concat(counts, "/"))
+      -- the shards' skipped rows add up to the whole run's
+      assert.equal(all_stats.skipped, skipped)
+    end
+    assert.equal(14, #all) -- 28 valid configs (36 less the 8 whose 24 heads do not divide h), half at 50304
+  end)
+
   it("applies where and counts what it skips", function()
     local rows, stats = collect { where = function(c) return c.vocab_size % 64 == 0 end }
     for _, r in ipairs(rows) do assert.equal(50304, r.v) end

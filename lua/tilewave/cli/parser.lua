@@ -111,7 +111,7 @@ function M.parser()
   local sw = p:command("sweep", "Estimate every config of a grid (a Lua spec file returning tw.sweep's options), "
     .. "streaming one row per config.")
   sw:argument("spec", "Sweep spec file: returns { base = , vary = , where = , hw = , workload = }.")
-  sw:option("--shard", "I/N: only configs whose index % N == I (0 <= I < N); shards concatenate to the full grid.")
+  sw:option("--shard", "I/N: shard I of N (0 <= I < N): the configs that pass the filters, dealt out in turn, so shards differ by at most one row; shards concatenate to the full grid.")
   sw:option("--out", "Write rows to FILE instead of stdout.")
   sw:option("--format", "Row format."):choices({ "csv", "jsonl" }):default("csv")
 

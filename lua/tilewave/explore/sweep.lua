@@ -70,7 +70,8 @@ M.FACTORIZE_MAX = 65536
 --   values; HF field names), `where` (optional predicate on the config),
 --   `hw` (device id or list of ids, default "h100_sxm5"), `workload`
 --   ({ b, s, t, dtype, attention, engine }, as tilewave.transformer.estimate),
---   `shard` ({ i, n }: only indices with index % n == i), `slow` (true: skip
+--   `shard` ({ i, n }: the rows passing validity and `where`, dealt out in turn over the devices,
+--   the k-th (from 0) to shard k % n: shards differ by at most one row), `slow` (true: skip
 --   the factorization)
 -- @return iterator yielding `cfg, hw_id, est` with est = `{ index, time_s,
 --   flops (executed), model_flops, tflops (flops / time), mfu (model_flops / time / peak),
@@ -302,14 +303,17 @@ function M.sweep(o)
 
   local cfg = copy(base)
   local est = {}
-  local hi, idx = 1, shard_i - shard_n
+  -- shards deal the rows that pass the filters out in turn (the k-th kept row, counted over every
+  -- device, goes to shard k mod n), so a filtered grid's shards differ by at most one row; a row
+  -- the filters drop is counted as skipped by shard (index mod n) alone, so the shards' counts add up
+  local hi, idx, kept = 1, -1, 0
   local function next_row()
     while true do
-      idx = idx + shard_n
+      idx = idx + 1
       if idx >= per_hw then
         hi = hi + 1
-        idx = shard_i
-        if hi > #plans or idx >= per_hw then return nil end
+        idx = 0
+        if hi > #plans then return nil end
       end
       local plan = plans[hi]
       for i = 1, nf do
@@ -318,6 +322,12 @@ function M.sweep(o)
       derive(cfg, conv)
       local keep = valid(cfg, conv, wl.t)
       if keep and o.where then keep = o.where(cfg) and true or false end
+      local mine = idx % shard_n == shard_i
+      if keep then
+        kept = kept + 1
+        mine = (kept - 1) % shard_n == shard_i
+      end
+      if not mine then keep = nil end
       if keep then
         local t, f, mf
         if plan.groups then t, f, mf = fast_est(plan.groups, idx) end
@@ -332,7 +342,7 @@ function M.sweep(o)
           return cfg, plan.spec.id, est
         end
       end
-      stats.skipped = stats.skipped + 1
+      if keep ~= nil then stats.skipped = stats.skipped + 1 end
     end
   end
   return next_row, stats
