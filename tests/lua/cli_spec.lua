@@ -185,6 +185,58 @@ describe("tilewave CLI", function()
     assert.equal(1, code)
   end)
 
+  it("answers lists of batch sizes and contexts, one row each, and agrees with the API", function()
+    local tw = require "tilewave"
+    local code, out = run("decode llama-3-8b --batch 1,8 --context 2048,8192 --format json")
+    assert.equal(0, code)
+    local runs = require("cjson").decode(out).runs
+    assert.equal(4, #runs)
+    -- batch outermost, then context; each run is tw.inference.decode's answer for its pair
+    local want = { { 1, 2048 }, { 1, 8192 }, { 8, 2048 }, { 8, 8192 } }
+    for i, r in ipairs(runs) do
+      assert.same(want[i], { r.decode.batch, r.decode.context })
+      local d = tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", batch = want[i][1], context = want[i][2] }
+      assert.near(d.tpot_s, r.decode.tpot_s, 1e-12 * d.tpot_s)
+      assert.is_true(r.memory.fits)
+    end
+    code, out = run("decode llama-3-8b --batch 1,8,32 --format csv")
+    assert.equal(0, code)
+    assert.truthy(out:find("^batch,context,TPOT,"))
+    assert.equal(4, select(2, out:gsub("\n", "")))
+    local _, _, err = run("decode llama-3-8b --batch 8,x")
+    assert.truthy(err:find("decode.batch: expected a comma-separated list of integers, got '8,x'", 1, true))
+  end)
+
+  it("predicts TTFT with its interval for a list of prompts, and reads a model folder", function()
+    local tw = require "tilewave"
+    local code, out = run("prefill llama-3-8b --prompt 512,2048 --format json")
+    assert.equal(0, code)
+    local runs = require("cjson").decode(out).runs
+    assert.equal(2, #runs)
+    local p = tw.inference.prefill { model = "llama-3-8b", hw = "h100_sxm5", prompt = 2048 }
+    assert.near(p.ttft_s, runs[2].ttft_s, 1e-12 * p.ttft_s)
+    assert.is_true(runs[2].interval.low < runs[2].ttft_s and runs[2].ttft_s < runs[2].interval.high)
+    local _, _, err = run("prefill llama-3-8b")
+    assert.truthy(err:find("prefill.prompt: expected positive integer (--prompt N), got nil", 1, true))
+    -- a Hugging Face snapshot folder: MODEL names the folder that holds config.json
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(require("lfs").mkdir(dir))
+    local f = assert(io.open(dir .. "/config.json", "w"))
+    f:write([[{"model_type":"llama","hidden_size":2048,"intermediate_size":8192,"num_attention_heads":32,
+      "num_hidden_layers":16,"num_key_value_heads":8,"vocab_size":128256,"tie_word_embeddings":true,
+      "head_dim":64,"max_position_embeddings":131072}]])
+    f:close()
+    code, out = run("prefill " .. dir .. " --prompt 1024 --format json")
+    assert.equal(0, code)
+    local q = tw.inference.prefill { model = dir .. "/config.json", hw = "h100_sxm5", prompt = 1024 }
+    assert.near(q.ttft_s, require("cjson").decode(out).runs[1].ttft_s, 1e-12 * q.ttft_s)
+    os.remove(dir .. "/config.json")
+    _, _, err = run("decode " .. dir)
+    assert.truthy(err:find("a folder without a config.json", 1, true))
+    os.remove(dir)
+  end)
+
   it("predicts a training step and ranks splits", function()
     local code, out = run("train pythia-1b --nodes 1 --global-batch 64 --s 1024 --p 2 --zero 1")
     assert.equal(0, code)

@@ -194,26 +194,6 @@ local function check_cmd(args)
   return failed > 0 and 1 or 0
 end
 
-local function decode_cmd(args)
-  local o = { model = args.model, hw = args.hw, context = args.context, batch = args.batch,
-              weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype, t = args.t,
-              engine = args.engine, allow_long_context = args.allow_long_context or nil, ep = args.ep }
-  local d = tw.inference.decode(o)
-  local spec = tw.hw.resolve(args.hw, "decode.hw")
-  local m
-  if spec.memory_bytes then
-    m = tw.inference.memory { model = args.model, hw = args.hw, context = args.context, batch = args.batch,
-                              weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype, t = args.t,
-                              allow_long_context = args.allow_long_context or nil, ep = args.ep }
-  end
-  if args.format == "json" then
-    stdout:write(tw.report.json { decode = d, memory = m or false }, "\n")
-    return 0
-  end
-  stdout:write(text.decode(d, m), "\n")
-  return 0
-end
-
 local function train_cmd(args)
   local o = { model = args.model, cluster = args.cluster, nodes = args.nodes, global_batch = args.global_batch,
               s = args.s, attention = args.attention, engine = args.engine }
@@ -294,12 +274,13 @@ local function models_cmd(args)
   local names = {}
   for name in pairs(tw.models.families) do names[#names + 1] = name end
   table.sort(names)
-  local path = args.family and args.family:match("%.json$")
+  local path = args.family and (args.family:match("%.json$") or (not tw.models.families[args.family]
+    and require("lfs").attributes(args.family, "mode") == "directory"))
   if args.family and not path and not tw.models.families[args.family] then
     error(format("models: unknown family '%s' (known: %s)", args.family, table.concat(names, ", ")), 0)
   end
   local rows = {}
-  -- a config.json path lists that one model
+  -- a config.json path (or a folder holding one) lists that one model
   local ids = path and { args.family }
     or tw.analysis.expand(args.family and { args.family } or names)
   for _, id in ipairs(ids) do
@@ -316,7 +297,9 @@ end
 
 M.run = run_script
 M.gemm, M.roofline, M.hw, M.report, M.models = gemm_cmd, roofline_cmd, hw_cmd, report_cmd, models_cmd
-M.sweep, M.check, M.decode, M.train = sweep_cmd, check_cmd, decode_cmd, train_cmd
+M.sweep, M.check, M.train = sweep_cmd, check_cmd, train_cmd
+M.decode = function(a) return require("tilewave.cli.inference").decode(a, stdout) end
+M.prefill = function(a) return require("tilewave.cli.inference").prefill(a, stdout) end
 M.calibrate = function(a) return require("tilewave.cli.calibrate").run(a, stdout) end
 M.plot = function(a) return require("tilewave.cli.plot").run(a, stdout) end
 

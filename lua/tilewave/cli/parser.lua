@@ -46,7 +46,23 @@ local function num_arg(field)
   end
 end
 
-M.int_arg, M.num_arg = int_arg, num_arg
+--- An argparse converter of a comma-separated integer list, "1,8,32" -> { 1, 8, 32 } (each
+-- value checked by the command's validator), naming `field` in its message:
+-- "decode.batch: expected a comma-separated list of integers, got '8,x'". At most 64 values.
+local function int_list(field)
+  return function(s)
+    local out = {}
+    for part in (s .. ","):gmatch("([^,]*),") do
+      local v = to_int(part)
+      if v == nil then return nil, format("%s: expected a comma-separated list of integers, got '%s'", field, unmark(s)) end
+      out[#out + 1] = v
+    end
+    if #out > 64 then return nil, format("%s: expected at most 64 values, got %d", field, #out) end
+    return out
+  end
+end
+
+M.int_arg, M.num_arg, M.int_list = int_arg, num_arg, int_list
 
 local ENGINE_HELP = "How software runs the kernels: compiled (fused, CUDA graph), fused (fused, host-launched), "
   .. "eager (PyTorch ops from Python), hf (generate()), llama.cpp, ideal. See tilewave.cost.engines."
@@ -122,10 +138,12 @@ function M.parser()
   ck:flag("--tap", "Print TAP instead of one line per pair.")
 
   local de = p:command("decode", "Predict one decode step (TPOT, tokens/s) and the memory fit of a model on a device.")
-  de:argument("model", "Model id.")
+  de:argument("model", "Model id, config.json path or a folder holding one.")
   de:option("--hw", "Device id or spec path."):default("h100_sxm5")
-  de:option("--context", "Tokens in each sequence's KV cache."):default("2048"):convert(int_arg("decode.context"))
-  de:option("--batch", "Sequences decoded together."):default("1"):convert(int_arg("decode.batch"))
+  de:option("--context", "Tokens in each sequence's KV cache; a list (2048,8192) gives one row each.")
+    :default("2048"):convert(int_list("decode.context"))
+  de:option("--batch", "Sequences decoded together; a list (1,8,32) gives one row each."):default("1")
+    :convert(int_list("decode.batch"))
   de:option("--weight-dtype", "fp32, bf16, fp16, fp8, int8, int4, q8_0, q4_0, q4_k_m."):default("bf16")
   de:option("--group", "int4 quantization group size."):convert(int_arg("decode.group"))
   de:option("--kv-dtype", "KV cache dtype."):default("bf16")
@@ -134,10 +152,25 @@ function M.parser()
     :convert(int_arg("decode.ep"))
   de:option("--engine", ENGINE_HELP):default("compiled")
   de:flag("--allow-long-context", "Accept a context above the model's max_position_embeddings (e.g. RoPE scaling).")
-  de:option("--format", "Output format."):choices({ "text", "json" }):default("text")
+  de:option("--format", "Output format (json: one object, or `runs` for lists)."):choices({ "text", "csv", "json" })
+    :default("text")
+
+  local pf = p:command("prefill", "Predict the time to first token (TTFT): the forward pass over the prompt.")
+  pf:argument("model", "Model id, config.json path or a folder holding one.")
+  pf:option("--hw", "Device id or spec path."):default("h100_sxm5")
+  pf:option("--prompt", "Prompt tokens per sequence; a list (512,2048) gives one row each."):args(1)
+    :convert(int_list("prefill.prompt"))
+  pf:option("--batch", "Sequences prefilled together; a list gives one row each."):default("1")
+    :convert(int_list("prefill.batch"))
+  pf:option("--dtype", "Compute dtype."):default("bf16")
+  pf:option("--attention", "flash or standard."):default("flash")
+  pf:option("--t", "Tensor-parallel size."):default("1"):convert(int_arg("prefill.t"))
+  pf:option("--engine", ENGINE_HELP):default("compiled")
+  pf:flag("--allow-long-context", "Accept a prompt above the model's max_position_embeddings (e.g. RoPE scaling).")
+  pf:option("--format", "Output format."):choices({ "text", "csv", "json" }):default("text")
 
   local trn = p:command("train", "Predict a training step (or --search every split) of a model on a cluster.")
-  trn:argument("model", "Model id.")
+  trn:argument("model", "Model id, config.json path or a folder holding one.")
   trn:option("--cluster", "Cluster id (hw/clusters) or path."):default("dgx_h100")
   trn:option("--nodes", "Nodes."):default("1"):convert(int_arg("train.nodes"))
   trn:option("--global-batch", "Sequences per optimizer step."):default("512"):convert(int_arg("train.global_batch"))

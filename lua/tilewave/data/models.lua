@@ -197,6 +197,12 @@ function M.resolve(v, path)
   return M.define(v, path)
 end
 
+--- Whether `id` names a preset of some family.
+function M.is_preset(id)
+  for _, fam in pairs(M.families) do if fam.presets[id] then return true end end
+  return false
+end
+
 --- Ids of the presets, sorted; of one family if `family` is given.
 function M.list(family)
   local ids = {}
@@ -217,6 +223,14 @@ function M.load(id)
   if type(id) ~= "string" then return nil, "model: expected model id, got " .. check.describe(id) end
   -- a Hugging Face config.json path works wherever an id does
   if id:match("%.json$") then return M.from_hf_config(id) end
+  -- a folder holding a config.json, as Hugging Face snapshots are laid out
+  if not M.is_preset(id) and require("lfs").attributes(id, "mode") == "directory" then
+    local f = id:gsub("/+$", "") .. "/config.json"
+    if require("lfs").attributes(f, "mode") == nil then
+      return nil, format("model: %s: a folder without a config.json", id)
+    end
+    return M.from_hf_config(f)
+  end
   if cache[id] then
     local c = {}
     for k, v in pairs(cache[id]) do c[k] = v end

@@ -1,0 +1,97 @@
+--- tilewave.cli.inference: the `decode` and `prefill` commands. A numeric option may be a
+-- comma-separated list (`--batch 1,8,32`, `--context 2048,8192`; tilewave.cli.parser.int_list): one
+-- answer per combination,
+-- in the order the lists give (batch outermost), as a table, CSV or JSON (`runs`). Formats only;
+-- every figure comes from tilewave.inference.
+local tw = require "tilewave"
+local text = require "tilewave.report.text"
+local si = require "tilewave.util.si"
+local interval = require("tilewave.report.format").interval
+
+local M = {}
+local format = string.format
+
+-- every (a, b) pair of two lists, a outermost
+local function pairs_of(as, bs)
+  local out = {}
+  for _, a in ipairs(as) do for _, b in ipairs(bs) do out[#out + 1] = { a, b } end end
+  return out
+end
+
+local function write_rows(out, fmt, header, rows, runs)
+  if fmt == "json" then
+    out:write(tw.report.json { runs = runs }, "\n")
+  elseif fmt == "csv" then
+    local csv = require "tilewave.util.csv"
+    out:write(table.concat(header, ","), "\n")
+    for _, r in ipairs(rows) do
+      local cells = {}
+      for i, c in ipairs(r) do cells[i] = csv.field(c) end
+      out:write(table.concat(cells, ","), "\n")
+    end
+  else
+    out:write(tw.report.table(header, rows), "\n")
+  end
+end
+
+--- `tilewave decode MODEL [--batch B[,B...]] [--context C[,C...]] ...`: a decode step (TPOT) and
+-- the memory fit, per (batch, context).
+function M.decode(args, out)
+  local spec = tw.hw.resolve(args.hw, "decode.hw")
+  local combos, runs, rows = pairs_of(args.batch, args.context), {}, {}
+  for _, bc in ipairs(combos) do
+    local o = { model = args.model, hw = args.hw, context = bc[2], batch = bc[1], weight_dtype = args.weight_dtype,
+                group = args.group, kv_dtype = args.kv_dtype, t = args.t, engine = args.engine,
+                allow_long_context = args.allow_long_context or nil, ep = args.ep }
+    local d = tw.inference.decode(o)
+    local m
+    if spec.memory_bytes then
+      o.engine = nil
+      m = tw.inference.memory(o)
+    end
+    runs[#runs + 1] = { decode = d, memory = m or false }
+    rows[#rows + 1] = { tostring(bc[1]), tostring(bc[2]), si(d.tpot_s, "s") .. interval(d.interval),
+      format("%.1f", d.tokens_per_s), format("%.1f", d.aggregate_tokens_per_s), d.bound,
+      m and (m.fits and "fits" or "does NOT fit") or "-", m and si(m.total_bytes, "B") or "-" }
+  end
+  if #combos == 1 and args.format ~= "csv" then
+    local r = runs[1]
+    if args.format == "json" then out:write(tw.report.json(r), "\n") else
+      out:write(text.decode(r.decode, r.memory or nil), "\n") end
+    return 0
+  end
+  if args.format == "text" then
+    local d = runs[1].decode
+    out:write(format("decode %s on %s: %s weights, %s KV cache, t = %d, %s engine\n", d.model, d.hw, d.weight_dtype,
+      d.kv_dtype, d.t, d.engine))
+  end
+  write_rows(out, args.format, { "batch", "context", "TPOT", "tokens/s/seq", "tokens/s", "bound", "memory", "bytes" },
+    rows, runs)
+  return 0
+end
+
+--- `tilewave prefill MODEL --prompt N[,N...] [--batch B[,B...]] ...`: time to first token, the
+-- forward pass over the prompt (tilewave.inference.prefill), per (batch, prompt).
+function M.prefill(args, out)
+  if args.prompt == nil then error("prefill.prompt: expected positive integer (--prompt N), got nil", 0) end
+  local combos, runs, rows = pairs_of(args.batch, args.prompt), {}, {}
+  for _, bp in ipairs(combos) do
+    local r = tw.inference.prefill { model = args.model, hw = args.hw, batch = bp[1], prompt = bp[2], t = args.t,
+                                     dtype = args.dtype, attention = args.attention, engine = args.engine,
+                                     allow_long_context = args.allow_long_context or nil }
+    runs[#runs + 1] = { model = r.model, hw = r.hw, batch = r.batch, prompt = r.prompt, ttft_s = r.ttft_s,
+                        interval = r.interval, tflops = r.tflops, mfu = r.mfu, flops = r.flops,
+                        tokens_per_s = r.batch * r.prompt / r.ttft_s, engine = r.engine }
+    rows[#rows + 1] = { tostring(bp[1]), tostring(bp[2]), si(r.ttft_s, "s") .. interval(r.interval),
+      si(r.batch * r.prompt / r.ttft_s, ""), format("%.1f", r.tflops), format("%.1f%%", 100 * r.mfu) }
+  end
+  if args.format == "text" then
+    local r = runs[1]
+    out:write(format("prefill %s on %s: %s, %s attention, t = %d, %s engine (TTFT: the forward over the prompt)\n",
+      r.model, r.hw, args.dtype, args.attention, args.t, type(r.engine) == "table" and r.engine.name or r.engine))
+  end
+  write_rows(out, args.format, { "batch", "prompt", "TTFT", "tokens/s", "TFLOP/s", "MFU" }, rows, runs)
+  return 0
+end
+
+return M
