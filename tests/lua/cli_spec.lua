@@ -245,5 +245,18 @@ describe("tilewave CLI", function()
     assert.equal(0, code)
     assert.truthy(out:find("\n  2%. t "))
     assert.truthy(out:find("%d+ valid, %d+ rejected\n$"))
+    -- JSON: the step as tw.training.step returns it; with --search the top rows and the counts
+    code, out = run("train pythia-1b --nodes 1 --global-batch 64 --s 1024 --p 2 --zero 1 --format json")
+    assert.equal(0, code)
+    local r = require("cjson").decode(out)
+    local want = require("tilewave").training.step { model = "pythia-1b", cluster = "dgx_h100", nodes = 1,
+      global_batch = 64, s = 1024, p = 2, zero = 1, attention = "flash", engine = "compiled" }
+    assert.near(want.step_s, r.step_s, 1e-12 * want.step_s)
+    assert.same({ 1, 2, 4 }, { r.config.t, r.config.p, r.config.d })
+    code, out = run("train pythia-1b --nodes 1 --global-batch 64 --s 1024 --search --top 2 --format json")
+    assert.equal(0, code)
+    r = require("cjson").decode(out)
+    assert.equal(2, #r.ranked)
+    assert.is_true(r.valid >= 2 and r.ranked[1].tokens_per_s >= r.ranked[2].tokens_per_s)
   end)
 end)

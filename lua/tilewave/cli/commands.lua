@@ -216,6 +216,12 @@ local function train_cmd(args)
       error(format("train.search: no valid configuration of %s on %d node(s) of %s (%d rejected; %s)",
         args.model, args.nodes, args.cluster, #res.rejected, table.concat(parts, "; ")), 0)
     end
+    if args.format == "json" then
+      local top = {}
+      for i = 1, math.min(args.top, #res.ranked) do top[i] = res.ranked[i] end
+      stdout:write(tw.report.json { ranked = top, valid = #res.ranked, rejected = #res.rejected }, "\n")
+      return 0
+    end
     for i = 1, math.min(args.top, #res.ranked) do stdout:write(format("%3d. %s\n", i, line(res.ranked[i]))) end
     stdout:write(format("%d valid, %d rejected\n", #res.ranked, #res.rejected))
     return 0
@@ -223,6 +229,7 @@ local function train_cmd(args)
   o.t, o.p, o.micro_batch, o.zero, o.checkpointing = args.t, args.p, args.micro_batch, args.zero, args.checkpointing
   o.ep = args.ep
   local r = tw.training.step(o)
+  if args.format == "json" then stdout:write(tw.report.json(r), "\n") return 0 end
   stdout:write(text.train(r), "\n")
   return 0
 end

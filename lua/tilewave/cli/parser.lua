@@ -186,6 +186,8 @@ function M.parser()
   trn:option("--engine", ENGINE_HELP):default("compiled")
   trn:flag("--search", "Rank every (t, p, micro-batch, checkpointing, ZeRO) instead.")
   trn:option("--top", "Rows of --search to print."):default("10"):convert(int_arg("train.top"))
+  trn:option("--format", "Output format (json: the step, or `ranked` and `rejected` counts with --search)."):choices({ "text", "json" })
+    :default("text")
 
   calibrate.define(p)
   require("tilewave.cli.plot").define(p, ENGINE_HELP)
