@@ -39,7 +39,7 @@ function M.roofline(hw_ids, model_ids, opts)
   if #hw_ids == 0 then error("plot.hw: expected at least one device", 0) end
   local dtype = opts.dtype or "bf16"
   local chart = { title = "Roofline, " .. dtype, logx = true, logy = true, series = {}, marks = {},
-                  xlabel = "arithmetic intensity (FLOP/byte)", ylabel = "rate (FLOP/s)" }
+                  xlabel = "arithmetic intensity (FLOP/byte)", ylabel = "rate", yunit = "FLOP/s" }
   local first
   for i, id in ipairs(hw_ids) do
     local spec = hw.resolve(id, format("plot.hw[%d]", i))
@@ -108,7 +108,7 @@ function M.gemm(name, opts)
     prev = r.flop_rate
   end
   local chart = { title = format("%s on %s, %s", sw.title, spec.id, dtype), logx = sw.logx,
-                  xlabel = sw.x_label, ylabel = "rate (FLOP/s)", marks = cliffs,
+                  xlabel = sw.x_label, ylabel = "rate", yunit = "FLOP/s", marks = cliffs,
                   series = { { title = "predicted", points = pred, with = sw.with or "lines" },
                              { title = "roofline bound (no tile or wave loss)", points = bound, dash = true },
                              { title = format("achievable peak (%.0f%% of the %s peak)", 100 * cfrac, dtype),
@@ -192,7 +192,7 @@ function M.decode(model, hw_ids, opts)
   local context = opts.context or 2048
   local chart = { title = format("Decode of %s, context %d, %s engine", c.id or c.name, context,
                                  opts.engine or "compiled"),
-                  logx = true, logy = true, xlabel = "batch (sequences)", ylabel = "throughput (tokens/s)",
+                  logx = true, logy = true, xlabel = "batch (sequences)", ylabel = "throughput", yunit = "tokens/s",
                   series = {}, marks = {} }
   for i, id in ipairs(hw_ids) do
     local spec = hw.resolve(id, format("plot.hw[%d]", i))

@@ -6,7 +6,8 @@
 --              marks = { { x = 2048, label = "cliff" } } }, "out.svg")
 --
 -- A chart is data only; tilewave.explore.figures builds them from the cost layer.
--- Fields: `title`, `xlabel`, `ylabel` (with units), `logx`, `logy` (booleans),
+-- Fields: `title`, `xlabel`, `ylabel` (with units, or name the unit in `xunit` / `yunit`: tics
+-- then read with SI prefixes, "100 TFLOP/s"), `logx`, `logy` (booleans),
 -- `series` (array of `{ title, points = { {x, y [, label]} }, with = "lines" | "points" |
 -- "linespoints" | "steps", dash (boolean), labels (true: print each point's label) }`),
 -- `marks` (vertical lines `{ x, label }`), `hmarks` (horizontal `{ y, label }`),
@@ -51,6 +52,14 @@ function M.script(chart, path)
   }
   if chart.logx then L[#L + 1] = "set logscale x 10" end
   if chart.logy then L[#L + 1] = "set logscale y 10" end
+  -- tics in SI prefixes with their unit ("100 TFLOP/s", not "1e+14"): gnuplot's mantissa %s and
+  -- prefix %c; a log axis has whole mantissas at its decades
+  for _, ax in ipairs { "x", "y" } do
+    local unit = chart[ax .. "unit"]
+    if unit then
+      L[#L + 1] = format("set format %s %s", ax, quote((chart["log" .. ax] and "%.0s %c" or "%.1s %c") .. unit))
+    end
+  end
   if chart.xrange then L[#L + 1] = format("set xrange [%s:%s]", num(chart.xrange[1]), num(chart.xrange[2])) end
   if chart.yrange then L[#L + 1] = format("set yrange [%s:%s]", num(chart.yrange[1]), num(chart.yrange[2])) end
   for i, m in ipairs(chart.marks or {}) do
