@@ -189,7 +189,7 @@ end
 --- Markdown text of a tilewave.analysis.models result.
 function M.models_markdown(res)
   local L = { "# tilewave report", "", header(res), "",
-    "Each GEMM is predicted by the tile/wave/alignment model (README: calibration error), elementwise ops "
+    "Each GEMM is predicted by the tile/wave/alignment model (calibration error: docs/accuracy.md), elementwise ops "
     .. "by bytes over achievable bandwidth; no op is priced faster than the best sustained fraction of the "
     .. "device's peak for its kernel class (tilewave.data.ceilings). TFLOP/s = FLOP the kernels execute / time; "
     .. "MFU = FLOP the model needs / time / dense peak, counting a causal query's attention over itself and the keys "
@@ -214,7 +214,7 @@ function M.models_markdown(res)
     L[#L + 1] = "## Inference: decode"
     L[#L + 1] = ""
     L[#L + 1] = format("One decode step per generated token with s = %d tokens of context per sequence, %s engine "
-      .. "(fused kernels, CUDA graphs; calibration in README); 'compute-bound from' is the first batch of 1, 2, 4 "
+      .. "(fused kernels, CUDA graphs; calibration: docs/accuracy.md); 'compute-bound from' is the first batch of 1, 2, 4 "
       .. "... 4096 at which the step stops being memory-bound (fitting in memory or not: see max batch); with GQA's small KV "
       .. "cache the weights amortize sooner; with a long context the KV cache read per token keeps the step memory-bound.",
       res.workload.s, "compiled")
