@@ -9,6 +9,7 @@
 -- (tilewave.cost.engines: which kernels, how they are launched). Tensor-parallel
 -- communication is not part of this estimate (the time is one rank's compute).
 -- Units: s, FLOP, FLOP/s, byte.
+-- @module tilewave.cost.forward
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
 local transformer = require "tilewave.ops.transformer"
@@ -48,6 +49,9 @@ end
 
 --- A forward pass resolved and compiled, for callers that price it themselves
 -- (tilewave.cost.training: each op's time through tilewave.cost.price.pass_time).
+-- @param model a preset id, a config.json path or a folder holding one, or a config table
+--   (tilewave.data.models)
+-- @param device a device id (hw/<id>.lua), a spec path or a spec table (tilewave.data.hw)
 -- @tparam table opts as M.estimate's (its `detail` is ignored)
 -- @return `{ c (config), eng, w (workload), spec, ctx (tilewave.cost.price context), ops,
 --   prog (tilewave.cost.price.compile of ops) }`
@@ -120,6 +124,9 @@ local function result(x, total, layer, flops, model_flops, gemm_time, launches, 
 end
 
 --- Predict one forward pass of `model` on `hw`.
+-- @param model a preset id, a config.json path or a folder holding one, or a config table
+--   (tilewave.data.models)
+-- @param device a device id (hw/<id>.lua), a spec path or a spec table (tilewave.data.hw)
 -- @tparam table opts `b`, `s`, `t`, `dtype` as tilewave.ops.transformer.ops;
 --   `attention` ("standard": score matrix materialized, softmax in DRAM; or
 --   "flash"; default: the engine's, else "standard"), `engine` (preset name

@@ -17,6 +17,7 @@
 -- (the faster of ring and tree, alpha-beta, NVLink bandwidth from the spec, one
 -- direction; the per-step latency is the engine's comm_latency_s, not calibrated).
 -- Units: s, byte, FLOP, token/s.
+-- @module tilewave.cost.inference
 local check = require "tilewave.util.check"
 local dtype = require "tilewave.data.dtype"
 local hw = require "tilewave.data.hw"

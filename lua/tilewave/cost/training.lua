@@ -33,6 +33,7 @@
 -- (Megatron-LM's reported TFLOP/s: with materialized attention and full recomputation, its
 -- eq. 3, Narayanan et al. 2021). mfu <= hfu < 1: every op is held to its physical floor
 -- (tilewave.cost.limits). Units: s, byte, FLOP, token/s.
+-- @module tilewave.cost.training
 local cluster = require "tilewave.data.cluster"
 local forward = require "tilewave.cost.forward"
 local engines = require "tilewave.cost.engines"
@@ -47,7 +48,7 @@ local ipairs, ceil, max = ipairs, math.ceil, math.max
 --- Memory each GPU keeps besides the model state and activations, byte
 -- (tilewave.cost.training_config.WORKSPACE_BYTES).
 M.WORKSPACE_BYTES = tconfig.WORKSPACE_BYTES
---- Bytes per parameter of mixed-precision Adam (tilewave.cost.training_memory).
+-- Bytes per parameter of mixed-precision Adam (tilewave.cost.training_memory).
 M.BYTES_WEIGHT, M.BYTES_GRAD, M.BYTES_OPTIMIZER = tmem.BYTES_WEIGHT, tmem.BYTES_GRAD, tmem.BYTES_OPTIMIZER
 --- Activation bytes of one layer (tilewave.cost.training_memory.activation_bytes).
 M.activation_bytes = tmem.activation_bytes
@@ -155,6 +156,7 @@ end
 --   flops_convention, recompute_noop (true when checkpointing "selective" recomputes nothing:
 --   fused attention stores no scores, so it costs nothing), memory = { weights, grads, optimizer,
 --   activations, workspace, total }, fits, memory_bytes, config = {...} }`
+-- @param cache (optional) a table the caller keeps between calls: priced layer costs are reused
 -- @raise `training.<field>: ...`
 function M.step(o, cache)
   local x = tconfig.config(o, "training")
@@ -293,10 +295,10 @@ function M._step(x, cache)
   }
 end
 
---- Validate and complete step options (tilewave.explore.training_search): config(o, path), or
+-- Validate and complete step options (tilewave.explore.training_search): config(o, path), or
 -- shared(o, path) once and split(fresh shallow copy of its table, o, path) per split; raise `<path>.<field>: ...`.
 M.config, M.shared, M.split = tconfig.config, tconfig.shared, tconfig.split
---- Most GPUs a step may span, most sequences per step (tilewave.cost.training_config).
+-- Most GPUs a step may span, most sequences per step (tilewave.cost.training_config).
 M.MAX_GPUS, M.MAX_GLOBAL_BATCH = tconfig.MAX_GPUS, tconfig.MAX_GLOBAL_BATCH
 --- Memory per GPU of a validated configuration (M.config): `{ weights, grads, optimizer,
 -- activations, workspace, total }`, byte; the same figures as step()'s `memory`.

@@ -25,6 +25,7 @@
 -- head count), forward time before / after per token; for fixes that change t,
 -- per-GPU throughput (time*t before / after, communication not included); for
 -- the GLU width, the MLP GEMMs' FLOP/s after / before (the paper's measure).
+-- @module tilewave.explore.rules
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local dtype = require "tilewave.data.dtype"
@@ -143,13 +144,16 @@ local function offer(x, fix, text, speedup)
   return x
 end
 
---- Check `model` against the rules for workload `opts` on device `hw`.
+--- Check `model` against the rules for workload `opts` on device `device`.
+-- @param model a preset id, a config.json path or a folder holding one, or a config table
+--   (tilewave.data.models)
 -- @tparam table opts `b` (default 1), `s` (default 2048), `t` (default 1),
 --   `dtype` (default "bf16"), `attention` ("standard" | "flash")
 -- @return array of violations `{ rule, field, value, expected, fix = {field=value},
 --   fix_text, speedup, metric, severity = "error"|"warning", predicted }`, ordered as the
 --   rules above; `fix` and `speedup` only when the fix is predicted at least M.FIX_MARGIN
 --   faster (else `predicted` holds its speedup and fix_text says so); empty when clean
+-- @param device a device id (hw/<id>.lua), a spec path or a spec table (tilewave.data.hw)
 -- @raise as tilewave.transformer.estimate
 function M.check(model, opts, device)
   opts = opts or {}

@@ -17,6 +17,7 @@
 -- equal model size: a shape 3% smaller does not win by being smaller. Only shapes predicted
 -- faster than the config are listed - more tokens/s and more tokens/s per parameter - so an
 -- answer is never predicted slower than what it replaces; an empty list says none is.
+-- @module tilewave.explore.search
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
@@ -53,7 +54,10 @@ local function vocabs(v)
   return out
 end
 
---- Nearby shapes of `model` on `hw`.
+--- Nearby shapes of `model` on `device`.
+-- @param model a preset id, a config.json path or a folder holding one, or a config table
+--   (tilewave.data.models)
+-- @param device a device id (hw/<id>.lua), a spec path or a spec table (tilewave.data.hw)
 -- @tparam table opts workload `b`, `s`, `t`, `dtype`, `attention` (as
 --   tilewave.transformer.estimate); `tolerance` (relative parameter-count
 --   window, default 0.05), `steps` (hidden-size steps of 64 each way,

@@ -22,6 +22,7 @@
 -- h/a when the base's was h/a; num_key_value_heads = a when the base is MHA.
 -- Configs that break a structural constraint (a not dividing h, kv not
 -- dividing a, t > a) are skipped like `where` rejects (counted in `stats`).
+-- @module tilewave.explore.sweep
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
