@@ -82,7 +82,7 @@ describe("tilewave.cost.inference", function()
 
     it("rejects unknown dtypes, zero context, an overflowing batch and encoders", function()
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, weight_dtype = "int3" })
-        :find("decode.weight_dtype: expected one of bf16, fp16, fp32, fp8, int4, int8, q4_0, q4_k_m, q8_0, got string 'int3'", 1, true))
+        :find("decode.weight_dtype: expected one of bf16, fp16, fp32, fp8, int4, int8, mxfp4, nvfp4, q4_0, q4_k_m, q8_0, got string 'int3'", 1, true))
       assert.equal("decode.context: expected positive integer, got 0",
         err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 0 }))
       assert.equal("decode.context: expected positive integer, got nil",
@@ -180,5 +180,19 @@ describe("tilewave.cost.inference", function()
       -- intensity ~ batch FLOP/B while weights dominate the bytes: the ridge (~326 FLOP/B) near b = 512
       assert.equal(512, s.ridge_batch)
     end)
+  end)
+
+  it("stores FP4 weights with their block scales: MXFP4 4.25 bits, NVFP4 4.5 bits", function()
+    -- OCP MX v1.0: 32 E2M1 elements + one E8M0 scale = 4 + 8/32 bits; NVIDIA NVFP4: 16 elements +
+    -- one E4M3 scale = 4 + 8/16 bits. The same bits as gpt-fast's int4 with groups of 128 and 64
+    -- (4 + 32/g), and the same dequantization work: the weight bytes agree exactly
+    local function d(wdt, group)
+      return tw.inference.decode { model = "llama-3-8b", hw = "b200", context = 2048, weight_dtype = wdt, group = group }
+    end
+    local mx, nv = d("mxfp4"), d("nvfp4")
+    assert.same({ 4.25, 4.5 }, { mx.bits_per_weight, nv.bits_per_weight })
+    assert.equal(d("int4", 128).weight_bytes, mx.weight_bytes)
+    assert.equal(d("int4", 64).weight_bytes, nv.weight_bytes)
+    assert.is_true(nv.tpot_s > mx.tpot_s)
   end)
 end)
