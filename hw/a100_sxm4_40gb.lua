@@ -1,39 +1,13 @@
--- NVIDIA A100 SXM4 40GB: one device, pure data (schema in lua/tilewave/hw.lua).
--- Every figure names its source; all figures via shared/reference/hardware_specs.md / .csv.
+-- NVIDIA A100 SXM4 40GB: the A100 SXM4 80GB (hw/a100_sxm4_80gb.lua) with HBM2 instead of HBM2e.
+-- Pure data (schema in lua/tilewave/data/hw.lua); only what differs is stated, every figure with
+-- its source (all via shared/reference/hardware_specs.md / .csv).
 return {
+  base = "a100_sxm4_80gb",
   name = "NVIDIA A100 SXM4 40GB",
-  vendor = "nvidia",
-  arch = "ampere",
-  compute_capability = 8.0,
-  sm_count = 108,
-  boost_clock_hz = 1410 * MHz,
   memory_bytes = 40 * GB,
   mem_bw = 1555 * GB,  -- byte/s
-  l2_bytes = 40 * MB,
-  smem_per_sm_bytes = 164 * KiB,
-  tdp_w = 400,
-  peak_flops = {  -- dense, FLOP/s (OP/s for int8)
-    fp64 = 19.5 * TFLOPS,
-    fp32 = 19.5 * TFLOPS,
-    tf32 = 156 * TFLOPS,
-    fp16 = 312 * TFLOPS,
-    bf16 = 312 * TFLOPS,
-    int8 = 624 * TFLOPS,
-  },
-  interconnect = {  -- byte/s, bidirectional totals
-    nvlink_bw = 600 * GB,
-    pcie_bw = 64 * GB,
-  },
   sources = {
-    compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
-    sm_count = "NVIDIA Ampere Architecture In-Depth, Tables 3-4 (https://developer.nvidia.com/blog/nvidia-ampere-architecture-in-depth/); NVIDIA A100 datasheet (https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-nvidia-us-2188504-web.pdf)",
-    boost_clock_hz = "NVIDIA Ampere Architecture In-Depth, Tables 3-4 (https://developer.nvidia.com/blog/nvidia-ampere-architecture-in-depth/)",
     memory_bytes = "NVIDIA A100 datasheet (https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-nvidia-us-2188504-web.pdf)",
     mem_bw = "NVIDIA A100 datasheet (https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-nvidia-us-2188504-web.pdf) -- HBM2 40GB 1555 GB/s, HBM2e 80GB SXM 2039, PCIe 1935",
-    l2_bytes = "NVIDIA Ampere Architecture In-Depth, Tables 3-4 (https://developer.nvidia.com/blog/nvidia-ampere-architecture-in-depth/)",
-    smem_per_sm_bytes = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
-    tdp_w = "NVIDIA A100 datasheet (https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-nvidia-us-2188504-web.pdf)",
-    peak_flops = "NVIDIA Ampere Architecture In-Depth, Tables 3-4 (https://developer.nvidia.com/blog/nvidia-ampere-architecture-in-depth/); NVIDIA A100 datasheet (https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-nvidia-us-2188504-web.pdf) -- dense; fp64 is the FP64 tensor-core rate; no FP8",
-    interconnect = "NVIDIA A100 datasheet (https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-nvidia-us-2188504-web.pdf) -- NVLink 600 GB/s bidirectional total (PCIe card: 2-GPU bridge); PCIe Gen4 64 GB/s total",
   },
 }

@@ -90,6 +90,32 @@ describe("tilewave.data.hw", function()
       assert.matches("expected at least one tile without tma = true or dtypes", err, 1, true)
     end)
 
+    it("loads a device that names a base and states only what differs (A100 40GB and PCIe)", function()
+      local hw = require "tilewave.data.hw"
+      local b, d40, pcie = hw.load("a100_sxm4_80gb"), hw.load("a100_sxm4_40gb"), hw.load("a100_pcie_80gb")
+      -- A100 datasheet: HBM2 40 GB at 1555 GB/s; the PCIe card 1935 GB/s at 300 W; the rest is the SXM4 80GB's
+      assert.same({ "NVIDIA A100 SXM4 40GB", 40e9, 1555e9, 400 }, { d40.name, d40.memory_bytes, d40.mem_bw, d40.tdp_w })
+      assert.same({ "NVIDIA A100 PCIe 80GB", 80e9, 1935e9, 300 }, { pcie.name, pcie.memory_bytes, pcie.mem_bw, pcie.tdp_w })
+      assert.same(b.peak_flops, d40.peak_flops)
+      assert.equal(b.sources.peak_flops, pcie.sources.peak_flops)
+      assert.truthy(d40.sources.base:find("hw/a100_sxm4_80gb.lua", 1, true))
+      -- errors name the file and the field
+      local dir = os.tmpname()
+      os.remove(dir)
+      require("lfs").mkdir(dir)
+      local function try(body)
+        local f = assert(io.open(dir .. "/x.lua", "w"))
+        f:write(body)
+        f:close()
+        return select(2, hw.load(dir .. "/x.lua"))
+      end
+      assert.truthy(try('return { base = "no_such_gpu", name = "x" }'):find("x.lua: hw.base: ", 1, true))
+      assert.truthy(try('return { base = "a100_sxm4_80gb" }'):find("hw.name: expected string", 1, true))
+      assert.truthy(try('return { base = 3, name = "x" }'):find("hw.base: expected a device id", 1, true))
+      os.remove(dir .. "/x.lua")
+      os.remove(dir)
+    end)
+
     it("scales Ampere's alignment penalty by the SM's tensor rate (hw/arch/ampere.lua align_ref_rate)", function()
       local hw = require "tilewave.data.hw"
       local function eff2(id, dt) return hw.gemm_device_fields(hw.load(id), dt or "bf16").align_eff[2] end

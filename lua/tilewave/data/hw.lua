@@ -130,6 +130,43 @@ local function load_arch(name, depth)
   return data
 end
 
+--- The data of a device file at `path`, with its `base` applied: a device file may name a base
+-- device (`base = "a100_sxm4_80gb"`, a file of hw/) and state only what differs and its own
+-- `name`. Its fields replace the base's; a table field (`peak_flops`, `interconnect`, `sources`,
+-- `gemm`) replaces the base's key by key; `sources.base` says where the rest comes from. At most
+-- four bases deep. Returns the data, or `nil, msg` naming the file.
+function M.load_device_data(path, depth)
+  local data, err = M.load_data(path)
+  if not data or data.base == nil then return data, err end
+  local own_base = data.base
+  if type(own_base) ~= "string" or not own_base:match("^[%w_.-]+$") then
+    return nil, format("%s: hw.base: expected a device id (a file of hw/), got %s", path, check.describe(own_base))
+  end
+  if (depth or 0) >= 4 then return nil, format("%s: hw.base: expected a chain of at most 4 bases", path) end
+  if type(data.name) ~= "string" then
+    return nil, format("%s: hw.name: expected string (a device with a base names itself), got %s", path,
+      check.describe(data.name))
+  end
+  local base_path = format("%s/%s.lua", M.dir, own_base)
+  if base_path == path then return nil, format("%s: hw.base: a device cannot be its own base", path) end
+  local b, berr = M.load_device_data(base_path, (depth or 0) + 1)
+  if not b then return nil, format("%s: hw.base: %s", path, berr) end
+  local out = deep(b)
+  out.base, out.id = nil, nil
+  for k, v in pairs(data) do
+    if k ~= "base" then
+      if type(v) == "table" and type(out[k]) == "table" then
+        for kk, vv in pairs(v) do out[k][kk] = vv end
+      else
+        out[k] = v
+      end
+    end
+  end
+  out.sources = out.sources or {}
+  out.sources.base = format("hw/%s.lua: every figure not set in %s", own_base, path:match("([^/]+)$") or path)
+  return out
+end
+
 --- Check a spec table (as returned by a spec file). Returns the spec, or
 -- `nil, msg` where msg names `label` (the file) and the field.
 -- specs validate() passed (weak keys), so resolve() does not check a table again: the pricing
@@ -206,7 +243,7 @@ function M.load(id_or_path)
     end
     f:close()
   end
-  local data, err = M.load_data(path)
+  local data, err = M.load_device_data(path)
   if not data then return nil, err end
   if data.id ~= nil and data.id ~= id then
     return nil, format("%s: hw.id: expected '%s' (the file name), got %s", path, id, check.describe(data.id))
