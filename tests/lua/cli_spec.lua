@@ -237,6 +237,16 @@ describe("tilewave CLI", function()
     os.remove(dir)
   end)
 
+  it("lists models as a table, CSV or JSON with the same counts", function()
+    local code, out = run("models gemma2 --format json")
+    assert.equal(0, code)
+    local m = require("cjson").decode(out).models
+    assert.same({ "gemma-2-9b", 9241705984 }, { m[1].id, m[1].params })
+    code, out = run("models gemma2 --format csv")
+    assert.equal(0, code)
+    assert.truthy(out:find("\ngemma-2-9b,gemma2,Gemma 2 9B,9241705984,9241705984,3584,16,8,42,14336,256000\n", 1, true))
+  end)
+
   it("predicts a training step and ranks splits", function()
     local code, out = run("train pythia-1b --nodes 1 --global-batch 64 --s 1024 --p 2 --zero 1")
     assert.equal(0, code)

@@ -290,14 +290,34 @@ local function models_cmd(args)
   -- a config.json path (or a folder holding one) lists that one model
   local ids = path and { args.family }
     or tw.analysis.expand(args.family and { args.family } or names)
+  local header = { "id", "family", "name", "params", "active", "h", "a", "kv", "L", "I", "v" }
+  local objs = {}
   for _, id in ipairs(ids) do
     local c = tw.models.resolve(id, "models")
     local p = tw.params(c)
-    rows[#rows + 1] = { c.id or id, c.family, c.name, tw.report.group(p.total), tw.report.group(p.active), tostring(c.hidden_size),
-      tostring(c.num_attention_heads), tostring(c.num_key_value_heads), tostring(c.num_hidden_layers),
-      tostring(c.intermediate_size), tostring(c.vocab_size) }
+    objs[#objs + 1] = { id = c.id or id, family = c.family, name = c.name, params = p.total, active = p.active,
+      hidden_size = c.hidden_size, num_attention_heads = c.num_attention_heads,
+      num_key_value_heads = c.num_key_value_heads, num_hidden_layers = c.num_hidden_layers,
+      intermediate_size = c.intermediate_size, vocab_size = c.vocab_size }
+    local o = objs[#objs]
+    local group = args.format == "text" and tw.report.group or function(x) return format("%d", x) end
+    rows[#rows + 1] = { o.id, o.family, o.name, group(o.params), group(o.active), tostring(o.hidden_size),
+      tostring(o.num_attention_heads), tostring(o.num_key_value_heads), tostring(o.num_hidden_layers),
+      tostring(o.intermediate_size), tostring(o.vocab_size) }
   end
-  stdout:write(tw.report.table({ "id", "family", "name", "params", "active", "h", "a", "kv", "L", "I", "v" }, rows), "\n")
+  if args.format == "json" then
+    stdout:write(tw.report.json { models = objs }, "\n")
+  elseif args.format == "csv" then
+    local field = require("tilewave.util.csv").field
+    stdout:write(table.concat(header, ","), "\n")
+    for _, r in ipairs(rows) do
+      local cells = {}
+      for k, v in ipairs(r) do cells[k] = field(v) end
+      stdout:write(table.concat(cells, ","), "\n")
+    end
+  else
+    stdout:write(tw.report.table(header, rows), "\n")
+  end
   return 0
 end
 

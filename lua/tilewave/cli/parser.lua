@@ -122,7 +122,9 @@ function M.parser()
   rep:option("--plots", "Also draw the report's figures (roofline.svg, decode.svg) into DIR and link them (Markdown).")
 
   local mo = p:command("models", "List model presets (of one family), with parameter counts.")
-  mo:argument("family", "Family name, or a config.json path."):args("?")
+  mo:argument("family", "Family name, or a config.json path or a folder holding one."):args("?")
+  mo:option("--format", "Output format (csv and json give the counts as integers)."):choices({ "text", "csv", "json" })
+    :default("text")
 
   local sw = p:command("sweep", "Estimate every config of a grid (a Lua spec file returning tw.sweep's options), "
     .. "streaming one row per config.")
