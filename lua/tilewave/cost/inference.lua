@@ -218,8 +218,7 @@ function M.decode(o)
   local batch_all = batch
   batch = batch // ep -- sequences per rank
   local L, h = c.num_hidden_layers, c.hidden_size
-  -- a sliding-window layer (Mistral; Gemma 2's local layers) keeps and attends to the last
-  -- sliding_window tokens only: KV tokens summed over the layers (models.kv_layer_tokens)
+  -- KV tokens summed over the layers: a sliding-window layer keeps its window (models.kv_layer_tokens)
   local kv_tokens = models.kv_layer_tokens(c, context)
   local kv = models.kv_cache(c, t)
   local e = dtype.get(cdt).in_bytes
@@ -230,8 +229,8 @@ function M.decode(o)
   local r = in_range("decode", batch_all, context, price.decode, {
     weight_bytes = wbytes, matmul_params = params,
     dequant_ops = eng.dequant == false and 0 or fmt.dequant_ops,
-    -- the core's KV and attention terms scale with layers x context: given as one sum
-    layers = 1, kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
+    layers = 1, -- the core's KV and attention terms scale with layers x context: kv_tokens is that sum
+    kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
     kv_elem_bytes = kvb, context = kv_tokens, batch = batch, act_bytes = act,
     peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
     vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
@@ -309,8 +308,7 @@ function M.memory(o)
   local kv = models.kv_cache(c, t)
   local per_layer_token = 2 * kv.heads * kv.head_dim * kvb
   local per_token = c.num_hidden_layers * per_layer_token
-  -- a sliding-window layer's cache holds at most sliding_window tokens per sequence: the fit
-  -- counts KV tokens summed over the layers (models.kv_layer_tokens)
+  -- the fit counts KV tokens summed over the layers, each window capped (models.kv_layer_tokens)
   local r = in_range("memory", batch, context, price.memory_fit, { weight_bytes = wbytes,
                               kv_bytes_per_token = per_layer_token, context = models.kv_layer_tokens(c, context),
                               batch = batch, workspace_bytes = workspace, memory_bytes = mem })

@@ -28,6 +28,7 @@ local hw = require "tilewave.data.hw"
 local price = require "tilewave.cost.price"
 local csv = require "tilewave.util.csv"
 local accuracy = require "tilewave.explore.accuracy"
+local descent = require "tilewave.explore.descent"
 
 local M = {}
 
@@ -41,7 +42,7 @@ M.PRIOR_WIDTH, M.PRIOR_WIDTH_LATENCY, M.PRIOR_WEIGHT = 0.25, math.log(3), 0.002
 --- A parameter's uncertainty: the range over which the fit loss stays within 1% (relative) of its best.
 M.UNCERTAINTY = 0.01
 
-local format, ipairs, pairs, abs, floor, sort = string.format, ipairs, pairs, math.abs, math.floor, table.sort
+local format, ipairs, pairs, abs, sort = string.format, ipairs, pairs, math.abs, table.sort
 
 local function copy(t)
   if type(t) ~= "table" then return t end
@@ -175,38 +176,7 @@ local function gemm_params(g, groups)
   return ps
 end
 
-local function clamp(p, v)
-  if v < p.lo then return p.lo end
-  if v > p.hi then return p.hi end
-  return v
-end
-
--- Coordinate descent with multiplicative steps 0.25/round; `progress(round, rounds, loss)`.
-local function descend(ps, loss, rounds, progress)
-  local best = loss()
-  for round = 1, rounds do
-    local step = 0.25 / round
-    for _, p in ipairs(ps) do
-      for _, dir in ipairs { 1, -1 } do
-        local moved = 0
-        while moved < 40 do
-          local old = p.get()
-          local new = clamp(p, old == 0 and (dir > 0 and p.tiny or 0) or old * (1 + dir * step))
-          if new == old then break end
-          p.set(new)
-          local l = loss()
-          if l < best - 1e-12 then best, moved = l, moved + 1 else p.set(old); break end
-        end
-        if moved > 0 then break end
-      end
-    end
-    if progress then progress(round, rounds, best) end
-  end
-  return best
-end
-
--- x rounded to a multiple of q, as the nearest double to its 10-digit decimal (what tilewave.util.literal writes)
-local function round_to(x, q) return tonumber(format("%.10g", floor(x / q + 0.5) * q)) end
+local clamp, descend, round_to = descent.clamp, descent.descend, descent.round_to
 
 -- { low, high } of measured/predicted ratios: 5th and 95th percentiles (accuracy.quantile, the method of
 -- hw/arch's intervals), rounded outward to 0.01 and bracketing 1

@@ -134,13 +134,19 @@ end
 --- Ops of one forward pass (F.block_ops with the SwiGLU or Mixtral MLP).
 function F.ops(c, w) return F.block_ops(c, w, mlp) end
 
---- Ops of the MLP of every layer alone (the ops of F.ops whose roles are mlp_* and glu), for
--- searches that vary only the MLP width (tilewave.explore.rules glu_width).
-function F.mlp_ops(c, w)
-  local ops = {}
-  mlp(ops, c, w, c.num_hidden_layers)
-  return ops
+--- The `mlp_ops(c, w)` of a family whose layers append their MLP with `append(ops, c, w, L)`:
+-- the ops of every layer's MLP alone (roles mlp_* and glu), for searches that vary only the MLP
+-- width (tilewave.explore.rules glu_width).
+function F.mlp_ops_of(append)
+  return function(c, w)
+    local ops = {}
+    append(ops, c, w, c.num_hidden_layers)
+    return ops
+  end
 end
+
+--- Ops of the MLP of every layer alone (F.mlp_ops_of with the SwiGLU or Mixtral MLP).
+F.mlp_ops = F.mlp_ops_of(mlp)
 
 --- The MLP GEMMs of F.mlp_ops without its ops (layers.glu_gemms), or nil for routed experts.
 function F.mlp_gemms(c, w)

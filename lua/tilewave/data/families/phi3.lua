@@ -39,12 +39,8 @@ local function mlp(ops, c, w, L) layers.glu_mlp(ops, c, w, L, true) end
 --- Ops of one forward pass: the LLaMA block with a fused gate_up projection.
 function F.ops(c, w) return llama.block_ops(c, w, mlp) end
 
---- Ops of the MLP of every layer alone (as llama's F.mlp_ops, fused).
-function F.mlp_ops(c, w)
-  local ops = {}
-  mlp(ops, c, w, c.num_hidden_layers)
-  return ops
-end
+--- Ops of the MLP of every layer alone (llama.mlp_ops_of, fused).
+F.mlp_ops = llama.mlp_ops_of(mlp)
 
 --- The MLP GEMMs (layers.glu_gemms, fused).
 function F.mlp_gemms(c, w) return (layers.glu_gemms(c, w, true)) end
