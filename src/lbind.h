@@ -39,5 +39,7 @@ int tw_lua_attention_io(lua_State *L);
 int tw_lua_collective(lua_State *L);
 /* ltilewave_pass.c: core.pass and core.pass_time, set on the module table on top of the stack. */
 void tw_lua_open_pass(lua_State *L);
+/* ltilewave_serve.c: core.serve and core.serve_step, likewise. */
+void tw_lua_open_serve(lua_State *L);
 
 #endif

@@ -320,6 +320,7 @@ int luaopen_tilewave_core(lua_State *L)
     lua_pushcclosure(L, l_gemm_many, 1);
     lua_setfield(L, -2, "gemm_many");
     tw_lua_open_pass(L);
+    tw_lua_open_serve(L);
     lua_pushliteral(L, TW_VERSION);
     lua_setfield(L, -2, "_VERSION");
     return 1;

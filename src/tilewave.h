@@ -96,6 +96,7 @@ int tw_roofline(const tw_roofline_input *in, tw_roofline_result *out, const char
 
 #include "tw_gemm.h" /* GEMM / batched GEMM: tw_tile, tw_device, tw_gemm_estimate() */
 #include "tw_pass.h" /* a whole forward pass in one call: tw_pass_estimate() */
+#include "tw_serve.h" /* a serving simulation over priced step costs: tw_serve_run() */
 
 /* ------------------------------------------------------------------------ */
 /* Decode step (LLM generation), KV cache and the memory budget              */

@@ -105,8 +105,8 @@ describe("tilewave.cost.inference", function()
         err_of(tw.inference.decode, { model = "llama-2-7b", hw = "h100_sxm5", context = 4097 }))
       assert.is_true(tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 4097,
                                            allow_long_context = true }.tpot_s > 0)
-      assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, engine = "vllm" })
-        :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, got string 'vllm'", 1, true))
+      assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, engine = "tgi" })
+        :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, sglang, trtllm, vllm, got string 'tgi'", 1, true))
     end)
   end)
 

@@ -30,6 +30,10 @@
 --   compute_frac      achievable fraction of the dense peak in decode (default: the architecture's)
 --   dequant           false to make dequantization free (ideal)
 --   comm_latency_s    per-step latency of a tensor-parallel collective in decode, s
+--   logits            "all" (default: the LM head over every position, as a training or
+--                     Hugging Face forward) or "last" (serving engines: only the position
+--                     each sequence samples from)
+--   scheduler         the serving scheduler the engine runs by default (tilewave.serve.schedulers)
 --   kernels_per_layer, kernels_fixed
 --                     kernel counts of a decode step when the engine's own graph is
 --                     known (llama.cpp's ggml nodes); otherwise counted from the ops
@@ -44,6 +48,9 @@ local M = {}
 M.DEFAULT = "compiled"
 
 local CAL = "../shared/reference/calibration/"
+local SERVING = "../shared/reference/serving/"
+-- host time per serving step, s (fitted: the sources below)
+local VLLM_STEP_S, SGLANG_STEP_S, TRTLLM_STEP_S = 2e-3, 1e-3, 0.5e-3
 
 M.presets = {
   ideal = {
@@ -83,6 +90,27 @@ M.presets = {
     source = "token_host_s = mean of TPOT less the eager step over the 2 rows of " .. CAL .. "h100/hf_generate.csv " ..
       "(transformers 5.17, dynamic cache, greedy; 90 ms at batch 1, 73 ms at batch 8: +-11%)",
   },
+  -- Serving engines: fused kernels, decode replayed as CUDA graphs, logits of the sampled
+  -- positions only, and a host cost per step (scheduling, input preparation, sampling,
+  -- detokenization) that the published serving results fix (tilewave.serve, docs/serving.md).
+  vllm = {
+    description = "vLLM (OpenAI server, v0.6-v0.10 era): CUDA-graph decode, fused kernels, per-step Python scheduler",
+    base = "compiled", logits = "last", scheduler = "vllm", token_host_s = VLLM_STEP_S,
+    source = "token_host_s fitted by scripts/serving_published.lua --fit to the vLLM v0.6.0 rows of " ..
+      SERVING .. "published_given.csv (Llama-3.1-8B on an A100, Llama-3.1-70B on 4 H100s); kernels as compiled",
+  },
+  sglang = {
+    description = "SGLang (v0.3-v0.4 era): CUDA-graph decode, FlashInfer kernels, overlapped scheduler",
+    base = "compiled", logits = "last", scheduler = "sglang", token_host_s = SGLANG_STEP_S,
+    source = "token_host_s fitted by scripts/serving_published.lua --fit to the SGLang v0.3.0 rows of " ..
+      SERVING .. "published_given.csv; kernels as compiled",
+  },
+  trtllm = {
+    description = "TensorRT-LLM (v0.17 trtllm-bench): compiled engine, in-flight batching in C++",
+    base = "compiled", logits = "last", scheduler = "trtllm", token_host_s = TRTLLM_STEP_S,
+    source = "token_host_s fitted by scripts/serving_published.lua --fit to the TensorRT-LLM v0.17 offline " ..
+      "rows of " .. SERVING .. "published_given.csv; kernels as compiled",
+  },
   ["llama.cpp"] = {
     description = "llama.cpp (ggml graph, one kernel per graph node; CUDA or Metal backend)",
     fusion = "fused", launch = "graph", host_s = 0, token_host_s = 0,
@@ -119,6 +147,8 @@ local FIELDS = {
   mem_frac = check.fraction, compute_frac = check.fraction,
   dequant = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
   comm_latency_s = check.nonneg, kernels_per_layer = check.nonneg, kernels_fixed = check.nonneg,
+  logits = function(v, p) return check.one_of(v, { all = true, last = true }, p) end,
+  scheduler = check.string,
 }
 
 -- engines.key of resolved tables (by identity), and the presets flattened (by name)

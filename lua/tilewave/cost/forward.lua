@@ -39,6 +39,7 @@ local function resolve(model, device, opts)
   local c = models.resolve(model, path .. ".model")
   local eng = engines.resolve((opts or {}).engine, path .. ".engine")
   local w = transformer.workload(opts, path, OPTIONS, eng.attention)
+  w.last_logits = eng.logits == "last" or nil -- serving engines: logits of the sampled positions only
   local spec = hw.resolve(device, path .. ".hw")
   local ctx = price.context(spec, w.dtype, eng, path)
   if opts and opts.detail ~= nil and type(opts.detail) ~= "boolean" then

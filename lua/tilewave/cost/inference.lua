@@ -2,7 +2,7 @@
 -- budget and batch sweeps.
 --
 --   tw.inference.decode{ model = "llama-2-7b", hw = "a100_sxm4_80gb", context = 512, weight_dtype = "int4", group = 32 }
---   tw.inference.prefill{ model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048 }
+--   tw.inference.prefill{ model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048 } (tilewave.cost.prefill)
 --   tw.inference.memory{ model = "llama-2-70b", hw = "h100_sxm5", batch = 8, context = 4096, t = 2 }
 --   tw.inference.sweep{ model = "llama-3.1-8b", hw = "h100_sxm5", context = 1024, batch = { 1, 8, 64, 512 } }
 --
@@ -104,9 +104,9 @@ local function weights(c, t, fmt, batch, ep)
   return bytes + 2 * other, params, ops, moe_layers, experts[1]
 end
 
--- The bandwidth between the ranks of a device (NVLink, fabric or PCIe), byte/s.
+--- The bandwidth between the ranks of a device (NVLink, fabric or PCIe), byte/s.
 -- @raise `decode.<what>: <device> has no interconnect bandwidth for <what> = n`
-local function link_bw(spec, what, n)
+function M.link_bw(spec, what, n)
   local ic = spec.interconnect
   local link = ic and (ic.nvlink_bw or ic.fabric_bw or ic.pcie_bw)
   if not link then error(format("decode.%s: %s has no interconnect bandwidth for %s = %d", what, spec.id, what, n), 0) end
@@ -239,12 +239,12 @@ function M.decode(o)
   }, eng, spec.vendor)
   local comm = 0
   if t > 1 then
-    local link = link_bw(spec, "t", t)
+    local link = M.link_bw(spec, "t", t)
     -- NCCL picks the faster algorithm per message size: ring for large, tree for small messages
     comm = 2 * L * price.collective("allreduce", batch * h * e, t, link / 2, eng.comm_latency_s or 0)
   end
   if ep > 1 then
-    local link = link_bw(spec, "ep", ep)
+    local link = M.link_bw(spec, "ep", ep)
     -- dispatch and combine: each rank's batch * k token copies of h elements
     local msg = batch * expert_op.experts_per_token * h * e
     comm = comm + 2 * moe_layers * price.collective("alltoall", msg, ep, link / 2, eng.comm_latency_s or 0)
@@ -343,27 +343,8 @@ function M.memory(o)
   return r
 end
 
-local PREFILL = { model = true, hw = true, batch = true, prompt = true, dtype = true, attention = true, t = true,
-                  engine = true, allow_long_context = true }
-
---- Time to first token: the forward pass over the prompt (the GEMM model of
--- tilewave.transformer), whose last logits give the first token.
--- @tparam table o `model`, `hw`, `batch` (default 1), `prompt` (tokens,
---   required), `dtype` (default "bf16"), `attention` ("flash" default or
---   "standard"), `t` (default 1), `engine` (default "compiled"; tilewave.cost.engines)
--- @return `{ ttft_s (s), interval (of ttft_s), tflops, mfu, flops, ops (per-op breakdown as
---   tilewave.transformer.estimate), estimate, engine }`
-function M.prefill(o)
-  check.table(o, "prefill")
-  check.options(o, PREFILL, "prefill")
-  if o.prompt == nil then check.fail("prefill.prompt", "expected positive integer", nil) end
-  check.positive_int(o.prompt, "prefill.prompt")
-  M.check_context(models.resolve(o.model, "prefill.model"), o.prompt, o.allow_long_context, "prefill.prompt")
-  local est = forward.estimate(o.model, o.hw, { b = o.batch or 1, s = o.prompt, t = o.t or 1,
-    dtype = o.dtype or "bf16", attention = o.attention or "flash", engine = o.engine })
-  return { ttft_s = est.time_s, interval = est.interval, engine = est.engine, tflops = est.tflops, mfu = est.mfu, flops = est.flops, ops = est.ops,
-           estimate = est, model = est.model, hw = est.hw, batch = est.b, prompt = est.s }
-end
+--- Time to first token (tilewave.cost.prefill.prefill; loaded on first use).
+function M.prefill(o) return require("tilewave.cost.prefill").prefill(o) end
 
 --- Decode against batch size: where decode turns compute-bound.
 -- @tparam table o decode()'s options with `batch` a list (default 1, 2, 4 ... 1024)

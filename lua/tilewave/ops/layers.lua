@@ -243,9 +243,11 @@ function M.embedding(c, w)
   return M.outside(M.elementwise("embedding", "embedding", 2 * elems * w.e.in_bytes, 1, elems, w.e.in_bytes))
 end
 
---- The logit (LM head) GEMM: (b*s) x v/t x h.
+--- The logit (LM head) GEMM: (b*s) x v/t x h; b x v/t x h when `w.last_logits` (a serving
+-- engine computes the logits of each sequence's last position only: the token it samples).
 function M.logits(c, w)
-  return M.outside(M.gemm("logits", "logits", w.b * w.s, idiv_up(c.vocab_size, w.t), c.hidden_size, 1, w.e))
+  local m = w.last_logits and w.b or w.b * w.s
+  return M.outside(M.gemm("logits", "logits", m, idiv_up(c.vocab_size, w.t), c.hidden_size, 1, w.e))
 end
 
 --- The GEMMs of a gated MLP (M.glu_mlp's), in its order, without building ops (searches that

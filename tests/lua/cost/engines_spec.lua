@@ -24,8 +24,8 @@ describe("tilewave.cost.engines", function()
         "engine.launch: expected one of graph, host, got string 'async'")
       assert.has_error(function() tw.engines.resolve({ kernel_s = -1 }, "engine") end,
         "engine.kernel_s: expected non-negative number, got -1")
-      assert.has_error(function() tw.engines.resolve({ base = "vllm" }, "engine") end,
-        "engine.base: expected one of compiled, eager, fused, hf, ideal, llama.cpp, got string 'vllm'")
+      assert.has_error(function() tw.engines.resolve({ base = "tgi" }, "engine") end,
+        "engine.base: expected one of compiled, eager, fused, hf, ideal, llama.cpp, sglang, trtllm, vllm, got string 'tgi'")
     end)
   end)
 end)

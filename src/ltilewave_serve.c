@@ -1,0 +1,315 @@
+/*
+ * ltilewave_serve.c - Lua binding of tw_serve (src/tw_serve.h).
+ *
+ *   core.serve{ arrival = "poisson" | "gamma" | "offline" | "closed" | "trace", rate, cv, concurrency,
+ *               requests, seed, isl = { kind = "fixed" | "uniform" | "lognormal" | "trace", a, b, lo, hi },
+ *               osl = { ... }, trace_arrival = { s ... }, trace_isl = { ... }, trace_osl = { ... },
+ *               policy = "continuous" | "static", mix, chunked, reserve (booleans), max_num_seqs,
+ *               max_num_batched_tokens, block_size, kv_capacity_tokens, watermark, replicas,
+ *               router = "round_robin" | "least_loaded",
+ *               tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s (row-major
+ *               seq x dctx), host_s, scale, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
+ *     -> { requests, duration_s, requests_per_s, output_tokens_per_s, total_tokens_per_s,
+ *          ttft_s = { mean, p50, p90, p99, max }, tpot_s, itl_s, e2e_s, queue_s, mean_in_system,
+ *          mean_running, kv_peak_fraction, preemptions, steps, prefill_tokens, recomputed_tokens,
+ *          output_tokens, goodput_rps, records = { arrival_s = {...}, ... } (records = true),
+ *          series = { time_s = {...}, waiting, running, kv_fraction } (series_max > 0) }
+ *   core.serve_step(costs, chunks = { { n, p }, ... }, b, ctx, k) -> s (the same table fields as core.serve)
+ * Errors name the field: "serve.<field>: <expectation>, got <value>".
+ */
+#include <math.h>
+#include <string.h>
+
+#include "lbind.h"
+
+#define P "serve"
+
+static int option(lua_State *L, int t, const char *key, const char *const names[], int dflt)
+{
+    int i;
+    lua_getfield(L, t, key);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return dflt;
+    }
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        const char *s = lua_tostring(L, -1);
+        for (i = 0; names[i] != NULL; i++) {
+            if (strcmp(s, names[i]) == 0) {
+                lua_pop(L, 1);
+                return i;
+            }
+        }
+    }
+    return tw_lua_field_error(L, P, key, "expected one of the names the binding documents", -1);
+}
+
+static int flag(lua_State *L, int t, const char *key, int dflt)
+{
+    int v;
+    lua_getfield(L, t, key);
+    if (lua_isnil(L, -1)) v = dflt;
+    else if (lua_isboolean(L, -1)) v = lua_toboolean(L, -1);
+    else return tw_lua_field_error(L, P, key, "expected true or false", -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* the list `key` of the table at t as doubles in a userdata left on the stack; NULL when absent */
+static const double *array(lua_State *L, int t, const char *key, size_t *n, int required)
+{
+    double *v;
+    lua_Integer i, len;
+    int tv;
+    lua_getfield(L, t, key);
+    if (lua_isnil(L, -1) && !required) {
+        lua_pop(L, 1);
+        *n = 0;
+        return NULL;
+    }
+    if (!lua_istable(L, -1)) {
+        tw_lua_field_error(L, P, key, "expected a list of numbers", -1);
+        return NULL;
+    }
+    tv = lua_gettop(L);
+    len = luaL_len(L, tv);
+    if (len < 1 || len > 200000000) {
+        tw_lua_field_error(L, P, key, "expected a non-empty list of numbers", tv);
+        return NULL;
+    }
+    v = (double *)lua_newuserdatauv(L, (size_t)len * sizeof(double), 0);
+    for (i = 1; i <= len; i++) {
+        int isnum;
+        lua_rawgeti(L, tv, i);
+        v[i - 1] = lua_tonumberx(L, -1, &isnum);
+        if (!isnum) {
+            tw_lua_raise(L, "%s.%s[%I]: expected a number, got %s", P, key, i, tw_lua_describe(L, -1));
+            return NULL;
+        }
+        lua_pop(L, 1);
+    }
+    lua_remove(L, tv); /* keep the userdata, drop the list */
+    *n = (size_t)len;
+    return v;
+}
+
+static void lengths(lua_State *L, int t, const char *key, tw_serve_lengths *l)
+{
+    static const char *const kinds[] = {"fixed", "uniform", "lognormal", "trace", NULL};
+    char path[32];
+    int s;
+    lua_getfield(L, t, key);
+    if (!lua_istable(L, -1)) tw_lua_field_error(L, P, key, "expected a table { kind, a, b, lo, hi }", -1);
+    s = lua_gettop(L);
+    snprintf(path, sizeof path, "%s.%s", P, key);
+    l->kind = option(L, s, "kind", kinds, -1);
+    if (l->kind < 0) tw_lua_raise(L, "%s.kind: expected fixed, uniform, lognormal or trace", path);
+    l->a = tw_lua_get_num(L, s, "a", path, 0.0);
+    l->b = tw_lua_get_num(L, s, "b", path, 0.0);
+    l->lo = tw_lua_get_num(L, s, "lo", path, 1.0);
+    l->hi = tw_lua_get_num(L, s, "hi", path, TW_SERVE_MAX_TOKENS);
+    lua_pop(L, 1);
+}
+
+/* the cost tables of the table at t; their arrays stay on the stack */
+static void costs(lua_State *L, int t, tw_serve_costs *c)
+{
+    size_t n_lin, n_attn, n_lm, n_dec;
+    memset(c, 0, sizeof *c);
+    c->tok_grid = array(L, t, "tok_grid", &c->n_tok, 1);
+    c->lin_s = array(L, t, "lin_s", &n_lin, 1);
+    c->ctx_grid = array(L, t, "ctx_grid", &c->n_ctx, 1);
+    c->attn_s = array(L, t, "attn_s", &n_attn, 1);
+    c->seq_grid = array(L, t, "seq_grid", &c->n_seq, 1);
+    c->logits_s = array(L, t, "logits_s", &n_lm, 1);
+    c->dctx_grid = array(L, t, "dctx_grid", &c->n_dctx, 1);
+    c->decode_s = array(L, t, "decode_s", &n_dec, 1);
+    if (n_lin != c->n_tok) tw_lua_raise(L, "%s.lin_s: expected as many values as tok_grid (%d), got %d", P, (int)c->n_tok, (int)n_lin);
+    if (n_attn != c->n_ctx) tw_lua_raise(L, "%s.attn_s: expected as many values as ctx_grid (%d), got %d", P, (int)c->n_ctx, (int)n_attn);
+    if (n_lm != c->n_seq) tw_lua_raise(L, "%s.logits_s: expected as many values as seq_grid (%d), got %d", P, (int)c->n_seq, (int)n_lm);
+    if (n_dec != c->n_seq * c->n_dctx)
+        tw_lua_raise(L, "%s.decode_s: expected seq_grid x dctx_grid = %d values, got %d", P, (int)(c->n_seq * c->n_dctx), (int)n_dec);
+    c->host_s = tw_lua_get_num(L, t, "host_s", P, 0.0);
+    c->scale = tw_lua_get_num(L, t, "scale", P, 1.0);
+}
+
+static void push_stat(lua_State *L, const char *key, const tw_serve_stat *s)
+{
+    lua_createtable(L, 0, 5);
+    tw_lua_set_num(L, "mean", s->mean);
+    tw_lua_set_num(L, "p50", s->p50);
+    tw_lua_set_num(L, "p90", s->p90);
+    tw_lua_set_num(L, "p99", s->p99);
+    tw_lua_set_num(L, "max", s->max);
+    lua_setfield(L, -2, key);
+}
+
+static void push_column(lua_State *L, const char *key, const void *work, size_t n, size_t field)
+{
+    size_t i;
+    lua_createtable(L, (int)n, 0);
+    for (i = 0; i < n; i++) {
+        tw_serve_record r;
+        tw_serve_request(work, i, &r);
+        lua_pushnumber(L, ((const double *)(const void *)&r)[field]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, key);
+}
+
+static int l_serve(lua_State *L)
+{
+    static const char *const arrivals[] = {"poisson", "gamma", "offline", "closed", "trace", NULL};
+    static const char *const policies[] = {"continuous", "static", NULL};
+    static const char *const routers[] = {"round_robin", "least_loaded", NULL};
+    static const char *const record_keys[] = {"arrival_s", "first_token_s", "finish_s", "scheduled_s",
+                                              "input_tokens", "output_tokens", "preemptions", "replica"};
+    tw_serve_workload w;
+    tw_serve_policy p;
+    tw_serve_costs c;
+    tw_serve_result r;
+    tw_serve_sample *series = NULL;
+    size_t n_trace = 0, bytes, series_max, i;
+    const char *bad = NULL;
+    void *work;
+    int status, records;
+    double slo_ttft, slo_tpot, seed;
+
+    luaL_checktype(L, 1, LUA_TTABLE);
+    memset(&w, 0, sizeof w);
+    memset(&p, 0, sizeof p);
+    w.arrival = option(L, 1, "arrival", arrivals, TW_ARRIVE_POISSON);
+    w.rate = tw_lua_get_num(L, 1, "rate", P, 1.0);
+    w.cv = tw_lua_get_num(L, 1, "cv", P, 1.0);
+    w.concurrency = tw_lua_get_num(L, 1, "concurrency", P, 1.0);
+    w.requests = tw_lua_get_num(L, 1, "requests", P, NAN);
+    seed = tw_lua_get_num(L, 1, "seed", P, 0.0);
+    if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed)))
+        return tw_lua_raise(L, "%s.seed: expected an integer in [0, 2^53], got %g", P, seed);
+    w.seed = (uint64_t)seed;
+    lengths(L, 1, "isl", &w.isl);
+    lengths(L, 1, "osl", &w.osl);
+    w.trace_arrival = array(L, 1, "trace_arrival", &n_trace, 0);
+    if (w.trace_arrival && (double)n_trace != w.requests) return tw_lua_raise(L, "%s.trace_arrival: expected %g values (requests), got %d", P, w.requests, (int)n_trace);
+    w.trace_isl = array(L, 1, "trace_isl", &n_trace, 0);
+    if (w.trace_isl && (double)n_trace != w.requests) return tw_lua_raise(L, "%s.trace_isl: expected %g values (requests), got %d", P, w.requests, (int)n_trace);
+    w.trace_osl = array(L, 1, "trace_osl", &n_trace, 0);
+    if (w.trace_osl && (double)n_trace != w.requests) return tw_lua_raise(L, "%s.trace_osl: expected %g values (requests), got %d", P, w.requests, (int)n_trace);
+
+    p.policy = option(L, 1, "policy", policies, TW_SERVE_CONTINUOUS);
+    p.mix = flag(L, 1, "mix", 1);
+    p.chunked = flag(L, 1, "chunked", 1);
+    p.reserve = flag(L, 1, "reserve", 0);
+    p.max_num_seqs = tw_lua_get_num(L, 1, "max_num_seqs", P, NAN);
+    p.max_num_batched_tokens = tw_lua_get_num(L, 1, "max_num_batched_tokens", P, NAN);
+    p.block_size = tw_lua_get_num(L, 1, "block_size", P, 16.0);
+    p.kv_capacity_tokens = tw_lua_get_num(L, 1, "kv_capacity_tokens", P, NAN);
+    p.watermark = tw_lua_get_num(L, 1, "watermark", P, 0.0);
+    p.replicas = tw_lua_get_num(L, 1, "replicas", P, 1.0);
+    p.router = option(L, 1, "router", routers, TW_ROUTE_ROUND_ROBIN);
+    costs(L, 1, &c);
+    slo_ttft = tw_lua_get_num(L, 1, "slo_ttft_s", P, 0.0);
+    slo_tpot = tw_lua_get_num(L, 1, "slo_tpot_s", P, 0.0);
+    records = flag(L, 1, "records", 0);
+    {
+        double sm = tw_lua_get_num(L, 1, "series_max", P, 0.0);
+        if (!(sm >= 0 && sm <= 1e7 && sm == floor(sm))) return tw_lua_raise(L, "%s.series_max: expected an integer in [0, 1e7], got %g", P, sm);
+        series_max = (size_t)sm;
+    }
+    bytes = tw_serve_workspace_bytes(&w, &p, series_max);
+    if (bytes == 0) {
+        /* let the core name the field */
+        bytes = 8;
+    }
+    work = lua_newuserdatauv(L, bytes, 0);
+    if (series_max > 0) series = (tw_serve_sample *)lua_newuserdatauv(L, series_max * sizeof *series, 0);
+    status = tw_serve_run(&w, &p, &c, slo_ttft, slo_tpot, work, bytes, series, series_max, &r, &bad);
+    if (status != TW_OK) {
+        if (strcmp(bad, "workload.isl+osl") == 0)
+            return tw_lua_raise(L, "%s.workload: a request needs more KV cache than a replica holds (%.17g tokens); "
+                                "expected isl + osl within kv_capacity_tokens", P, p.kv_capacity_tokens);
+        if (strcmp(bad, "policy.kv_capacity_tokens") == 0 || strcmp(bad, "policy") == 0)
+            return tw_lua_raise(L, "%s.policy: the scheduler can place no request (KV capacity %.17g tokens, "
+                                "budget %.17g tokens)", P, p.kv_capacity_tokens, p.max_num_batched_tokens);
+        return tw_lua_raise(L, "%s.%s: expected a valid value (%s)", P, bad, tw_strerror(status));
+    }
+    lua_createtable(L, 0, 32);
+    tw_lua_set_num(L, "requests", r.requests);
+    tw_lua_set_num(L, "duration_s", r.duration_s);
+    tw_lua_set_num(L, "requests_per_s", r.requests_per_s);
+    tw_lua_set_num(L, "output_tokens_per_s", r.output_tokens_per_s);
+    tw_lua_set_num(L, "total_tokens_per_s", r.total_tokens_per_s);
+    push_stat(L, "ttft_s", &r.ttft_s);
+    push_stat(L, "tpot_s", &r.tpot_s);
+    push_stat(L, "itl_s", &r.itl_s);
+    push_stat(L, "e2e_s", &r.e2e_s);
+    push_stat(L, "queue_s", &r.queue_s);
+    tw_lua_set_num(L, "mean_in_system", r.mean_in_system);
+    tw_lua_set_num(L, "mean_running", r.mean_running);
+    tw_lua_set_num(L, "kv_peak_fraction", r.kv_peak_fraction);
+    tw_lua_set_num(L, "preemptions", r.preemptions);
+    tw_lua_set_num(L, "steps", r.steps);
+    tw_lua_set_num(L, "prefill_tokens", r.prefill_tokens);
+    tw_lua_set_num(L, "recomputed_tokens", r.recomputed_tokens);
+    tw_lua_set_num(L, "output_tokens", r.output_tokens);
+    tw_lua_set_num(L, "goodput_rps", r.goodput_rps);
+    if (records) {
+        lua_createtable(L, 0, 8);
+        for (i = 0; i < 8; i++) push_column(L, record_keys[i], work, (size_t)r.requests, i);
+        lua_setfield(L, -2, "records");
+    }
+    if (series_max > 0) {
+        size_t n = (size_t)r.series_n;
+        const char *keys[] = {"time_s", "waiting", "running", "kv_fraction"};
+        int k;
+        lua_createtable(L, 0, 4);
+        for (k = 0; k < 4; k++) {
+            lua_createtable(L, (int)n, 0);
+            for (i = 0; i < n; i++) {
+                lua_pushnumber(L, ((const double *)(const void *)&series[i])[k]);
+                lua_rawseti(L, -2, (lua_Integer)i + 1);
+            }
+            lua_setfield(L, -2, keys[k]);
+        }
+        lua_setfield(L, -2, "series");
+    }
+    return 1;
+}
+
+/* core.serve_step(costs, chunks, b, ctx, k) -> s */
+static int l_serve_step(lua_State *L)
+{
+    tw_serve_costs c;
+    double n[256], p[256], b, ctx, k, time;
+    lua_Integer i, len;
+    const char *bad = NULL;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    b = luaL_checknumber(L, 3);
+    ctx = luaL_optnumber(L, 4, 1.0);
+    k = luaL_optnumber(L, 5, 0.0);
+    len = luaL_len(L, 2);
+    if (len > 256) return tw_lua_raise(L, "%s.chunks: expected at most 256 chunks, got %I", P, len);
+    for (i = 1; i <= len; i++) {
+        lua_rawgeti(L, 2, i);
+        if (!lua_istable(L, -1)) return tw_lua_raise(L, "%s.chunks[%I]: expected { n, p }", P, i);
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        n[i - 1] = lua_tonumber(L, -2);
+        p[i - 1] = lua_tonumber(L, -1);
+        lua_pop(L, 3);
+    }
+    costs(L, 1, &c);
+    if (tw_serve_step_time(&c, n, p, (size_t)len, b, ctx, k, &time, &bad) != TW_OK)
+        return tw_lua_raise(L, "%s.step.%s: expected a valid value", P, bad);
+    lua_pushnumber(L, time);
+    return 1;
+}
+
+void tw_lua_open_serve(lua_State *L)
+{
+    lua_pushcfunction(L, l_serve);
+    lua_setfield(L, -2, "serve");
+    lua_pushcfunction(L, l_serve_step);
+    lua_setfield(L, -2, "serve_step");
+}

@@ -1,0 +1,525 @@
+/* tw_serve.c - the serving loop: arrivals, per-replica schedulers over a paged KV cache, steps
+ * priced from the caller's tables, and the run's metrics (tw_serve.h gives the rules). */
+#include <math.h>
+#include <string.h>
+
+#include "tw_serve_internal.h"
+
+typedef struct {
+    double arrival, first, last, sched, done; /* s; first/sched/done < 0 until they happen */
+    int32_t isl, osl, computed, gen, blocks, next, n_sched, replica, preempt, running;
+} req_t;
+
+typedef struct {
+    int32_t head, tail, n_wait, n_run;
+    double busy_until, blocks_used, blocks_peak;
+    int busy, dirty;
+} rep_t;
+
+typedef struct {
+    size_t n, n_rep, max_seqs;
+    size_t off_req, off_rep, off_run, off_bins, off_scratch, total;
+} hdr_t;
+
+#define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+
+static int count(double x, double lo, double hi) { return isfinite(x) && x >= lo && x <= hi && x == floor(x); }
+
+static int layout(const tw_serve_workload *w, const tw_serve_policy *p, hdr_t *h)
+{
+    if (w == NULL || p == NULL || !count(w->requests, 1, TW_SERVE_MAX_REQUESTS) ||
+        !count(p->replicas, 1, TW_SERVE_MAX_REPLICAS) || !count(p->max_num_seqs, 1, 1e6))
+        return 0;
+    h->n = (size_t)w->requests;
+    h->n_rep = (size_t)p->replicas;
+    h->max_seqs = (size_t)p->max_num_seqs;
+    h->off_req = ALIGN8(sizeof(hdr_t));
+    h->off_rep = ALIGN8(h->off_req + h->n * sizeof(req_t));
+    h->off_run = ALIGN8(h->off_rep + h->n_rep * sizeof(rep_t));
+    h->off_bins = ALIGN8(h->off_run + h->n_rep * h->max_seqs * sizeof(int32_t));
+    h->off_scratch = ALIGN8(h->off_bins + TW__ITL_BINS * sizeof(uint64_t));
+    h->total = h->off_scratch + h->n * sizeof(double);
+    return 1;
+}
+
+size_t tw_serve_workspace_bytes(const tw_serve_workload *w, const tw_serve_policy *p, size_t series_max)
+{
+    hdr_t h;
+    (void)series_max;
+    return layout(w, p, &h) ? h.total : 0;
+}
+
+static const char *check_policy(const tw_serve_policy *p)
+{
+    if (p == NULL) return "policy";
+    if (p->policy != TW_SERVE_CONTINUOUS && p->policy != TW_SERVE_STATIC) return "policy.policy";
+    if (p->mix != 0 && p->mix != 1) return "policy.mix";
+    if (p->chunked != 0 && p->chunked != 1) return "policy.chunked";
+    if (p->reserve != 0 && p->reserve != 1) return "policy.reserve";
+    if (!count(p->max_num_seqs, 1, 1e6)) return "policy.max_num_seqs";
+    if (!count(p->max_num_batched_tokens, 1, TW_SERVE_MAX_TOKENS)) return "policy.max_num_batched_tokens";
+    if (!count(p->block_size, 1, 1e6)) return "policy.block_size";
+    if (!count(p->kv_capacity_tokens, p->block_size, 1e15)) return "policy.kv_capacity_tokens";
+    if (!(isfinite(p->watermark) && p->watermark >= 0.0 && p->watermark <= 0.5)) return "policy.watermark";
+    if (!count(p->replicas, 1, TW_SERVE_MAX_REPLICAS)) return "policy.replicas";
+    if (p->router != TW_ROUTE_ROUND_ROBIN && p->router != TW_ROUTE_LEAST_LOADED) return "policy.router";
+    return NULL;
+}
+
+/* the state one run shares between its functions */
+typedef struct {
+    const tw_serve_workload *w;
+    const tw_serve_policy *p;
+    const tw_serve_costs *c;
+    req_t *req;
+    rep_t *rep;
+    int32_t *run;
+    uint64_t *bins;
+    double blocks_total, bs, budget;
+    size_t max_seqs;
+    /* totals */
+    double n_sys, n_running, waiting, itl_n, itl_sum, itl_max, preemptions, steps, prefill_tokens, recomputed;
+    double area_sys, area_run, t_prev, blocks_used_all;
+    tw_serve_sample *series;
+    size_t series_max, series_n, stride, skip;
+} sim_t;
+
+static double blocks_for(double tokens, double bs) { return ceil(tokens / bs); }
+
+static void advance(sim_t *s, double t)
+{
+    double dt = t - s->t_prev;
+    if (dt > 0.0) {
+        s->area_sys += s->n_sys * dt;
+        s->area_run += s->n_running * dt;
+        s->t_prev = t;
+    }
+}
+
+static void push_back(sim_t *s, rep_t *r, int32_t i)
+{
+    s->req[i].next = -1;
+    if (r->tail >= 0) s->req[r->tail].next = i; else r->head = i;
+    r->tail = i;
+    r->n_wait++;
+    s->waiting++;
+}
+
+static void push_front(sim_t *s, rep_t *r, int32_t i)
+{
+    s->req[i].next = r->head;
+    r->head = i;
+    if (r->tail < 0) r->tail = i;
+    r->n_wait++;
+    s->waiting++;
+}
+
+static int32_t pop_front(sim_t *s, rep_t *r)
+{
+    int32_t i = r->head;
+    r->head = s->req[i].next;
+    if (r->head < 0) r->tail = -1;
+    r->n_wait--;
+    s->waiting--;
+    return i;
+}
+
+static void take_blocks(sim_t *s, rep_t *r, req_t *q, double nb)
+{
+    q->blocks += (int32_t)nb;
+    r->blocks_used += nb;
+    s->blocks_used_all += nb;
+    if (r->blocks_used > r->blocks_peak) r->blocks_peak = r->blocks_used;
+}
+
+static void free_blocks(sim_t *s, rep_t *r, req_t *q)
+{
+    r->blocks_used -= q->blocks;
+    s->blocks_used_all -= q->blocks;
+    q->blocks = 0;
+}
+
+/* preempt the newest running request of replica r (recompute later, first in line) */
+static void preempt_tail(sim_t *s, rep_t *r, int32_t *run)
+{
+    int32_t i = run[--r->n_run];
+    req_t *q = &s->req[i];
+    s->n_running--;
+    q->running = 0;
+    free_blocks(s, r, q);
+    s->recomputed += q->computed;
+    q->computed = 0;
+    q->n_sched = 0;
+    q->preempt++;
+    s->preemptions++;
+    push_front(s, r, i);
+}
+
+/* tokens request q needs before it emits its next token */
+static double remaining(const req_t *q) { return (double)q->isl + q->gen - q->computed; }
+
+/* Schedule running requests (decode: 1 token; prefill: a chunk) of the phase asked
+ * (1 prefill, 0 decode, -1 both). Returns tokens scheduled; *preempted set on preemption. */
+static double schedule_running(sim_t *s, rep_t *r, int32_t *run, int phase, double *budget, int *preempted)
+{
+    const tw_serve_policy *p = s->p;
+    double tokens = 0.0;
+    size_t j;
+    for (j = 0; j < (size_t)r->n_run && *budget >= 1.0; j++) {
+        req_t *q = &s->req[run[j]];
+        double n = remaining(q), nb;
+        int is_prefill = q->gen == 0 || n > 1.0;
+        if ((phase == 1 && !is_prefill) || (phase == 0 && is_prefill)) continue;
+        if (n > *budget) {
+            if (!p->chunked && n <= s->budget) continue; /* a whole prompt waits for a step with room */
+            n = *budget;
+        }
+        if (!p->reserve) {
+            nb = blocks_for(q->computed + n, s->bs) - q->blocks;
+            while (nb > s->blocks_total - r->blocks_used) {
+                int32_t victim = run[r->n_run - 1];
+                *preempted = 1;
+                preempt_tail(s, r, run);
+                if (victim == run[j] || (size_t)r->n_run <= j) { n = 0.0; break; }
+            }
+            if (n <= 0.0) break;
+            if (nb > 0.0) take_blocks(s, r, q, nb);
+        }
+        q->n_sched = (int32_t)n;
+        *budget -= n;
+        tokens += n;
+    }
+    return tokens;
+}
+
+/* Admit waiting requests first come first served within the budgets; returns tokens scheduled. */
+static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now)
+{
+    const tw_serve_policy *p = s->p;
+    double tokens = 0.0, reserve_blocks = p->watermark * s->blocks_total;
+    while (r->head >= 0 && (size_t)r->n_run < s->max_seqs && *budget >= 1.0) {
+        req_t *q = &s->req[r->head];
+        double n = remaining(q), nb;
+        if (n > *budget) {
+            if (!p->chunked && n <= s->budget) break;
+            n = *budget;
+        }
+        nb = p->reserve ? blocks_for((double)q->isl + q->osl, s->bs) : blocks_for(n, s->bs);
+        /* the watermark only holds back a request that would share the cache */
+        if (nb > s->blocks_total - r->blocks_used - (r->n_run > 0 ? reserve_blocks : 0.0)) break;
+        pop_front(s, r);
+        take_blocks(s, r, q, nb);
+        run[r->n_run++] = (int32_t)(q - s->req);
+        q->running = 1;
+        s->n_running++;
+        if (q->sched < 0.0) q->sched = now;
+        q->n_sched = (int32_t)n;
+        *budget -= n;
+        tokens += n;
+    }
+    return tokens;
+}
+
+static void sample(sim_t *s, double t)
+{
+    size_t i;
+    if (s->series == NULL || s->series_max == 0) return;
+    if (s->skip > 0) { s->skip--; return; }
+    if (s->series_n == s->series_max) {
+        /* full: keep every other sample and halve the rate from here on */
+        for (i = 0; 2 * i < s->series_n; i++) s->series[i] = s->series[2 * i];
+        s->series_n = (s->series_n + 1) / 2;
+        s->stride *= 2;
+    }
+    s->series[s->series_n].time_s = t;
+    s->series[s->series_n].waiting = s->waiting;
+    s->series[s->series_n].running = s->n_running;
+    s->series[s->series_n].kv_fraction = s->blocks_used_all / (s->blocks_total * (double)s->p->replicas);
+    s->series_n++;
+    s->skip = s->stride - 1;
+}
+
+/* Start a step on replica r at time t when it has work; returns 0, or -1 when work is stuck. */
+static int start_step(sim_t *s, rep_t *r, double t)
+{
+    const tw_serve_policy *p = s->p;
+    int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
+    double budget = p->policy == TW_SERVE_STATIC ? INFINITY : s->budget, tokens = 0.0;
+    double pre_tokens = 0.0, attn = 0.0, b = 0.0, ctx = 0.0, k = 0.0, time;
+    int preempted = 0;
+    size_t j;
+    if (r->n_run == 0 && r->n_wait == 0) return 0;
+    if (p->policy == TW_SERVE_STATIC) {
+        if (r->n_run == 0) tokens = admit(s, r, run, &budget, t);
+        else tokens = schedule_running(s, r, run, -1, &budget, &preempted);
+    } else if (p->mix) {
+        tokens = schedule_running(s, r, run, -1, &budget, &preempted);
+        if (!preempted) tokens += admit(s, r, run, &budget, t);
+    } else {
+        /* prefill first: unfinished prompts and new ones; else the decodes */
+        tokens = schedule_running(s, r, run, 1, &budget, &preempted);
+        if (!preempted) tokens += admit(s, r, run, &budget, t);
+        if (tokens == 0.0) tokens = schedule_running(s, r, run, 0, &budget, &preempted);
+    }
+    if (tokens == 0.0) return r->n_run == 0 && r->n_wait > 0 ? -1 : (r->n_run > 0 ? -1 : 0);
+    for (j = 0; j < (size_t)r->n_run; j++) {
+        req_t *q = &s->req[run[j]];
+        double n = q->n_sched;
+        if (n <= 0.0) continue;
+        if (q->gen > 0 && remaining(q) == 1.0) {
+            b += 1.0;
+            ctx += q->computed + 1.0;
+            k += 1.0;
+        } else {
+            double inc = tw__serve_attn(s->c, q->computed + n) - tw__serve_attn(s->c, q->computed);
+            double own = tw__serve_attn(s->c, n);
+            pre_tokens += n;
+            attn += inc > own ? inc : own;
+            if (n == remaining(q)) k += 1.0;
+        }
+    }
+    sample(s, t);
+    time = s->c->scale * tw__serve_step(s->c, pre_tokens, attn, b, b > 0.0 ? ctx / b : 1.0, k);
+    if (!(isfinite(time) && time > 0.0)) return -2;
+    s->prefill_tokens += pre_tokens;
+    s->steps++;
+    r->busy = 1;
+    r->busy_until = t + time;
+    return 0;
+}
+
+/* The step of replica r ends at t: tokens out, finished requests leave. Returns completions. */
+static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
+{
+    int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
+    size_t j, kept = 0, done = 0;
+    r->busy = 0;
+    for (j = 0; j < (size_t)r->n_run; j++) {
+        int32_t i = run[j];
+        req_t *q = &s->req[i];
+        if (q->n_sched > 0) {
+            int emits = q->n_sched == remaining(q);
+            q->computed += q->n_sched;
+            q->n_sched = 0;
+            if (emits) {
+                if (q->gen == 0) q->first = t;
+                else {
+                    double gap = t - q->last;
+                    s->itl_n++;
+                    s->itl_sum += gap;
+                    if (gap > s->itl_max) s->itl_max = gap;
+                    s->bins[tw__itl_bin(gap)]++;
+                }
+                q->gen++;
+                q->last = t;
+            }
+        }
+        if (q->gen >= q->osl) {
+            q->done = t;
+            q->running = 0;
+            free_blocks(s, r, q);
+            s->n_running--;
+            s->n_sys--;
+            done++;
+            if (s->w->arrival == TW_ARRIVE_CLOSED && *spawn < n_total) s->req[(*spawn)++].arrival = t;
+        } else {
+            run[kept++] = i;
+        }
+    }
+    r->n_run = (int32_t)kept;
+    return done;
+}
+
+static size_t route(sim_t *s, size_t i)
+{
+    size_t j, best = 0;
+    if (s->p->router == TW_ROUTE_ROUND_ROBIN) return i % (size_t)s->p->replicas;
+    for (j = 1; j < (size_t)s->p->replicas; j++) {
+        if (s->rep[j].n_wait + s->rep[j].n_run < s->rep[best].n_wait + s->rep[best].n_run) best = j;
+    }
+    return best;
+}
+
+static int fail(const char **bad_field, const char *field, int status)
+{
+    if (bad_field != NULL) *bad_field = field;
+    return status;
+}
+
+/* draw every request's lengths and (open loop) arrival times */
+static const char *draw(sim_t *s, size_t n)
+{
+    const tw_serve_workload *w = s->w;
+    tw__rng ra, rl;
+    double t = 0.0;
+    size_t i;
+    tw__rng_seed(&ra, w->seed, 1);
+    tw__rng_seed(&rl, w->seed, 2);
+    for (i = 0; i < n; i++) {
+        req_t *q = &s->req[i];
+        memset(q, 0, sizeof *q);
+        q->first = q->sched = q->done = -1.0;
+        q->next = -1;
+        q->isl = (int32_t)tw__serve_draw_length(&w->isl, w->trace_isl, i, &rl);
+        q->osl = (int32_t)tw__serve_draw_length(&w->osl, w->trace_osl, i, &rl);
+        if (blocks_for((double)q->isl + q->osl, s->bs) > s->blocks_total) return "workload.isl+osl";
+        if (w->arrival == TW_ARRIVE_POISSON || w->arrival == TW_ARRIVE_GAMMA) {
+            if (i > 0) t += tw__serve_draw_gap(w, &ra);
+            q->arrival = t;
+        } else if (w->arrival == TW_ARRIVE_TRACE) {
+            q->arrival = w->trace_arrival[i];
+        } else {
+            q->arrival = 0.0;
+        }
+    }
+    return NULL;
+}
+
+static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double slo_tpot, tw_serve_result *out)
+{
+    double first = s->req[0].arrival, last = 0.0, out_tokens = 0.0, in_tokens = 0.0, good = 0.0, dur;
+    size_t i, m;
+    for (i = 0; i < n; i++) {
+        const req_t *q = &s->req[i];
+        double ttft = q->first - q->arrival, tpot = q->osl > 1 ? (q->done - q->first) / (q->osl - 1) : 0.0;
+        if (q->arrival < first) first = q->arrival;
+        if (q->done > last) last = q->done;
+        out_tokens += q->osl;
+        in_tokens += q->isl;
+        if ((slo_ttft <= 0.0 || ttft <= slo_ttft) && (slo_tpot <= 0.0 || tpot <= slo_tpot)) good++;
+    }
+    dur = last - first;
+    if (!(dur > 0.0)) dur = 1e-300;
+    out->requests = (double)n;
+    out->duration_s = dur;
+    out->requests_per_s = n / dur;
+    out->output_tokens_per_s = out_tokens / dur;
+    out->total_tokens_per_s = (out_tokens + in_tokens) / dur;
+    for (i = 0; i < n; i++) scratch[i] = s->req[i].first - s->req[i].arrival;
+    tw__serve_stat(scratch, n, &out->ttft_s);
+    for (i = 0, m = 0; i < n; i++) {
+        if (s->req[i].osl > 1) scratch[m++] = (s->req[i].done - s->req[i].first) / (s->req[i].osl - 1);
+    }
+    tw__serve_stat(scratch, m, &out->tpot_s);
+    for (i = 0; i < n; i++) scratch[i] = s->req[i].done - s->req[i].arrival;
+    tw__serve_stat(scratch, n, &out->e2e_s);
+    for (i = 0; i < n; i++) scratch[i] = s->req[i].sched - s->req[i].arrival;
+    tw__serve_stat(scratch, n, &out->queue_s);
+    tw__itl_stat(s->bins, s->itl_n, s->itl_sum, s->itl_max, &out->itl_s);
+    out->mean_in_system = s->area_sys / dur;
+    out->mean_running = s->area_run / dur;
+    out->kv_peak_fraction = 0.0;
+    for (i = 0; i < (size_t)s->p->replicas; i++) {
+        double f = s->rep[i].blocks_peak / s->blocks_total;
+        if (f > out->kv_peak_fraction) out->kv_peak_fraction = f;
+    }
+    out->preemptions = s->preemptions;
+    out->steps = s->steps;
+    out->prefill_tokens = s->prefill_tokens;
+    out->recomputed_tokens = s->recomputed;
+    out->output_tokens = out_tokens;
+    out->goodput_rps = slo_ttft > 0.0 || slo_tpot > 0.0 ? good / dur : 0.0;
+    out->series_n = (double)s->series_n;
+}
+
+int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_serve_costs *c,
+                 double slo_ttft_s, double slo_tpot_s, void *work, size_t work_bytes,
+                 tw_serve_sample *series, size_t series_max, tw_serve_result *out, const char **bad_field)
+{
+    const char *bad;
+    hdr_t h;
+    sim_t s;
+    size_t n, i, next = 0, spawn, completed = 0;
+    unsigned char *base = work;
+    int st;
+
+    if ((bad = tw__serve_check_workload(w)) != NULL) return fail(bad_field, bad, TW_EINVAL);
+    if ((bad = check_policy(p)) != NULL) return fail(bad_field, bad, TW_EINVAL);
+    if ((bad = tw__serve_check_costs(c)) != NULL) return fail(bad_field, bad, TW_EINVAL);
+    if (!(isfinite(slo_ttft_s) && slo_ttft_s >= 0.0)) return fail(bad_field, "slo.ttft_s", TW_EINVAL);
+    if (!(isfinite(slo_tpot_s) && slo_tpot_s >= 0.0)) return fail(bad_field, "slo.tpot_s", TW_EINVAL);
+    if (out == NULL) return fail(bad_field, "out", TW_EINVAL);
+    if (series == NULL && series_max > 0) return fail(bad_field, "series", TW_EINVAL);
+    if (!layout(w, p, &h)) return fail(bad_field, "workload.requests", TW_EINVAL);
+    if (work == NULL || ((uintptr_t)work & 7u) != 0 || work_bytes < h.total) return fail(bad_field, "work", TW_EINVAL);
+
+    memcpy(base, &h, sizeof h);
+    memset(&s, 0, sizeof s);
+    s.w = w;
+    s.p = p;
+    s.c = c;
+    s.req = (req_t *)(void *)(base + h.off_req);
+    s.rep = (rep_t *)(void *)(base + h.off_rep);
+    s.run = (int32_t *)(void *)(base + h.off_run);
+    s.bins = (uint64_t *)(void *)(base + h.off_bins);
+    s.bs = p->block_size;
+    s.blocks_total = floor(p->kv_capacity_tokens / p->block_size);
+    s.budget = p->max_num_batched_tokens;
+    s.max_seqs = h.max_seqs;
+    s.series = series;
+    s.series_max = series_max;
+    s.stride = 1;
+    memset(s.bins, 0, TW__ITL_BINS * sizeof(uint64_t));
+    n = h.n;
+    for (i = 0; i < h.n_rep; i++) {
+        memset(&s.rep[i], 0, sizeof s.rep[i]);
+        s.rep[i].head = s.rep[i].tail = -1;
+    }
+    if ((bad = draw(&s, n)) != NULL) return fail(bad_field, bad, TW_ERANGE);
+    spawn = w->arrival == TW_ARRIVE_CLOSED ? (size_t)(w->concurrency < (double)n ? w->concurrency : (double)n) : n;
+
+    while (completed < n) {
+        double ta = next < spawn ? s.req[next].arrival : INFINITY, ts = INFINITY, now;
+        for (i = 0; i < h.n_rep; i++) {
+            if (s.rep[i].busy && s.rep[i].busy_until < ts) ts = s.rep[i].busy_until;
+        }
+        now = ta < ts ? ta : ts;
+        if (!isfinite(now)) return fail(bad_field, "policy", TW_ERANGE); /* nothing can move */
+        advance(&s, now);
+        /* every event at this instant first, then the idle replicas start their steps */
+        while (next < spawn && s.req[next].arrival <= now) {
+            size_t r = route(&s, next);
+            push_back(&s, &s.rep[r], (int32_t)next);
+            s.req[next].replica = (int32_t)r;
+            s.n_sys++;
+            s.rep[r].dirty = 1;
+            next++;
+        }
+        for (i = 0; i < h.n_rep; i++) {
+            if (s.rep[i].busy && s.rep[i].busy_until <= now) {
+                completed += end_step(&s, &s.rep[i], now, &spawn, n);
+                s.rep[i].dirty = 1;
+            }
+        }
+        for (i = 0; i < h.n_rep; i++) {
+            if (!s.rep[i].dirty) continue;
+            s.rep[i].dirty = 0;
+            if (s.rep[i].busy) continue;
+            st = start_step(&s, &s.rep[i], now);
+            if (st == -1) return fail(bad_field, "policy.kv_capacity_tokens", TW_ERANGE);
+            if (st == -2) return fail(bad_field, "costs.scale", TW_ERANGE);
+        }
+    }
+    results(&s, n, (double *)(void *)(base + h.off_scratch), slo_ttft_s, slo_tpot_s, out);
+    return TW_OK;
+}
+
+int tw_serve_request(const void *work, size_t i, tw_serve_record *out)
+{
+    const unsigned char *base = work;
+    hdr_t h;
+    const req_t *q;
+    if (work == NULL || out == NULL) return TW_EINVAL;
+    memcpy(&h, base, sizeof h);
+    if (i >= h.n) return TW_EINVAL;
+    q = (const req_t *)(const void *)(base + h.off_req) + i;
+    out->arrival_s = q->arrival;
+    out->first_token_s = q->first;
+    out->finish_s = q->done;
+    out->scheduled_s = q->sched;
+    out->input_tokens = q->isl;
+    out->output_tokens = q->osl;
+    out->preemptions = q->preempt;
+    out->replica = q->replica;
+    return TW_OK;
+}

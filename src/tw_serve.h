@@ -1,0 +1,158 @@
+/*
+ * tw_serve.h - a serving simulation: requests arriving under load, scheduled step by step
+ * (continuous or static batching over a paged KV cache), each step's time looked up from
+ * cost tables the caller priced (included by tilewave.h).
+ *
+ * The caller (tilewave.serve) prices a model once per run through its pricing layer and
+ * hands the tables here; this loop only looks them up and keeps the queue. Discrete-event
+ * design after Vidur (Agrawal et al. 2024, arXiv 2405.05465): events are arrivals and step
+ * ends; a replica starts its next step when its previous one ends.
+ *
+ * Step time (every table is interpolated linearly between its grid points; `scale`
+ * multiplies the result):
+ *   a step with b decodes (mean context c) and no prefill tokens:  D(b, c)
+ *   a step with prefill chunks (n_i new tokens after p_i cached ones) and b decodes:
+ *     T = lin(sum n_i + b) + sum_i max(A(p_i + n_i) - A(p_i), A(n_i)) + lm(k)
+ *         + [b > 0] * max(0, D(b, c) - D(b, 1)) + host_s
+ *     time = max(T, D(b, c)) when b > 0, else T
+ *   lin(n): every op of a forward over n tokens but attention and the logits (GEMMs,
+ *   elementwise kernels, tensor-parallel communication); A(S): causal attention over S
+ *   tokens from scratch, so A(p + n) - A(p) is a chunk against its prefix and itself;
+ *   lm(k): the logits of the k sequences sampled in the step; D(b, c): one decode step
+ *   of b sequences at context c, host work included; host_s: the engine's host time per
+ *   step. A whole prefill of n tokens alone is lin(n) + A(n) + lm(1) + host_s; b decodes
+ *   alone are D(b, c).
+ *
+ * Schedulers (TW_SERVE_CONTINUOUS): each step first serves the running requests in
+ * admission order (decodes one token each, unfinished prompts a chunk), then admits
+ * waiting requests first come first served, within max_num_seqs sequences and
+ * max_num_batched_tokens tokens. With mix = 0 a step holds either prefill chunks or
+ * decodes (prefill first, vLLM v0's default and SGLang's). With chunked = 0 a prompt is
+ * scheduled whole (a prompt above the budget is still chunked: it could never run).
+ * reserve = 0: KV blocks are taken as tokens are written; when none is free the newest
+ * running request is preempted (blocks freed, recomputed later, first in the waiting
+ * queue) and no request is admitted in that step (vLLM v1). reserve = 1: prompt + output
+ * blocks are reserved at admission and nothing is ever preempted (TensorRT-LLM's
+ * GUARANTEED_NO_EVICT, Orca as Vidur models it). TW_SERVE_STATIC: requests are taken in
+ * batches of up to max_num_seqs when a replica is idle; one step prefills all the
+ * batch's prompts, then decode steps run until the last request of the batch finishes.
+ *
+ * Metrics as vLLM's benchmark_serving defines them: TTFT = first token - arrival; TPOT =
+ * (e2e - TTFT) / (output - 1) for outputs above 1 token; ITL = every gap between two
+ * consecutive tokens of a request, pooled over all requests; duration = last completion
+ * - first arrival. Percentiles interpolate linearly between order statistics (numpy's
+ * default); ITL percentiles come from a histogram of relative bin width 2^-9.
+ */
+#ifndef TW_SERVE_H
+#define TW_SERVE_H
+
+#ifndef TILEWAVE_H
+#error "include tilewave.h, which includes tw_serve.h"
+#endif
+
+enum { TW_SERVE_CONTINUOUS = 0, TW_SERVE_STATIC = 1 };
+enum { TW_ARRIVE_POISSON = 0, TW_ARRIVE_GAMMA = 1, TW_ARRIVE_OFFLINE = 2, TW_ARRIVE_CLOSED = 3, TW_ARRIVE_TRACE = 4 };
+enum { TW_LEN_FIXED = 0, TW_LEN_UNIFORM = 1, TW_LEN_LOGNORMAL = 2, TW_LEN_TRACE = 3 };
+enum { TW_ROUTE_ROUND_ROBIN = 0, TW_ROUTE_LEAST_LOADED = 1 };
+
+/* Most requests, replicas, table points, and the largest token count of one request. */
+#define TW_SERVE_MAX_REQUESTS 100000000
+#define TW_SERVE_MAX_REPLICAS 4096
+#define TW_SERVE_MAX_POINTS 4096
+#define TW_SERVE_MAX_TOKENS 100000000
+
+typedef struct {
+    int kind;     /* TW_LEN_* */
+    double a, b;  /* FIXED: a tokens; UNIFORM: integers in [a, b]; LOGNORMAL: mu, sigma of ln(tokens) */
+    double lo, hi;/* LOGNORMAL: draws outside [lo, hi] are drawn again (then clamped after 64 tries) */
+} tw_serve_lengths;
+
+typedef struct {
+    int arrival;         /* TW_ARRIVE_* */
+    double rate;         /* POISSON, GAMMA: requests/s; > 0 */
+    double cv;           /* GAMMA: coefficient of variation of the gaps; > 0 (1 = Poisson) */
+    double concurrency;  /* CLOSED: requests in flight; integer >= 1 (a finished one sends the next at once) */
+    double requests;     /* requests in the run; integer 1..TW_SERVE_MAX_REQUESTS */
+    tw_serve_lengths isl, osl; /* prompt and output tokens, each 1..TW_SERVE_MAX_TOKENS after rounding */
+    uint64_t seed;       /* the same seed gives the same requests */
+    const double *trace_arrival; /* TRACE: arrival times, s, non-decreasing, >= 0 (requests values) */
+    const double *trace_isl;     /* TW_LEN_TRACE: prompt tokens per request */
+    const double *trace_osl;     /* TW_LEN_TRACE: output tokens per request */
+} tw_serve_workload;
+
+typedef struct {
+    int policy;                    /* TW_SERVE_CONTINUOUS or TW_SERVE_STATIC */
+    int mix;                       /* 1: prefill chunks and decodes share a step; 0: prefill first */
+    int chunked;                   /* 1: prompts are cut to the token budget; 0: whole */
+    int reserve;                   /* 0: blocks as written, preemption by recompute; 1: reserved at admission */
+    double max_num_seqs;           /* sequences per step per replica; integer >= 1 */
+    double max_num_batched_tokens; /* tokens per step; integer >= 1 */
+    double block_size;             /* tokens per KV block; integer >= 1 */
+    double kv_capacity_tokens;     /* KV cache per replica, token; integer >= block_size */
+    double watermark;              /* fraction of blocks kept free when admitting; [0, 0.5] */
+    double replicas;               /* data-parallel replicas; integer 1..TW_SERVE_MAX_REPLICAS */
+    int router;                    /* TW_ROUTE_* */
+} tw_serve_policy;
+
+typedef struct {
+    /* each grid ascending, first point 1, n points 1..TW_SERVE_MAX_POINTS; times >= 0, finite */
+    const double *tok_grid; size_t n_tok; const double *lin_s;   /* lin(n) at n = tok_grid[i] */
+    const double *ctx_grid; size_t n_ctx; const double *attn_s;  /* A(S) at S = ctx_grid[i] */
+    const double *seq_grid; size_t n_seq; const double *logits_s;/* lm(k) at k = seq_grid[i] */
+    const double *dctx_grid; size_t n_dctx;
+    const double *decode_s;        /* D(b, c): n_seq x n_dctx, row i at b = seq_grid[i] */
+    double host_s;                 /* host time per step, s; >= 0 */
+    double scale;                  /* every step time times this; > 0 */
+} tw_serve_costs;
+
+typedef struct {
+    double mean, p50, p90, p99, max;
+} tw_serve_stat;
+
+typedef struct {
+    double requests, duration_s;
+    double requests_per_s, output_tokens_per_s, total_tokens_per_s;
+    tw_serve_stat ttft_s, tpot_s, itl_s, e2e_s, queue_s;
+    double mean_in_system, mean_running;
+    double kv_peak_fraction; /* most KV blocks in use over capacity, of any replica */
+    double preemptions, steps, prefill_tokens, recomputed_tokens, output_tokens;
+    double goodput_rps;      /* requests meeting both SLOs per second (0 when none given) */
+    double series_n;         /* time-series samples written */
+} tw_serve_result;
+
+/* One request as the run left it (tw_serve_request). */
+typedef struct {
+    double arrival_s, first_token_s, finish_s, scheduled_s; /* s */
+    double input_tokens, output_tokens, preemptions, replica;
+} tw_serve_record;
+
+/* A time-series sample: the state when a step starts. */
+typedef struct {
+    double time_s, waiting, running, kv_fraction;
+} tw_serve_sample;
+
+/* Bytes of workspace a run needs (0 when the counts are out of range). */
+size_t tw_serve_workspace_bytes(const tw_serve_workload *w, const tw_serve_policy *p, size_t series_max);
+
+/*
+ * Run the simulation. `work` (work_bytes >= tw_serve_workspace_bytes, 8-byte aligned) holds
+ * every request and the queues; `series` (series_max samples, may be NULL with 0) receives up
+ * to series_max samples, thinned evenly as the run grows. slo_ttft_s and slo_tpot_s (0: none)
+ * give goodput. TW_OK; TW_EINVAL naming the first bad field ("workload.rate", "policy.block_size",
+ * "costs.lin_s", ...); TW_ERANGE "workload.isl+osl" when a request needs more KV than a replica
+ * holds, "costs.scale" when a step time is not finite and positive. Outputs are finite.
+ */
+int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_serve_costs *c,
+                 double slo_ttft_s, double slo_tpot_s, void *work, size_t work_bytes,
+                 tw_serve_sample *series, size_t series_max, tw_serve_result *out, const char **bad_field);
+
+/* Request i (0-based) of the last run in `work`; TW_EINVAL "i" when out of range. */
+int tw_serve_request(const void *work, size_t i, tw_serve_record *out);
+
+/* Step time of a composition (the formula above), for tests and callers that price one step:
+ * chunks n[i] after p[i] cached tokens (n_chunks of them), b decodes at mean context c, k
+ * sequences sampled. TW_OK or TW_EINVAL naming the field. */
+int tw_serve_step_time(const tw_serve_costs *c, const double *n, const double *p, size_t n_chunks,
+                       double b, double ctx, double k, double *time_s, const char **bad_field);
+
+#endif

@@ -1,0 +1,136 @@
+/* tw_serve_cost.c - the step time of a serving step, looked up from the caller's cost tables
+ * (tw_serve.h gives the formula). */
+#include <math.h>
+#include <stddef.h>
+
+#include "tw_serve_internal.h"
+
+static int nonneg(double x) { return isfinite(x) && x >= 0.0; }
+
+/* a grid: 1..TW_SERVE_MAX_POINTS points, first 1, strictly ascending integers; values >= 0 */
+static int grid_ok(const double *g, size_t n, const double *v, size_t n_v)
+{
+    size_t i;
+    if (g == NULL || v == NULL || n < 1 || n > TW_SERVE_MAX_POINTS || g[0] != 1.0) return 0;
+    for (i = 0; i < n; i++) {
+        if (!isfinite(g[i]) || g[i] != floor(g[i]) || (i > 0 && !(g[i] > g[i - 1]))) return 0;
+    }
+    for (i = 0; i < n_v; i++) {
+        if (!nonneg(v[i])) return 0;
+    }
+    return 1;
+}
+
+const char *tw__serve_check_costs(const tw_serve_costs *c)
+{
+    if (c == NULL) return "costs";
+    if (!grid_ok(c->tok_grid, c->n_tok, c->lin_s, c->n_tok)) return "costs.lin_s";
+    if (!grid_ok(c->ctx_grid, c->n_ctx, c->attn_s, c->n_ctx)) return "costs.attn_s";
+    if (!grid_ok(c->seq_grid, c->n_seq, c->logits_s, c->n_seq)) return "costs.logits_s";
+    if (c->n_dctx > 0 && c->n_seq > TW_SERVE_MAX_POINTS * (size_t)TW_SERVE_MAX_POINTS / c->n_dctx) return "costs.decode_s";
+    if (!grid_ok(c->dctx_grid, c->n_dctx, c->decode_s, c->n_seq * c->n_dctx)) return "costs.decode_s";
+    if (!nonneg(c->host_s)) return "costs.host_s";
+    if (!(isfinite(c->scale) && c->scale > 0.0)) return "costs.scale";
+    return NULL;
+}
+
+/* index i with g[i] <= x < g[i+1] (clamped to the grid), and the weight of g[i+1] */
+static size_t locate(const double *g, size_t n, double x, double *w)
+{
+    size_t lo = 0, hi = n - 1, mid;
+    if (n == 1 || x <= g[0]) { *w = 0.0; return 0; }
+    if (x >= g[n - 1]) {
+        /* beyond the grid: extrapolate along the last segment */
+        *w = (x - g[n - 2]) / (g[n - 1] - g[n - 2]);
+        return n - 2;
+    }
+    while (hi - lo > 1) {
+        mid = lo + (hi - lo) / 2;
+        if (g[mid] <= x) lo = mid; else hi = mid;
+    }
+    *w = (x - g[lo]) / (g[lo + 1] - g[lo]);
+    return lo;
+}
+
+static double lookup(const double *g, size_t n, const double *v, double x)
+{
+    double w, r;
+    size_t i = locate(g, n, x, &w);
+    if (n == 1) return v[0] * (x > 1.0 ? x : 1.0);
+    r = v[i] + w * (v[i + 1] - v[i]);
+    return r > 0.0 ? r : 0.0;
+}
+
+double tw__serve_attn(const tw_serve_costs *c, double s) { return lookup(c->ctx_grid, c->n_ctx, c->attn_s, s); }
+
+/* D(b, c): bilinear in batch and context */
+static double decode_time(const tw_serve_costs *c, double b, double ctx)
+{
+    double wb, wc, d00, d01, d10, d11, r;
+    size_t ib, ic;
+    if (c->n_seq == 1 || c->n_dctx == 1) {
+        /* a one-point axis: the table's row or column as it is */
+        ib = c->n_seq == 1 ? 0 : locate(c->seq_grid, c->n_seq, b, &wb);
+        ic = c->n_dctx == 1 ? 0 : locate(c->dctx_grid, c->n_dctx, ctx, &wc);
+        if (c->n_seq == 1) wb = 0.0;
+        if (c->n_dctx == 1) wc = 0.0;
+        d00 = c->decode_s[ib * c->n_dctx + ic];
+        d10 = c->n_seq == 1 ? d00 : c->decode_s[(ib + 1) * c->n_dctx + ic];
+        d01 = c->n_dctx == 1 ? d00 : c->decode_s[ib * c->n_dctx + ic + 1];
+        r = d00 + wb * (d10 - d00) + wc * (d01 - d00);
+        return r > 0.0 ? r : 0.0;
+    }
+    ib = locate(c->seq_grid, c->n_seq, b, &wb);
+    ic = locate(c->dctx_grid, c->n_dctx, ctx, &wc);
+    d00 = c->decode_s[ib * c->n_dctx + ic];
+    d01 = c->decode_s[ib * c->n_dctx + ic + 1];
+    d10 = c->decode_s[(ib + 1) * c->n_dctx + ic];
+    d11 = c->decode_s[(ib + 1) * c->n_dctx + ic + 1];
+    r = (1 - wb) * ((1 - wc) * d00 + wc * d01) + wb * ((1 - wc) * d10 + wc * d11);
+    return r > 0.0 ? r : 0.0;
+}
+
+double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double attn_s, double b, double ctx,
+                      double k)
+{
+    double d = 0.0, t;
+    if (b > 0.0) d = decode_time(c, b, ctx);
+    if (prefill_tokens <= 0.0) return d;
+    t = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + b) + attn_s +
+        lookup(c->seq_grid, c->n_seq, c->logits_s, k) + c->host_s;
+    if (b > 0.0) {
+        double kv = d - decode_time(c, b, 1.0);
+        t += kv > 0.0 ? kv : 0.0;
+        if (d > t) t = d;
+    }
+    return t;
+}
+
+int tw_serve_step_time(const tw_serve_costs *c, const double *n, const double *p, size_t n_chunks, double b,
+                       double ctx, double k, double *time_s, const char **bad_field)
+{
+    const char *bad = tw__serve_check_costs(c);
+    double tokens = 0.0, attn = 0.0;
+    size_t i;
+    if (bad == NULL && n_chunks > 0 && (n == NULL || p == NULL)) bad = "n";
+    for (i = 0; bad == NULL && i < n_chunks; i++) {
+        if (!(isfinite(n[i]) && n[i] >= 1.0 && n[i] <= TW_SERVE_MAX_TOKENS)) bad = "n";
+        else if (!(isfinite(p[i]) && p[i] >= 0.0 && p[i] <= TW_SERVE_MAX_TOKENS)) bad = "p";
+    }
+    if (bad == NULL && !(isfinite(b) && b >= 0.0 && b == floor(b) && b <= TW_SERVE_MAX_REQUESTS)) bad = "b";
+    if (bad == NULL && !(isfinite(ctx) && ctx >= 1.0 && ctx <= TW_SERVE_MAX_TOKENS)) bad = "ctx";
+    if (bad == NULL && !(isfinite(k) && k >= 0.0 && k <= TW_SERVE_MAX_REQUESTS)) bad = "k";
+    if (bad == NULL && n_chunks == 0 && b == 0.0) bad = "b";
+    if (bad == NULL && time_s == NULL) bad = "time_s";
+    if (bad != NULL) {
+        if (bad_field != NULL) *bad_field = bad;
+        return TW_EINVAL;
+    }
+    for (i = 0; i < n_chunks; i++) {
+        double inc = tw__serve_attn(c, p[i] + n[i]) - tw__serve_attn(c, p[i]), own = tw__serve_attn(c, n[i]);
+        tokens += n[i];
+        attn += inc > own ? inc : own;
+    }
+    *time_s = c->scale * tw__serve_step(c, tokens, attn, b, ctx, k);
+    return TW_OK;
+}

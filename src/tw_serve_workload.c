@@ -1,0 +1,232 @@
+/* tw_serve_workload.c - the requests of a serving run (arrival gaps and token counts drawn
+ * from a seeded generator) and the statistics of its results. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "tw_serve_internal.h"
+
+static int positive(double x) { return isfinite(x) && x > 0.0; }
+static int count(double x, double lo, double hi) { return isfinite(x) && x >= lo && x <= hi && x == floor(x); }
+
+/* splitmix64 (Steele, Lea & Flood 2014), the seeding Vigna recommends for xoshiro */
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+void tw__rng_seed(tw__rng *r, uint64_t seed, uint64_t stream)
+{
+    uint64_t x = seed ^ (stream * UINT64_C(0xD1B54A32D192ED03));
+    int i;
+    for (i = 0; i < 4; i++) r->s[i] = splitmix(&x);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+double tw__rng_uniform(tw__rng *r)
+{
+    uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    /* 53 random bits, shifted half a step off 0: in (0, 1) */
+    return ((double)(out >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* a standard normal draw (Box-Muller; one of the pair) */
+static double normal(tw__rng *r)
+{
+    double u = tw__rng_uniform(r), v = tw__rng_uniform(r);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* Gamma(shape, 1): Marsaglia & Tsang 2000; shape < 1 through Gamma(shape + 1) * U^(1/shape) */
+static double gamma_draw(double shape, tw__rng *r)
+{
+    double d, c, x, v, u, boost = 1.0;
+    if (shape < 1.0) {
+        boost = pow(tw__rng_uniform(r), 1.0 / shape);
+        shape += 1.0;
+    }
+    d = shape - 1.0 / 3.0;
+    c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        do {
+            x = normal(r);
+            v = 1.0 + c * x;
+        } while (v <= 0.0);
+        v = v * v * v;
+        u = tw__rng_uniform(r);
+        if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) return d * v * boost;
+    }
+}
+
+double tw__serve_draw_gap(const tw_serve_workload *w, tw__rng *r)
+{
+    if (w->arrival == TW_ARRIVE_POISSON) return -log(tw__rng_uniform(r)) / w->rate;
+    /* vLLM's benchmark: Gamma(shape = 1/cv^2, scale = 1/(rate * shape)): mean 1/rate, CV cv */
+    {
+        double shape = 1.0 / (w->cv * w->cv);
+        return gamma_draw(shape, r) / (w->rate * shape);
+    }
+}
+
+static double clamp_tokens(double x)
+{
+    x = floor(x + 0.5);
+    if (x < 1.0) x = 1.0;
+    if (x > TW_SERVE_MAX_TOKENS) x = TW_SERVE_MAX_TOKENS;
+    return x;
+}
+
+double tw__serve_draw_length(const tw_serve_lengths *l, const double *trace, size_t i, tw__rng *r)
+{
+    double x = 0.0;
+    int tries;
+    switch (l->kind) {
+    case TW_LEN_FIXED: return clamp_tokens(l->a);
+    case TW_LEN_UNIFORM: return clamp_tokens(l->a + floor(tw__rng_uniform(r) * (l->b - l->a + 1.0)));
+    case TW_LEN_TRACE: return clamp_tokens(trace[i]);
+    default:
+        for (tries = 0; tries < 64; tries++) {
+            x = floor(exp(l->a + l->b * normal(r)) + 0.5);
+            if (x >= l->lo && x <= l->hi) return clamp_tokens(x);
+        }
+        return clamp_tokens(x < l->lo ? l->lo : l->hi);
+    }
+}
+
+static const char *check_lengths(const tw_serve_lengths *l, const double *trace, double n, int isl)
+{
+    size_t i;
+    switch (l->kind) {
+    case TW_LEN_FIXED:
+        if (!count(l->a, 1, TW_SERVE_MAX_TOKENS)) return isl ? "workload.isl" : "workload.osl";
+        return NULL;
+    case TW_LEN_UNIFORM:
+        if (!count(l->a, 1, TW_SERVE_MAX_TOKENS) || !count(l->b, l->a, TW_SERVE_MAX_TOKENS))
+            return isl ? "workload.isl" : "workload.osl";
+        return NULL;
+    case TW_LEN_LOGNORMAL:
+        if (!(isfinite(l->a) && fabs(l->a) <= 30.0) || !(isfinite(l->b) && l->b >= 0.0 && l->b <= 10.0) ||
+            !count(l->lo, 1, TW_SERVE_MAX_TOKENS) || !count(l->hi, l->lo, TW_SERVE_MAX_TOKENS))
+            return isl ? "workload.isl" : "workload.osl";
+        return NULL;
+    case TW_LEN_TRACE:
+        if (trace == NULL) return isl ? "workload.trace_isl" : "workload.trace_osl";
+        for (i = 0; i < (size_t)n; i++) {
+            if (!count(trace[i], 1, TW_SERVE_MAX_TOKENS)) return isl ? "workload.trace_isl" : "workload.trace_osl";
+        }
+        return NULL;
+    default: return isl ? "workload.isl" : "workload.osl";
+    }
+}
+
+const char *tw__serve_check_workload(const tw_serve_workload *w)
+{
+    const char *bad;
+    size_t i;
+    if (w == NULL) return "workload";
+    if (!count(w->requests, 1, TW_SERVE_MAX_REQUESTS)) return "workload.requests";
+    switch (w->arrival) {
+    case TW_ARRIVE_POISSON:
+        if (!positive(w->rate) || w->rate > 1e9) return "workload.rate";
+        break;
+    case TW_ARRIVE_GAMMA:
+        if (!positive(w->rate) || w->rate > 1e9) return "workload.rate";
+        if (!(isfinite(w->cv) && w->cv >= 0.01 && w->cv <= 100.0)) return "workload.cv";
+        break;
+    case TW_ARRIVE_OFFLINE: break;
+    case TW_ARRIVE_CLOSED:
+        if (!count(w->concurrency, 1, TW_SERVE_MAX_REQUESTS)) return "workload.concurrency";
+        break;
+    case TW_ARRIVE_TRACE:
+        if (w->trace_arrival == NULL) return "workload.trace_arrival";
+        for (i = 0; i < (size_t)w->requests; i++) {
+            double a = w->trace_arrival[i];
+            if (!(isfinite(a) && a >= 0.0 && a <= 1e12) || (i > 0 && a < w->trace_arrival[i - 1]))
+                return "workload.trace_arrival";
+        }
+        break;
+    default: return "workload.arrival";
+    }
+    bad = check_lengths(&w->isl, w->trace_isl, w->requests, 1);
+    if (bad == NULL) bad = check_lengths(&w->osl, w->trace_osl, w->requests, 0);
+    return bad;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* numpy's default percentile: linear between the order statistics around q/100 * (n - 1) */
+static double percentile(const double *v, size_t n, double q)
+{
+    double pos = q / 100.0 * (double)(n - 1), f = floor(pos);
+    size_t i = (size_t)f;
+    if (i + 1 >= n) return v[n - 1];
+    return v[i] + (pos - f) * (v[i + 1] - v[i]);
+}
+
+void tw__serve_stat(double *v, size_t n, tw_serve_stat *out)
+{
+    double sum = 0.0;
+    size_t i;
+    if (n == 0) {
+        out->mean = out->p50 = out->p90 = out->p99 = out->max = 0.0;
+        return;
+    }
+    qsort(v, n, sizeof *v, by_value);
+    for (i = 0; i < n; i++) sum += v[i];
+    out->mean = sum / (double)n;
+    out->p50 = percentile(v, n, 50.0);
+    out->p90 = percentile(v, n, 90.0);
+    out->p99 = percentile(v, n, 99.0);
+    out->max = v[n - 1];
+}
+
+size_t tw__itl_bin(double x)
+{
+    double b = (log2(x) - TW__ITL_LOG2_MIN) * TW__ITL_PER_OCTAVE;
+    if (!(b > 0.0)) return 0;
+    if (b >= TW__ITL_BINS - 1) return TW__ITL_BINS - 1;
+    return (size_t)b;
+}
+
+/* the value at rank q/100 * (n - 1) of the histogram: its bin's geometric middle */
+static double itl_percentile(const uint64_t *bins, double n, double q)
+{
+    double want = floor(q / 100.0 * (n - 1.0)) + 1.0, seen = 0.0;
+    size_t i;
+    for (i = 0; i < TW__ITL_BINS; i++) {
+        seen += (double)bins[i];
+        if (seen >= want) break;
+    }
+    if (i == TW__ITL_BINS) i = TW__ITL_BINS - 1;
+    return exp2(TW__ITL_LOG2_MIN + ((double)i + 0.5) / TW__ITL_PER_OCTAVE);
+}
+
+void tw__itl_stat(const uint64_t *bins, double n, double sum, double max, tw_serve_stat *out)
+{
+    if (n <= 0.0) {
+        out->mean = out->p50 = out->p90 = out->p99 = out->max = 0.0;
+        return;
+    }
+    out->mean = sum / n;
+    out->p50 = itl_percentile(bins, n, 50.0);
+    out->p90 = itl_percentile(bins, n, 90.0);
+    out->p99 = itl_percentile(bins, n, 99.0);
+    out->max = max;
+    /* a bin's middle never above the largest gap */
+    if (out->p50 > max) out->p50 = max;
+    if (out->p90 > max) out->p90 = max;
+    if (out->p99 > max) out->p99 = max;
+}
