@@ -50,6 +50,7 @@ local fields = {
                         { __index = require "tilewave.cost.training" })
   end,
   sweep = from("tilewave.explore.sweep", "sweep"),
+  serve = mod "tilewave.serve.simulate",
 }
 
 return setmetatable({ _VERSION = core._VERSION, core = core }, {

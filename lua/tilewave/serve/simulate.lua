@@ -1,0 +1,185 @@
+--- tilewave.serve: serving simulation - requests arriving under load, continuous batching over
+-- a paged KV cache, TTFT/TPOT percentiles.
+--
+--   tw.serve.simulate{ model = "llama-3.1-8b", hw = "h100_sxm5", engine = "vllm",
+--                      workload = { rate = 8, dataset = "sharegpt", requests = 2000 } }
+--
+-- Each run prices its step costs once (tilewave.serve.steps, through the pricing layer) and
+-- hands them to the event loop of the core (src/tw_serve.h), which keeps the queue, schedules
+-- each step (tilewave.serve.schedulers) and measures every request. Three runs share the
+-- arrivals: the step costs as priced and at the two bounds of their calibrated interval, which
+-- gives the interval of every figure. Metrics are vLLM benchmark_serving's (TTFT to the first
+-- token; TPOT = (e2e - TTFT) / (output - 1); ITL pooled over every gap; throughput over the run's
+-- duration); goodput is DistServe's (requests per second meeting both SLOs).
+-- Left out: pipeline parallelism, prefix caching, speculative decoding, swapping to CPU,
+-- the client's HTTP and detokenization time, stream batching (docs/serving.md).
+-- Units: s, token, token/s, request/s.
+-- @module tilewave.serve
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
+local models = require "tilewave.data.models"
+local transformer = require "tilewave.ops.transformer"
+local engines = require "tilewave.cost.engines"
+local schedulers = require "tilewave.serve.schedulers"
+local workload = require "tilewave.serve.workload"
+local steps = require "tilewave.serve.steps"
+local core = require "tilewave.core"
+
+local M = {}
+
+local format, max = string.format, math.max
+
+M.schedulers = schedulers
+M.datasets = workload.datasets
+
+local OPTIONS = { model = true, hw = true, t = true, ep = true, weight_dtype = true, kv_dtype = true, group = true,
+                  engine = true, scheduler = true, replicas = true, workload = true, seed = true, slo = true,
+                  detail = true, allow_long_context = true, router = true }
+local STATS = { "ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s" }
+local FIELDS = { "mean", "p50", "p90", "p99", "max" }
+
+--- Most time-series samples kept with `detail` (thinned evenly as a run grows).
+M.SERIES_MAX = 2000
+
+local function slo_of(s, path)
+  if s == nil then return nil end
+  check.table(s, path)
+  check.options(s, { ttft_s = true, tpot_s = true, percentile = true }, path)
+  if s.ttft_s == nil and s.tpot_s == nil then check.fail(path, "expected ttft_s, tpot_s or both", nil) end
+  return { ttft_s = s.ttft_s and check.positive(s.ttft_s, path .. ".ttft_s") or 0,
+           tpot_s = s.tpot_s and check.positive(s.tpot_s, path .. ".tpot_s") or 0,
+           percentile = s.percentile and check.one_of(tostring(s.percentile), { ["50"] = true, ["90"] = true,
+             ["99"] = true }, path .. ".percentile") and s.percentile or 99 }
+end
+
+--- Everything a run resolves, validated, in the order its errors are raised; the step tables
+-- priced. Shared with tilewave.serve.sweep callers that run many loads of one deployment.
+-- @raise `serve.<field>: ...`
+function M.prepare(o)
+  check.table(o, "serve")
+  check.options(o, OPTIONS, "serve")
+  local c = models.resolve(o.model, "serve.model")
+  if models.families[c.family].encoder then
+    error(format("serve.model: %s is an encoder (%s): it has no autoregressive decode", c.id or c.name, c.family), 0)
+  end
+  local spec = hw.resolve(o.hw, "serve.hw")
+  local t = transformer.check_t(c, check.positive_int(o.t or 1, "serve.t"), "serve.t")
+  if (o.ep or 1) ~= 1 then check.fail("serve.ep", "expected 1 (expert parallelism is not simulated yet)", o.ep) end
+  local eng = engines.resolve(o.engine or "vllm", "serve.engine")
+  local sched = schedulers.resolve(o.scheduler, eng.scheduler or "vllm", spec, "serve.scheduler")
+  if o.router ~= nil then sched.router = check.one_of(o.router, { round_robin = true, least_loaded = true }, "serve.router") end
+  local replicas = check.positive_int(o.replicas or 1, "serve.replicas")
+  if replicas > 4096 then check.fail("serve.replicas", "expected at most 4096", replicas) end
+  local w = workload.resolve(o.workload or {}, "serve.workload")
+  local seed = check.nonneg(o.seed or 0, "serve.seed")
+  if seed ~= math.floor(seed) or seed > 2 ^ 53 then check.fail("serve.seed", "expected an integer in [0, 2^53]", seed) end
+  local slo = slo_of(o.slo, "serve.slo")
+  if o.detail ~= nil and type(o.detail) ~= "boolean" then check.fail("serve.detail", "expected true or false", o.detail) end
+  local opts = { t = t, weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype }
+  local kv = steps.kv_capacity(c, spec, opts, sched)
+  local max_context = w.max_isl + w.max_osl
+  if max_context > kv.kv_capacity_tokens then
+    check.fail("serve.workload", format("requests within the KV capacity of %d tokens (isl + osl up to %d)",
+      kv.kv_capacity_tokens, max_context), max_context)
+  end
+  if c.max_position_embeddings and max_context > c.max_position_embeddings and not o.allow_long_context then
+    check.fail("serve.workload", format("isl + osl within max_position_embeddings %d of %s (or allow_long_context)",
+      c.max_position_embeddings, c.id or c.name), max_context)
+  end
+  local static = sched.policy == "static"
+  local max_tokens = static and sched.max_num_seqs * w.max_isl or sched.max_num_batched_tokens + sched.max_num_seqs
+  local exact = {}
+  if w.isl.kind == "fixed" then exact[1] = w.isl.a end
+  local tables = steps.tables(c, spec, eng, opts, { max_tokens = max(1, math.min(max_tokens, 2 ^ 24)),
+    max_context = max_context, max_seqs = sched.max_num_seqs, exact = exact })
+  local lo, hi, borrowed = steps.interval(spec)
+  return { c = c, spec = spec, t = t, eng = eng, sched = sched, replicas = replicas, w = w, seed = seed, slo = slo,
+           kv = kv, tables = tables, scale_low = lo, scale_high = hi, borrowed = borrowed, detail = o.detail,
+           weight_dtype = o.weight_dtype or "bf16", kv_dtype = o.kv_dtype or "bf16" }
+end
+
+-- one run of the core at step-cost scale `scale`
+local function run(x, scale, detail)
+  local w, s, tb = x.w, x.sched, x.tables
+  local function len(l) return { kind = l.kind, a = l.a, b = l.b, lo = l.lo, hi = l.hi } end
+  return core.serve {
+    arrival = w.arrival, rate = w.rate, cv = w.cv, concurrency = w.concurrency, requests = w.requests, seed = x.seed,
+    isl = len(w.isl), osl = len(w.osl), trace_arrival = w.trace_arrival, trace_isl = w.trace_isl,
+    trace_osl = w.trace_osl,
+    policy = s.policy, mix = s.mix, chunked = s.chunked, reserve = s.reserve, max_num_seqs = s.max_num_seqs,
+    max_num_batched_tokens = s.max_num_batched_tokens, block_size = s.block_size,
+    kv_capacity_tokens = x.kv.kv_capacity_tokens, watermark = s.watermark, replicas = x.replicas, router = s.router,
+    tok_grid = tb.tok_grid, lin_s = tb.lin_s, ctx_grid = tb.ctx_grid, attn_s = tb.attn_s, seq_grid = tb.seq_grid,
+    logits_s = tb.logits_s, dctx_grid = tb.dctx_grid, decode_s = tb.decode_s, host_s = tb.host_s, scale = scale,
+    slo_ttft_s = x.slo and x.slo.ttft_s or 0, slo_tpot_s = x.slo and x.slo.tpot_s or 0,
+    records = detail or false, series_max = detail and M.SERIES_MAX or 0,
+  }
+end
+
+-- the nominal run's figures in the shape simulate() returns
+local function shape(x, r)
+  local out = {
+    model = x.c.id or x.c.name, hw = x.spec.id, t = x.t, replicas = x.replicas, gpus = x.t * x.replicas,
+    engine = x.eng.name, scheduler = x.sched.name, weight_dtype = x.weight_dtype, kv_dtype = x.kv_dtype,
+    arrival = x.w.arrival, rate = x.w.rate, concurrency = x.w.concurrency, dataset = x.w.dataset,
+    requests = r.requests, duration_s = r.duration_s,
+    throughput = { requests_per_s = r.requests_per_s, output_tokens_per_s = r.output_tokens_per_s,
+                   total_tokens_per_s = r.total_tokens_per_s },
+    mean_in_system = r.mean_in_system, mean_running = r.mean_running,
+    kv_capacity_tokens = x.kv.kv_capacity_tokens, kv_peak_fraction = r.kv_peak_fraction,
+    preemptions = r.preemptions, steps = r.steps, output_tokens = r.output_tokens,
+    prefill_tokens = r.prefill_tokens, recomputed_tokens = r.recomputed_tokens,
+    max_num_seqs = x.sched.max_num_seqs, max_num_batched_tokens = x.sched.max_num_batched_tokens,
+  }
+  for _, k in ipairs(STATS) do out[k] = r[k] end
+  if x.slo then out.goodput_rps, out.slo = r.goodput_rps, x.slo end
+  return out
+end
+
+-- { low, high } of a figure over the three runs
+local function span(a, b, c)
+  return { math.min(a, b, c), math.max(a, b, c) }
+end
+
+--- Simulate serving a model under load.
+-- @tparam table o `model` (preset id, config.json or folder, or a config), `hw`, `t` (tensor-parallel
+--   size, default 1), `weight_dtype`, `group`, `kv_dtype` (as tilewave.inference.decode), `engine`
+--   (default "vllm"; "sglang", "trtllm" or any engine of tilewave.cost.engines), `scheduler` (a preset
+--   of tilewave.serve.schedulers or a table with `base`; default the engine's), `replicas`
+--   (data-parallel copies behind a router, default 1), `router` ("round_robin" default or
+--   "least_loaded"), `workload` (tilewave.serve.workload), `seed` (default 0), `slo = { ttft_s,
+--   tpot_s, percentile = 99 }`, `detail` (true: per-request records and a time series),
+--   `allow_long_context`; `ep` must be 1
+-- @return `{ model, hw, t, replicas, gpus, engine, scheduler, requests, duration_s (s), throughput =
+--   { requests_per_s, output_tokens_per_s, total_tokens_per_s }, ttft_s, tpot_s, itl_s, e2e_s, queue_s
+--   (each { mean, p50, p90, p99, max }, s), mean_in_system, mean_running (time averages, requests),
+--   kv_capacity_tokens (per replica), kv_peak_fraction, preemptions, steps, output_tokens,
+--   prefill_tokens (recomputed ones included), recomputed_tokens, goodput_rps (with slo), slo_met (with
+--   slo: the percentile of TTFT and TPOT within their limits), interval = { <figure> = { low, high } for
+--   every latency statistic ("ttft_s.p99") and throughput figure, from the runs at the step-cost
+--   interval's bounds, scale_low, scale_high, borrowed }, records (detail: per-request columns),
+--   series (detail: time_s, waiting, running, kv_fraction) }`
+-- @raise `serve.<field>: ...`
+function M.simulate(o)
+  local x = M.prepare(o)
+  local nominal = run(x, 1, x.detail)
+  local low, high = run(x, x.scale_low), run(x, x.scale_high)
+  local out = shape(x, nominal)
+  local iv = { scale_low = x.scale_low, scale_high = x.scale_high, borrowed = x.borrowed }
+  for _, k in ipairs(STATS) do
+    for _, f in ipairs(FIELDS) do iv[k .. "." .. f] = span(nominal[k][f], low[k][f], high[k][f]) end
+  end
+  for _, f in ipairs { "requests_per_s", "output_tokens_per_s", "total_tokens_per_s", "goodput_rps" } do
+    iv[f] = span(nominal[f], low[f], high[f])
+  end
+  out.interval = iv
+  if x.slo then
+    local p = "p" .. tostring(math.tointeger(x.slo.percentile) or x.slo.percentile)
+    local ttft, tpot = nominal.ttft_s[p], nominal.tpot_s[p]
+    out.slo_met = (x.slo.ttft_s == 0 or ttft <= x.slo.ttft_s) and (x.slo.tpot_s == 0 or tpot <= x.slo.tpot_s)
+  end
+  if x.detail then out.records, out.series = nominal.records, nominal.series end
+  return out
+end
+
+return M

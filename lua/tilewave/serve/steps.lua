@@ -1,0 +1,152 @@
+--- tilewave.serve.steps: the step-cost tables of a serving run and its KV capacity, priced once
+-- per run through the pricing layer (tilewave.cost.forward, tilewave.cost.inference), never a
+-- second model. src/tw_serve.h gives the step formula the tables feed:
+--   lin(n)   every op of a b = 1, s = n forward but attention and the logits, s, plus with t > 1
+--            two all-reduces per layer of n x h activations (as tilewave.cost.prefill);
+--   A(S)     the attention ops of that forward (causal, from scratch), s;
+--   lm(k)    the logits of k sampled positions (b = k, s = 1), s; 0 for an engine whose
+--            logits = "all" (its lin already holds every position's);
+--   D(b, c)  tilewave.cost.inference.decode at batch b, context c (weights, KV, kernels, host), s.
+-- So one whole prefill priced here is tilewave.inference.prefill's TTFT for the same engine, and
+-- a decode step of b sequences its decode TPOT, at every grid point (linear in between).
+-- Units: s, byte, token.
+-- @module tilewave.serve.steps
+local dtype = require "tilewave.data.dtype"
+local hw = require "tilewave.data.hw"
+local quant = require "tilewave.data.quant"
+local forward = require "tilewave.cost.forward"
+local inference = require "tilewave.cost.inference"
+local price = require "tilewave.cost.price"
+
+local M = {}
+
+local format, floor, max, min = string.format, math.floor, math.max, math.min
+
+--- Allowance for what an engine holds besides weights, KV cache and one step's activations,
+-- byte: CUDA context, cuBLAS workspaces, CUDA graphs (tilewave.cost.inference.WORKSPACE_BYTES).
+M.RUNTIME_BYTES = inference.WORKSPACE_BYTES
+
+-- Integers 1..n: every one up to 16, then a geometric progression of `ratio`, n last, and
+-- the `extra` points inside the range.
+local function grid(n, ratio, extra)
+  local seen, g = {}, {}
+  local function add(x)
+    x = floor(x)
+    if x >= 1 and x <= n and not seen[x] then seen[x] = true; g[#g + 1] = x end
+  end
+  for i = 1, min(16, n) do add(i) end
+  local x = 16
+  while x < n do x = max(x + 1, x * ratio); add(x) end
+  add(n)
+  for _, e in ipairs(extra or {}) do add(e) end
+  table.sort(g)
+  return g
+end
+M.grid = grid
+
+-- The compute dtype of the prefill GEMMs: fp8 for fp8 weights on a device with an fp8 peak
+-- (W8A8 as TensorRT-LLM and vLLM run it), else the 16-bit type the device has.
+local function prefill_dtype(spec, wdt)
+  if wdt == "fp8" and spec.peak_flops.fp8 then return "fp8" end
+  if (wdt == "fp16" or wdt == "fp32") and spec.peak_flops[wdt] then return wdt end
+  return spec.peak_flops.bf16 and "bf16" or "fp16"
+end
+M.prefill_dtype = prefill_dtype
+
+--- The KV capacity of one replica (per tensor-parallel rank), after the memory rules of the
+-- scheduler's engine (tilewave.serve.schedulers: memory_basis) and
+-- ../shared/reference/serving/facts.md §6 check 5: (M u - W - A) / KV bytes per token, in
+-- whole blocks. A = one step's activations at the token budget (the MLP's gate and up outputs
+-- and four h-wide tensors per token, in the compute dtype), the fp32 logits of max_num_seqs
+-- sampled positions, and M.RUNTIME_BYTES.
+-- @return `{ kv_capacity_tokens, kv_bytes_per_token, weight_bytes, activation_bytes, kv_bytes,
+--   memory_bytes }` (byte, token)
+-- @raise `serve: <model> does not fit ...` when no block is left
+function M.kv_capacity(c, spec, o, sched)
+  local mem = spec.memory_bytes
+  if not mem then error(format("serve.hw: %s has no memory size in its spec", spec.id), 0) end
+  local m = inference.memory { model = c, hw = spec, t = o.t, weight_dtype = o.weight_dtype, group = o.group,
+                               kv_dtype = o.kv_dtype, context = 1, workspace_bytes = 0, allow_long_context = true }
+  local e = dtype.get(prefill_dtype(spec, m.weight_dtype or o.weight_dtype or "bf16")).in_bytes
+  local tokens = sched.max_num_batched_tokens
+  local ffn = c.intermediate_size or 4 * c.hidden_size
+  local act = tokens * (2 * ffn / o.t + 4 * c.hidden_size) * e
+    + min(sched.max_num_seqs, tokens) * (-(-c.vocab_size // o.t)) * 4 + M.RUNTIME_BYTES
+  local u, kv = sched.gpu_memory_utilization, 0
+  if sched.memory_basis == "free" then kv = u * (mem - m.weight_bytes - act)
+  elseif sched.memory_basis == "static" then kv = mem * u - m.weight_bytes
+  else kv = mem * u - m.weight_bytes - act end
+  local per = m.kv_bytes_per_token
+  local cap = floor(max(0, kv) / per / sched.block_size) * sched.block_size
+  if cap < sched.block_size then
+    error(format("serve: %s does not fit on %s at t = %d: weights %.3g GB and activations %.3g GB leave %.3g GB "
+      .. "of %.3g GB (gpu_memory_utilization %.2f) for the KV cache", c.id or c.name or "the model", spec.id, o.t,
+      m.weight_bytes / 1e9, act / 1e9, kv / 1e9, mem / 1e9, u), 0)
+  end
+  return { kv_capacity_tokens = cap, kv_bytes_per_token = per, weight_bytes = m.weight_bytes, activation_bytes = act,
+           kv_bytes = cap * per, memory_bytes = mem }
+end
+
+--- The cost tables of one run (src/tw_serve.h, tw_serve_costs).
+-- @param c the model config; `spec` the device; `eng` the resolved engine
+-- @tparam table o the run's options: t, weight_dtype, group, kv_dtype, allow_long_context
+-- @tparam table lim `{ max_tokens (most tokens in one step), max_context (most tokens of one
+--   request), max_seqs, exact (token counts to price exactly, e.g. a fixed prompt length) }`
+-- @return `{ tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s, host_s }`
+function M.tables(c, spec, eng, o, lim)
+  local t = o.t
+  local fdt = prefill_dtype(spec, quant.format(o.weight_dtype or "bf16", o.group, "serve.weight_dtype").name)
+  local tok = grid(lim.max_tokens, 1.12, lim.exact)
+  local ctx = grid(lim.max_context, 1.12, lim.exact)
+  local union, seen = {}, {}
+  for _, g in ipairs { tok, ctx } do
+    for _, x in ipairs(g) do if not seen[x] then seen[x] = true; union[#union + 1] = x end end
+  end
+  local link = t > 1 and inference.link_bw(spec, "t", t) / 2
+  local e = dtype.get(fdt).in_bytes
+  local lin, attn = {}, {}
+  local last = eng.logits == "last"
+  for _, n in ipairs(union) do
+    local est = forward.estimate(c, spec, { b = 1, s = n, t = t, dtype = fdt, attention = "flash", engine = eng })
+    local a, l = 0, 0
+    for _, op in ipairs(est.ops) do
+      if op.role == "attention" then a = a + op.total_s
+      elseif op.role ~= "logits" or not last then l = l + op.total_s end
+    end
+    if t > 1 then
+      l = l + 2 * c.num_hidden_layers * price.collective("allreduce", n * c.hidden_size * e, t, link,
+        eng.comm_latency_s or 0)
+    end
+    lin[n], attn[n] = l, a
+  end
+  local r = { tok_grid = tok, ctx_grid = ctx, lin_s = {}, attn_s = {}, host_s = eng.token_host_s or 0 }
+  for i, n in ipairs(tok) do r.lin_s[i] = lin[n] end
+  for i, n in ipairs(ctx) do r.attn_s[i] = attn[n] end
+  r.seq_grid = grid(lim.max_seqs, 1.25)
+  r.dctx_grid = grid(lim.max_context, 2)
+  r.logits_s, r.decode_s = {}, {}
+  for i, b in ipairs(r.seq_grid) do
+    local lm = 0
+    if last then
+      local est = forward.estimate(c, spec, { b = b, s = 1, t = t, dtype = fdt, attention = "flash", engine = eng })
+      for _, op in ipairs(est.ops) do if op.role == "logits" then lm = lm + op.total_s end end
+    end
+    r.logits_s[i] = lm
+    for _, cx in ipairs(r.dctx_grid) do
+      local d = inference.decode { model = c, hw = spec, batch = b, context = cx, t = t, engine = eng,
+                                   weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype,
+                                   allow_long_context = true }
+      r.decode_s[#r.decode_s + 1] = d.tpot_s
+    end
+  end
+  return r
+end
+
+--- The prediction interval of a step time on `spec`, as the ratios { low, high } the
+-- calibration residuals of decode steps give (tilewave.cost.price.interval, class "decode").
+function M.interval(spec)
+  local iv = price.interval(hw.resolve(spec, "serve.hw"), "decode", 1)
+  return iv.low, iv.high, iv.borrowed
+end
+
+return M

@@ -1,0 +1,228 @@
+--- tilewave.serve.workload: the requests of a serving run, as the C loop draws them.
+--
+--   workload = { rate = 8 }                                  Poisson, 8 requests/s, 1000 requests
+--   workload = { rate = 8, cv = 2 }                          gamma gaps, coefficient of variation 2
+--   workload = { concurrency = 64 }                          closed loop, 64 requests in flight
+--   workload = { arrival = "offline", requests = 5000 }      every request at t = 0
+--   workload = { trace = "requests.csv" }                    arrival_s,input_tokens,output_tokens
+--   isl / osl: a number (fixed), { dist = "uniform", min, max }, { dist = "lognormal",
+--   median (or mean), sigma (of ln tokens; or p90), min, max }, or a named `dataset`.
+--
+-- Arrival processes as vLLM's benchmark_serving offers them: gaps Gamma(shape = 1/cv^2, scale =
+-- 1/(rate * shape)), cv = 1 Poisson; `concurrency` is its --max-concurrency semaphore with every
+-- request ready (a finished request lets the next one in at once); the first request arrives at
+-- t = 0 (../shared/reference/serving/facts.md §3.1). Token counts are drawn per request from a
+-- seeded generator (xoshiro256**) in the core: the same seed gives the same requests.
+-- @module tilewave.serve.workload
+local check = require "tilewave.util.check"
+local csv = require "tilewave.util.csv"
+
+local M = {}
+
+local format = string.format
+
+--- Default number of requests (vLLM's benchmark_serving --num-prompts default).
+M.REQUESTS = 1000
+
+local FACTS = "../shared/reference/serving/facts.md §3.2"
+local Z90 = 1.2815515655446004 -- the standard normal's 90th percentile
+
+--- Named length distributions: lognormal token counts fitted to published statistics
+-- (median and 90th percentile, or a mean with the shape borrowed), within the dataset's bounds.
+M.datasets = {
+  sharegpt = {
+    description = "ShareGPT first turns as vLLM's and SGLang's benchmark_serving filter them (prompt 4-1024, "
+      .. "prompt + output <= 2048, here output <= 1024)",
+    isl = { mean = 215, sigma = 0.93, min = 4, max = 1024 },
+    osl = { mean = 194, sigma = 0.55, min = 4, max = 1024 },
+    source = FACTS .. ": input mean 215 (1000 prompts, Llama-3 tokenizer); output mean 194 = 4281.51 / 22.03 "
+      .. "(SGLang's offline ShareGPT row, output tokens/s over requests/s, published_given.csv); the spread "
+      .. "(sigma) borrowed from the multi-turn ShareGPT statistics below",
+  },
+  sharegpt_multi = {
+    description = "ShareGPT multi-turn (openchat_sharegpt4, <= 8192 tokens), as Sarathi-Serve uses it",
+    isl = { median = 1730, p90 = 5696, min = 1, max = 8192 },
+    osl = { median = 415, p90 = 834, min = 1, max = 1024 },
+    source = FACTS .. " (sarathi-serve sharegpt_8k_filtered_stats_llama2_tokenizer.csv, 30,731 requests)",
+  },
+  lmsys = {
+    description = "LMSys-Chat-1M, at most 4096 tokens (Vidur)",
+    isl = { median = 417, p90 = 1678, min = 1, max = 4096 }, osl = { median = 139, p90 = 484, min = 1, max = 4096 },
+    source = FACTS .. " (vidur dashboard/intro_page.py)",
+  },
+  arxiv = {
+    description = "Arxiv summarization, at most 4096 tokens (Vidur)",
+    isl = { median = 2730, p90 = 3702, min = 1, max = 4096 }, osl = { median = 167, p90 = 372, min = 1, max = 3273 },
+    source = FACTS .. " (vidur; arxiv_summarization_stats_llama2_tokenizer_filtered_v2.csv)",
+  },
+  bwb = {
+    description = "Bilingual-Web-Book, at most 4096 tokens (Vidur)",
+    isl = { median = 1037, p90 = 1453, min = 1, max = 4096 }, osl = { median = 1601, p90 = 2149, min = 1, max = 4096 },
+    source = FACTS .. " (vidur dashboard/intro_page.py)",
+  },
+  azure_code = {
+    description = "Azure LLM inference trace 2023, code",
+    isl = { median = 1469, p90 = 5188, min = 1, max = 7437 }, osl = { median = 13, p90 = 55, min = 1, max = 1899 },
+    source = FACTS .. " (AzureLLMInferenceTrace_code.csv, 8,819 requests)",
+  },
+  azure_conv = {
+    description = "Azure LLM inference trace 2023, conversation",
+    isl = { median = 1020, p90 = 2734, min = 1, max = 14050 }, osl = { median = 129, p90 = 424, min = 1, max = 1000 },
+    source = FACTS .. " (AzureLLMInferenceTrace_conv.csv, 19,366 requests)",
+  },
+}
+
+-- the standard normal CDF (Abramowitz & Stegun 26.2.17, |error| < 7.5e-8)
+local function phi(x)
+  local t = 1 / (1 + 0.2316419 * math.abs(x))
+  local d = 0.3989422804014327 * math.exp(-x * x / 2)
+  local p = d * t * (0.319381530 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))))
+  return x >= 0 and 1 - p or p
+end
+
+-- mean of a lognormal (mu, s) truncated to [lo, hi]
+local function truncated_mean(mu, s, lo, hi)
+  local a, b = (math.log(lo) - mu) / s, (math.log(hi) - mu) / s
+  local mass = phi(b) - phi(a)
+  if mass <= 0 then return math.exp(mu) end
+  return math.exp(mu + s * s / 2) * (phi(b - s) - phi(a - s)) / mass
+end
+
+-- { kind, a, b, lo, hi } for the core from a length spec
+local function lengths(v, path)
+  if type(v) == "number" then
+    return { kind = "fixed", a = check.positive_int(v, path) }
+  end
+  check.table(v, path)
+  if v.dist == "uniform" then
+    check.options(v, { dist = true, min = true, max = true }, path)
+    local lo = check.positive_int(v.min, path .. ".min")
+    local hi = check.positive_int(v.max, path .. ".max")
+    if hi < lo then check.fail(path .. ".max", format("expected at least min %d", lo), hi) end
+    return { kind = "uniform", a = lo, b = hi }
+  elseif v.dist == "lognormal" or v.dist == nil then
+    check.options(v, { dist = true, mean = true, median = true, sigma = true, p90 = true, min = true, max = true }, path)
+    local lo = check.positive_int(v.min or 1, path .. ".min")
+    local hi = check.positive_int(v.max or 1e8, path .. ".max")
+    if hi < lo then check.fail(path .. ".max", format("expected at least min %d", lo), hi) end
+    local s
+    if v.sigma ~= nil then s = check.within(v.sigma, 0, 10, "a number", path .. ".sigma")
+    elseif v.p90 ~= nil and v.median ~= nil then
+      check.positive(v.p90, path .. ".p90")
+      if v.p90 < v.median then check.fail(path .. ".p90", "expected at least the median", v.p90) end
+      s = math.log(v.p90 / v.median) / Z90
+    else check.fail(path .. ".sigma", "expected a number (or p90 with median)", nil) end
+    local mu
+    if v.median ~= nil then mu = math.log(check.positive(v.median, path .. ".median"))
+    elseif v.mean ~= nil then
+      -- the mu whose truncated mean is the asked mean (bisection; the mean grows with mu)
+      local want, a, b = check.positive(v.mean, path .. ".mean"), -30, 30
+      if want < lo or want > hi then check.fail(path .. ".mean", format("expected within [%d, %d]", lo, hi), want) end
+      for _ = 1, 200 do
+        local m = (a + b) / 2
+        if truncated_mean(m, math.max(s, 1e-9), lo, hi) < want then a = m else b = m end
+      end
+      mu = (a + b) / 2
+    else check.fail(path .. ".median", "expected a number (or mean)", nil) end
+    return { kind = "lognormal", a = mu, b = s, lo = lo, hi = hi }
+  end
+  check.fail(path .. ".dist", "expected uniform or lognormal", v.dist)
+end
+
+-- the largest token count a length spec can give
+local function max_of(l, trace)
+  if l.kind == "fixed" then return l.a end
+  if l.kind == "uniform" then return l.b end
+  if l.kind == "trace" then
+    local m = 0
+    for _, x in ipairs(trace) do if x > m then m = x end end
+    return m
+  end
+  return l.hi
+end
+
+local function read_trace(path, where)
+  if type(path) ~= "string" then check.fail(where, "expected a CSV file name", path) end
+  local rows, err = csv.read(path)
+  if not rows then error(format("%s: cannot read %s: %s", where, path, tostring(err)), 0) end
+  if #rows == 0 then error(format("%s: %s has no requests (expected arrival_s,input_tokens,output_tokens rows)", where, path), 0) end
+  local arr, isl, osl = {}, {}, {}
+  for i, r in ipairs(rows) do
+    local function num(k, int)
+      local v = tonumber(r[k])
+      local ok = v and v == v and v >= 0 and v < 1e12 and (not int or (v >= 1 and v == math.floor(v)))
+      if not ok then
+        error(format("%s: %s row %d: %s: expected %s, got %s", where, path, i + 1, k,
+          int and "a positive integer" or "a non-negative number of seconds", tostring(r[k])), 0)
+      end
+      return v
+    end
+    arr[i], isl[i], osl[i] = num("arrival_s"), num("input_tokens", true), num("output_tokens", true)
+    if i > 1 and arr[i] < arr[i - 1] then
+      error(format("%s: %s row %d: arrival_s: expected at least the previous row's %.17g, got %.17g", where, path,
+        i + 1, arr[i - 1], arr[i]), 0)
+    end
+  end
+  return arr, isl, osl
+end
+
+local FIELDS = { arrival = true, rate = true, cv = true, concurrency = true, requests = true, isl = true, osl = true,
+                 dataset = true, trace = true }
+local ARRIVALS = { poisson = true, gamma = true, offline = true, closed = true, trace = true }
+
+--- Resolve a workload into the core's fields.
+-- @tparam table o the workload (above); `path` the error prefix
+-- @return `{ arrival, rate, cv, concurrency, requests, isl = {...}, osl = {...}, trace_arrival,
+--   trace_isl, trace_osl, max_isl, max_osl (largest tokens a request can have), description }`
+-- @raise `<path>.<field>: <expectation>, got <value>`
+function M.resolve(o, path)
+  check.table(o, path)
+  check.options(o, FIELDS, path)
+  local w = {}
+  local arrival = o.arrival
+  if arrival == nil then
+    if o.trace then arrival = "trace"
+    elseif o.rate then arrival = (o.cv and o.cv ~= 1) and "gamma" or "poisson"
+    elseif o.concurrency then arrival = "closed"
+    else arrival = "offline" end
+  end
+  check.one_of(arrival, ARRIVALS, path .. ".arrival")
+  w.arrival = arrival
+  if (w.arrival == "poisson" or w.arrival == "gamma") then
+    w.rate = check.positive(o.rate, path .. ".rate")
+    if w.arrival == "gamma" then w.cv = check.within(o.cv or 1, 0.01, 100, "a coefficient of variation", path .. ".cv") end
+  elseif o.rate ~= nil then check.fail(path .. ".rate", "expected no rate with arrival " .. w.arrival, o.rate) end
+  if w.arrival == "closed" then w.concurrency = check.positive_int(o.concurrency, path .. ".concurrency")
+  elseif o.concurrency ~= nil then
+    check.fail(path .. ".concurrency", "expected no concurrency with arrival " .. w.arrival, o.concurrency)
+  end
+  if w.arrival == "trace" or o.trace ~= nil then
+    local arr, isl, osl = read_trace(o.trace, path .. ".trace")
+    w.requests = #arr
+    if o.requests ~= nil and o.requests ~= #arr then
+      check.fail(path .. ".requests", format("expected the trace's %d requests (or none)", #arr), o.requests)
+    end
+    if w.arrival == "trace" then w.trace_arrival = arr end
+    w.trace_isl, w.trace_osl = isl, osl
+  else
+    w.requests = check.positive_int(o.requests or M.REQUESTS, path .. ".requests")
+    if w.requests > 1e8 then check.fail(path .. ".requests", "expected at most 1e8", w.requests) end
+  end
+  local ds
+  if o.dataset ~= nil then
+    ds = M.datasets[o.dataset]
+    if not ds then check.fail(path .. ".dataset", "expected one of " .. check.keys(M.datasets), o.dataset) end
+  end
+  for _, k in ipairs { "isl", "osl" } do
+    local trace = k == "isl" and w.trace_isl or w.trace_osl
+    if o[k] ~= nil then w[k] = lengths(o[k], path .. "." .. k)
+    elseif trace then w[k] = { kind = "trace" }
+    elseif ds then w[k] = lengths(ds[k], path .. ".dataset." .. k)
+    else check.fail(path .. "." .. k, "expected a token count, a distribution, a dataset or a trace", nil) end
+  end
+  w.max_isl, w.max_osl = max_of(w.isl, w.trace_isl), max_of(w.osl, w.trace_osl)
+  w.dataset = o.dataset
+  return w
+end
+
+return M
