@@ -8,6 +8,7 @@ return {
   sm_count = 108,
   boost_clock_hz = 1410 * MHz,
   memory_bytes = 80 * GB,
+  usable_memory_bytes = 81920 * MiB, -- as NVML reports it: what an engine can allocate from
   mem_bw = 2039 * GB,  -- byte/s
   l2_bytes = 40 * MB,
   smem_per_sm_bytes = 164 * KiB,
@@ -25,6 +26,7 @@ return {
     pcie_bw = 64 * GB,
   },
   sources = {
+    usable_memory_bytes = "Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (https://thundergolfer.com/blog/nvidia-gpu-memory-capacity): total memory as NVML reports it (nvidia-smi), MiB",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     sm_count = "NVIDIA Ampere Architecture In-Depth, Tables 3-4 (https://developer.nvidia.com/blog/nvidia-ampere-architecture-in-depth/); NVIDIA A100 datasheet (https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-nvidia-us-2188504-web.pdf)",
     boost_clock_hz = "NVIDIA Ampere Architecture In-Depth, Tables 3-4 (https://developer.nvidia.com/blog/nvidia-ampere-architecture-in-depth/)",

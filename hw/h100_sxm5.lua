@@ -8,6 +8,7 @@ return {
   sm_count = 132,
   boost_clock_hz = 1830 * MHz,
   memory_bytes = 80 * GB,
+  usable_memory_bytes = 81559 * MiB, -- as NVML reports it: what an engine can allocate from
   mem_bw = 3350 * GB,  -- byte/s
   l2_bytes = 50 * MB,
   smem_per_sm_bytes = 228 * KiB,
@@ -26,6 +27,7 @@ return {
     pcie_bw = 128 * GB,
   },
   sources = {
+    usable_memory_bytes = "Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (https://thundergolfer.com/blog/nvidia-gpu-memory-capacity): total memory as NVML reports it (nvidia-smi), MiB",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     sm_count = "NVIDIA Hopper Architecture In-Depth (https://developer.nvidia.com/blog/nvidia-hopper-architecture-in-depth/): H100 SXM5 132 SMs, PCIe 114 of 144 on full GH100; NVIDIA H100 Tensor Core GPU Architecture whitepaper V1.04, Tables 1 and 3 -- not the 144 of the full die",
     boost_clock_hz = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering) -- tensor peaks computed at 1830 MHz; 1980 MHz max boost",

@@ -8,6 +8,7 @@ return {
   sm_count = 132,
   boost_clock_hz = 1830 * MHz,
   memory_bytes = 141 * GB,
+  usable_memory_bytes = 143771 * MiB, -- as NVML reports it: what an engine can allocate from
   mem_bw = 4800 * GB,  -- byte/s
   l2_bytes = 60 * MiB,
   smem_per_sm_bytes = 228 * KiB,
@@ -147,6 +148,7 @@ return {
     write_frac = 0.716,
   },
   sources = {
+    usable_memory_bytes = "Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (https://thundergolfer.com/blog/nvidia-gpu-memory-capacity): total memory as NVML reports it (nvidia-smi), MiB",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     sm_count = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering); Google DeepMind scaling-book gpus.md @1a55377 (https://github.com/jax-ml/scaling-book)",
     boost_clock_hz = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering) -- 1930 and 1980 MHz also reported",

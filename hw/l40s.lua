@@ -8,6 +8,7 @@ return {
   sm_count = 142,
   boost_clock_hz = 2520 * MHz,
   memory_bytes = 48 * GB,
+  usable_memory_bytes = 46068 * MiB, -- as NVML reports it: what an engine can allocate from
   mem_bw = 864 * GB,  -- byte/s
   l2_bytes = 48 * MB,
   smem_per_sm_bytes = 100 * KiB,
@@ -24,6 +25,7 @@ return {
     pcie_bw = 64 * GB,
   },
   sources = {
+    usable_memory_bytes = "Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (https://thundergolfer.com/blog/nvidia-gpu-memory-capacity): total memory as NVML reports it (nvidia-smi), MiB",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     sm_count = "third-party spec database (named in shared/reference/hardware_specs.csv)",
     boost_clock_hz = "third-party spec database (named in shared/reference/hardware_specs.csv)",

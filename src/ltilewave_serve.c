@@ -5,10 +5,10 @@
  *               requests, seed, isl = { kind = "fixed" | "uniform" | "lognormal" | "trace", a, b, lo, hi },
  *               osl = { ... }, trace_arrival = { s ... }, trace_isl = { ... }, trace_osl = { ... },
  *               policy = "continuous" | "static", mix, chunked, reserve (booleans), max_num_seqs,
- *               max_num_batched_tokens, block_size, kv_capacity_tokens, watermark, replicas,
+ *               max_num_batched_tokens, block_size, kv_capacity_tokens,  watermark, replicas, multi_step,
  *               router = "round_robin" | "least_loaded",
  *               tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s (row-major
- *               seq x dctx), host_s, scale, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
+ *               seq x dctx), host_s, seq_host_s, scale, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
  *     -> { requests, duration_s, requests_per_s, output_tokens_per_s, total_tokens_per_s,
  *          ttft_s = { mean, p50, p90, p99, max }, tpot_s, itl_s, e2e_s, queue_s, mean_in_system,
  *          mean_running, kv_peak_fraction, preemptions, steps, prefill_tokens, recomputed_tokens,
@@ -130,6 +130,7 @@ static void costs(lua_State *L, int t, tw_serve_costs *c)
     if (n_dec != c->n_seq * c->n_dctx)
         tw_lua_raise(L, "%s.decode_s: expected seq_grid x dctx_grid = %d values, got %d", P, (int)(c->n_seq * c->n_dctx), (int)n_dec);
     c->host_s = tw_lua_get_num(L, t, "host_s", P, 0.0);
+    c->seq_host_s = tw_lua_get_num(L, t, "seq_host_s", P, 0.0);
     c->scale = tw_lua_get_num(L, t, "scale", P, 1.0);
 }
 
@@ -207,6 +208,7 @@ static int l_serve(lua_State *L)
     p.watermark = tw_lua_get_num(L, 1, "watermark", P, 0.0);
     p.replicas = tw_lua_get_num(L, 1, "replicas", P, 1.0);
     p.router = option(L, 1, "router", routers, TW_ROUTE_ROUND_ROBIN);
+    p.multi_step = tw_lua_get_num(L, 1, "multi_step", P, 1.0);
     costs(L, 1, &c);
     slo_ttft = tw_lua_get_num(L, 1, "slo_ttft_s", P, 0.0);
     slo_tpot = tw_lua_get_num(L, 1, "slo_tpot_s", P, 0.0);

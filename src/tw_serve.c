@@ -13,6 +13,7 @@ typedef struct {
 typedef struct {
     int32_t head, tail, n_wait, n_run;
     double busy_until, blocks_used, blocks_peak;
+    double decode_run; /* decode-only steps since the last step that scheduled prompts */
     int busy, dirty;
 } rep_t;
 
@@ -63,6 +64,7 @@ static const char *check_policy(const tw_serve_policy *p)
     if (!(isfinite(p->watermark) && p->watermark >= 0.0 && p->watermark <= 0.5)) return "policy.watermark";
     if (!count(p->replicas, 1, TW_SERVE_MAX_REPLICAS)) return "policy.replicas";
     if (p->router != TW_ROUTE_ROUND_ROBIN && p->router != TW_ROUTE_LEAST_LOADED) return "policy.router";
+    if (!count(p->multi_step, 1, 1000)) return "policy.multi_step";
     return NULL;
 }
 
@@ -246,20 +248,29 @@ static int start_step(sim_t *s, rep_t *r, double t)
     int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
     double budget = p->policy == TW_SERVE_STATIC ? INFINITY : s->budget, tokens = 0.0;
     double pre_tokens = 0.0, attn = 0.0, b = 0.0, ctx = 0.0, k = 0.0, time;
-    int preempted = 0;
+    int preempted = 0, prompts_ok;
     size_t j;
     if (r->n_run == 0 && r->n_wait == 0) return 0;
+    /* multi-step scheduling: prompts only between blocks of decode steps */
+    prompts_ok = r->n_run == 0 || fmod(r->decode_run, p->multi_step) == 0.0;
     if (p->policy == TW_SERVE_STATIC) {
         if (r->n_run == 0) tokens = admit(s, r, run, &budget, t);
         else tokens = schedule_running(s, r, run, -1, &budget, &preempted);
     } else if (p->mix) {
-        tokens = schedule_running(s, r, run, -1, &budget, &preempted);
-        if (!preempted) tokens += admit(s, r, run, &budget, t);
+        tokens = schedule_running(s, r, run, prompts_ok ? -1 : 0, &budget, &preempted);
+        if (!preempted && prompts_ok) tokens += admit(s, r, run, &budget, t);
     } else {
         /* prefill first: unfinished prompts and new ones; else the decodes */
+        if (prompts_ok) {
+            tokens = schedule_running(s, r, run, 1, &budget, &preempted);
+            if (!preempted) tokens += admit(s, r, run, &budget, t);
+        }
+        if (tokens == 0.0) tokens = schedule_running(s, r, run, 0, &budget, &preempted);
+    }
+    if (tokens == 0.0 && !prompts_ok && !preempted && p->policy != TW_SERVE_STATIC) {
+        /* no decode left to run in the block: the prompts go now */
         tokens = schedule_running(s, r, run, 1, &budget, &preempted);
         if (!preempted) tokens += admit(s, r, run, &budget, t);
-        if (tokens == 0.0) tokens = schedule_running(s, r, run, 0, &budget, &preempted);
     }
     if (tokens == 0.0) return r->n_run == 0 && r->n_wait > 0 ? -1 : (r->n_run > 0 ? -1 : 0);
     for (j = 0; j < (size_t)r->n_run; j++) {
@@ -278,6 +289,7 @@ static int start_step(sim_t *s, rep_t *r, double t)
             if (n == remaining(q)) k += 1.0;
         }
     }
+    r->decode_run = pre_tokens > 0.0 ? 0.0 : r->decode_run + 1.0;
     sample(s, t);
     time = s->c->scale * tw__serve_step(s->c, pre_tokens, attn, b, b > 0.0 ? ctx / b : 1.0, k);
     if (!(isfinite(time) && time > 0.0)) return -2;

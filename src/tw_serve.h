@@ -10,18 +10,21 @@
  *
  * Step time (every table is interpolated linearly between its grid points; `scale`
  * multiplies the result):
- *   a step with b decodes (mean context c) and no prefill tokens:  D(b, c)
- *   a step with prefill chunks (n_i new tokens after p_i cached ones) and b decodes:
+ *   a step with prefill chunks (n_i new tokens after p_i cached ones; none in a decode-only
+ *   step) and b decodes at mean context c, k sequences sampled:
  *     T = lin(sum n_i + b) + sum_i max(A(p_i + n_i) - A(p_i), A(n_i)) + lm(k)
- *         + [b > 0] * max(0, D(b, c) - D(b, 1)) + host_s
+ *         + [b > 0] * max(0, D(b, c) - D(b, 1)) + host_s + seq_host_s * k
  *     time = max(T, D(b, c)) when b > 0, else T
+ *   (D bounds a decode step by its weight and KV stream, T by its GEMMs at M = the step's
+ *   tokens: the GEMM model's tiles and waves where decode's flat compute fraction is too kind)
  *   lin(n): every op of a forward over n tokens but attention and the logits (GEMMs,
  *   elementwise kernels, tensor-parallel communication); A(S): causal attention over S
  *   tokens from scratch, so A(p + n) - A(p) is a chunk against its prefix and itself;
  *   lm(k): the logits of the k sequences sampled in the step; D(b, c): one decode step
  *   of b sequences at context c, host work included; host_s: the engine's host time per
- *   step. A whole prefill of n tokens alone is lin(n) + A(n) + lm(1) + host_s; b decodes
- *   alone are D(b, c).
+ *   step, seq_host_s per sequence sampled. A whole prefill of n tokens alone is lin(n) + A(n)
+ *   + lm(1) + host_s + seq_host_s; b decodes alone are D(b, c) wherever the weight and KV
+ *   stream bound the step.
  *
  * Schedulers (TW_SERVE_CONTINUOUS): each step first serves the running requests in
  * admission order (decodes one token each, unfinished prompts a chunk), then admits
@@ -34,6 +37,9 @@
  * queue) and no request is admitted in that step (vLLM v1). reserve = 1: prompt + output
  * blocks are reserved at admission and nothing is ever preempted (TensorRT-LLM's
  * GUARANTEED_NO_EVICT, Orca as Vidur models it). TW_SERVE_STATIC: requests are taken in
+ * batches of up to max_num_seqs when a replica is idle; with multi_step = m > 1 decodes run
+ * in blocks of m steps and prompts are scheduled only between blocks (vLLM v0.6's multi-step
+ * scheduling). TW_SERVE_STATIC: requests are taken in
  * batches of up to max_num_seqs when a replica is idle; one step prefills all the
  * batch's prompts, then decode steps run until the last request of the batch finishes.
  *
@@ -92,6 +98,8 @@ typedef struct {
     double watermark;              /* fraction of blocks kept free when admitting; [0, 0.5] */
     double replicas;               /* data-parallel replicas; integer 1..TW_SERVE_MAX_REPLICAS */
     int router;                    /* TW_ROUTE_* */
+    double multi_step;             /* decode steps run as one block before prompts are scheduled again
+                                      (vLLM's --num-scheduler-steps); integer 1..1000 (1: every step) */
 } tw_serve_policy;
 
 typedef struct {
@@ -102,6 +110,7 @@ typedef struct {
     const double *dctx_grid; size_t n_dctx;
     const double *decode_s;        /* D(b, c): n_seq x n_dctx, row i at b = seq_grid[i] */
     double host_s;                 /* host time per step, s; >= 0 */
+    double seq_host_s;             /* host time per sequence sampled in a step, s; >= 0 */
     double scale;                  /* every step time times this; > 0 */
 } tw_serve_costs;
 

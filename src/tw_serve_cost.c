@@ -30,6 +30,7 @@ const char *tw__serve_check_costs(const tw_serve_costs *c)
     if (c->n_dctx > 0 && c->n_seq > TW_SERVE_MAX_POINTS * (size_t)TW_SERVE_MAX_POINTS / c->n_dctx) return "costs.decode_s";
     if (!grid_ok(c->dctx_grid, c->n_dctx, c->decode_s, c->n_seq * c->n_dctx)) return "costs.decode_s";
     if (!nonneg(c->host_s)) return "costs.host_s";
+    if (!nonneg(c->seq_host_s)) return "costs.seq_host_s";
     if (!(isfinite(c->scale) && c->scale > 0.0)) return "costs.scale";
     return NULL;
 }
@@ -95,9 +96,8 @@ double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double att
 {
     double d = 0.0, t;
     if (b > 0.0) d = decode_time(c, b, ctx);
-    if (prefill_tokens <= 0.0) return d;
     t = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + b) + attn_s +
-        lookup(c->seq_grid, c->n_seq, c->logits_s, k) + c->host_s;
+        (k > 0.0 ? lookup(c->seq_grid, c->n_seq, c->logits_s, k) : 0.0) + c->host_s + c->seq_host_s * k;
     if (b > 0.0) {
         double kv = d - decode_time(c, b, 1.0);
         t += kv > 0.0 ? kv : 0.0;

@@ -15,6 +15,8 @@
 --   host_s            host dispatch time per kernel (launch = "host"), s
 --   token_host_s      host work per generated token outside the kernels
 --                     (sampling, cache bookkeeping, Python), s
+--   seq_host_s        host work per sequence per step (input preparation, sampling,
+--                     detokenization of each sequence's token), s
 --   host_spread       relative spread of host time between machines (a fraction): a decode
 --                     step bound by the host (bound "host") gets an interval at least
 --                     tpot x (1 -+ host_spread)
@@ -140,7 +142,7 @@ local FIELDS = {
   base = true, description = check.string, source = check.string,
   fusion = function(v, p) return check.one_of(v, { fused = true, unfused = true }, p) end,
   launch = function(v, p) return check.one_of(v, { graph = true, host = true }, p) end,
-  kernel_s = kernel_cost, host_s = check.nonneg, token_host_s = check.nonneg,
+  kernel_s = kernel_cost, host_s = check.nonneg, token_host_s = check.nonneg, seq_host_s = check.nonneg,
   host_spread = function(v, p) return check.within(v, 0, 0.9, "fraction", p) end,
   attention = function(v, p) return check.one_of(v, { flash = true, standard = true }, p) end,
   flash_kernel = function(v, p) return check.one_of(v, { cudnn = true, fa2 = true }, p) end,

@@ -48,7 +48,7 @@ function M.prefill(o)
     comm = 2 * c.num_hidden_layers * price.collective("allreduce", bytes, est.t, inference.link_bw(spec, "t", est.t) / 2,
       eng.comm_latency_s or 0)
   end
-  local host = eng.token_host_s or 0
+  local host = (eng.token_host_s or 0) + (eng.seq_host_s or 0) * est.b
   local ttft = est.time_s + comm + host
   local scale = ttft / est.time_s
   local iv = { low = est.interval.low * scale, high = est.interval.high * scale, borrowed = est.interval.borrowed }

@@ -368,7 +368,7 @@ end
 --- One decode step (src/tilewave.h, tw_decode_step) under engine `eng`
 -- (resolved) with `kernels` launches: the core's result; with launch "host"
 -- the step takes at least kernels * host_s, and every step adds the engine's
--- token_host_s.
+-- token_host_s and seq_host_s per sequence.
 function M.decode(args, eng, vendor)
   local ks = engines.kernel_s(eng, vendor)
   args.launch_s = ks
@@ -380,7 +380,7 @@ function M.decode(args, eng, vendor)
     r.tpot_s = host
     r.bound = "host"
   end
-  r.host_s = eng.token_host_s or 0
+  r.host_s = (eng.token_host_s or 0) + (eng.seq_host_s or 0) * args.batch
   -- no byte faster than HBM, no FLOP faster than the peak (tilewave.cost.limits)
   r.floor_s = limits.decode(r.bytes, r.flops, args.mem_bw, args.peak_flops)
   if r.floor_s > r.tpot_s then r.tpot_s, r.bound = r.floor_s, "ceiling" end

@@ -40,7 +40,7 @@ M.dir = normalize(this_dir() .. "/../../../hw")
 
 -- Figures that must carry a source when present.
 local FIGURES = {
-  sm_count = true, boost_clock_hz = true, memory_bytes = true, mem_bw = true, l2_bytes = true,
+  sm_count = true, boost_clock_hz = true, memory_bytes = true, usable_memory_bytes = true, mem_bw = true, l2_bytes = true,
   smem_per_sm_bytes = true, tdp_w = true, peak_flops = true, interconnect = true,
   compute_capability = true,
 }
@@ -57,6 +57,7 @@ local SPEC_FIELDS = {
   sm_count = function(v, p) check.positive_int(v, p); return check.within(v, 1, 100000, "integer", p) end,
   boost_clock_hz = function(v, p) return check.within(v, 1e7, 1e10, "Hz", p) end,
   memory_bytes = function(v, p) return check.within(v, 1e6, 1e14, "byte", p) end,
+  usable_memory_bytes = function(v, p) return check.within(v, 1e6, 1e14, "byte", p) end,
   mem_bw = function(v, p) return check.within(v, 1e9, 1e15, "byte/s", p) end,
   l2_bytes = function(v, p) return check.within(v, 1e3, 1e11, "byte", p) end,
   smem_per_sm_bytes = check.positive, tdp_w = check.positive,

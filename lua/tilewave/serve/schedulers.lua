@@ -10,7 +10,8 @@
 -- the fraction of what is free after loading, as TensorRT-LLM; "static": of device memory for
 -- weights + KV, activations outside it, as SGLang's mem_fraction_static), `watermark` (fraction
 -- of blocks kept free when admitting), `router` ("round_robin" or "least_loaded", across
--- data-parallel replicas). Defaults drift between releases: each preset names the version and
+-- data-parallel replicas), `multi_step` (decode steps run as one block before prompts are
+-- scheduled again: vLLM's --num-scheduler-steps; default 1). Defaults drift between releases: each preset names the version and
 -- the file it follows (../shared/reference/serving/facts.md, §2, quotes them).
 -- Users compose: `{ base = "vllm", max_num_seqs = 64 }`.
 -- @module tilewave.serve.schedulers
@@ -97,6 +98,7 @@ local FIELDS = {
   memory_basis = function(v, p) check.one_of(v, { total = true, free = true, static = true }, p) end,
   watermark = function(v, p) check.within(v, 0, 0.5, "fraction", p) end,
   router = function(v, p) check.one_of(v, { round_robin = true, least_loaded = true }, p) end,
+  multi_step = function(v, p) check.positive_int(v, p); check.within(v, 1, 1000, "steps", p) end,
 }
 
 --- Resolve a scheduler for a device: nil (`default`, the engine's), a preset name, or a table
@@ -139,6 +141,7 @@ function M.resolve(s, default, spec, path)
     end
   end
   out.router = out.router or "round_robin"
+  out.multi_step = out.multi_step or 1
   out.name = changed == 0 and base or base .. "+custom"
   return out
 end

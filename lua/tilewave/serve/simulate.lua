@@ -109,6 +109,7 @@ local function run(x, scale, detail)
     policy = s.policy, mix = s.mix, chunked = s.chunked, reserve = s.reserve, max_num_seqs = s.max_num_seqs,
     max_num_batched_tokens = s.max_num_batched_tokens, block_size = s.block_size,
     kv_capacity_tokens = x.kv.kv_capacity_tokens, watermark = s.watermark, replicas = x.replicas, router = s.router,
+    multi_step = s.multi_step, seq_host_s = tb.seq_host_s,
     tok_grid = tb.tok_grid, lin_s = tb.lin_s, ctx_grid = tb.ctx_grid, attn_s = tb.attn_s, seq_grid = tb.seq_grid,
     logits_s = tb.logits_s, dctx_grid = tb.dctx_grid, decode_s = tb.decode_s, host_s = tb.host_s, scale = scale,
     slo_ttft_s = x.slo and x.slo.ttft_s or 0, slo_tpot_s = x.slo and x.slo.tpot_s or 0,

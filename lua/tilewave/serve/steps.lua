@@ -63,7 +63,9 @@ M.prefill_dtype = prefill_dtype
 --   memory_bytes }` (byte, token)
 -- @raise `serve: <model> does not fit ...` when no block is left
 function M.kv_capacity(c, spec, o, sched)
-  local mem = spec.memory_bytes
+  -- what the engine can allocate: the memory NVML reports where the spec states it (an "80 GB"
+  -- H100 holds 81,559 MiB), else the datasheet's figure
+  local mem = spec.usable_memory_bytes or spec.memory_bytes
   if not mem then error(format("serve.hw: %s has no memory size in its spec", spec.id), 0) end
   local m = inference.memory { model = c, hw = spec, t = o.t, weight_dtype = o.weight_dtype, group = o.group,
                                kv_dtype = o.kv_dtype, context = 1, workspace_bytes = 0, allow_long_context = true }
@@ -92,7 +94,8 @@ end
 -- @tparam table o the run's options: t, weight_dtype, group, kv_dtype, allow_long_context
 -- @tparam table lim `{ max_tokens (most tokens in one step), max_context (most tokens of one
 --   request), max_seqs, exact (token counts to price exactly, e.g. a fixed prompt length) }`
--- @return `{ tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s, host_s }`
+-- @return `{ tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s, host_s,
+--   seq_host_s }`
 function M.tables(c, spec, eng, o, lim)
   local t = o.t
   local fdt = prefill_dtype(spec, quant.format(o.weight_dtype or "bf16", o.group, "serve.weight_dtype").name)
@@ -119,7 +122,8 @@ function M.tables(c, spec, eng, o, lim)
     end
     lin[n], attn[n] = l, a
   end
-  local r = { tok_grid = tok, ctx_grid = ctx, lin_s = {}, attn_s = {}, host_s = eng.token_host_s or 0 }
+  local r = { tok_grid = tok, ctx_grid = ctx, lin_s = {}, attn_s = {}, host_s = eng.token_host_s or 0,
+              seq_host_s = eng.seq_host_s or 0 }
   for i, n in ipairs(tok) do r.lin_s[i] = lin[n] end
   for i, n in ipairs(ctx) do r.attn_s[i] = attn[n] end
   r.seq_grid = grid(lim.max_seqs, 1.25)
