@@ -8,7 +8,7 @@
  *               max_num_batched_tokens, block_size, kv_capacity_tokens,  watermark, replicas, multi_step,
  *               router = "round_robin" | "least_loaded",
  *               tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s (row-major
- *               seq x dctx), host_s, seq_host_s, scale, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
+ *               seq x dctx), host_s, seq_host_s, kv_s_per_token, scale, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
  *     -> { requests, duration_s, requests_per_s, output_tokens_per_s, total_tokens_per_s,
  *          ttft_s = { mean, p50, p90, p99, max }, tpot_s, itl_s, e2e_s, queue_s, mean_in_system,
  *          mean_running, kv_peak_fraction, preemptions, steps, prefill_tokens, recomputed_tokens,
@@ -131,6 +131,7 @@ static void costs(lua_State *L, int t, tw_serve_costs *c)
         tw_lua_raise(L, "%s.decode_s: expected seq_grid x dctx_grid = %d values, got %d", P, (int)(c->n_seq * c->n_dctx), (int)n_dec);
     c->host_s = tw_lua_get_num(L, t, "host_s", P, 0.0);
     c->seq_host_s = tw_lua_get_num(L, t, "seq_host_s", P, 0.0);
+    c->kv_s_per_token = tw_lua_get_num(L, t, "kv_s_per_token", P, 0.0);
     c->scale = tw_lua_get_num(L, t, "scale", P, 1.0);
 }
 

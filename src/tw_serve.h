@@ -13,10 +13,11 @@
  *   a step with prefill chunks (n_i new tokens after p_i cached ones; none in a decode-only
  *   step) and b decodes at mean context c, k sequences sampled:
  *     T = lin(sum n_i + b) + sum_i max(A(p_i + n_i) - A(p_i), A(n_i)) + lm(k)
- *         + [b > 0] * max(0, D(b, c) - D(b, 1)) + host_s + seq_host_s * k
+ *         + kv_s * b * c + host_s + seq_host_s * k
  *     time = max(T, D(b, c)) when b > 0, else T
- *   (D bounds a decode step by its weight and KV stream, T by its GEMMs at M = the step's
- *   tokens: the GEMM model's tiles and waves where decode's flat compute fraction is too kind)
+ *   (D bounds a decode step by its weight and KV stream; T adds its kernels in sequence: the
+ *   GEMMs at M = the step's tokens by the GEMM model's tiles and waves, then the decode
+ *   attention streaming b caches of c tokens at kv_s per token, as separate kernels do)
  *   lin(n): every op of a forward over n tokens but attention and the logits (GEMMs,
  *   elementwise kernels, tensor-parallel communication); A(S): causal attention over S
  *   tokens from scratch, so A(p + n) - A(p) is a chunk against its prefix and itself;
@@ -111,6 +112,7 @@ typedef struct {
     const double *decode_s;        /* D(b, c): n_seq x n_dctx, row i at b = seq_grid[i] */
     double host_s;                 /* host time per step, s; >= 0 */
     double seq_host_s;             /* host time per sequence sampled in a step, s; >= 0 */
+    double kv_s_per_token;         /* decode attention per cached token of one sequence, s; >= 0 */
     double scale;                  /* every step time times this; > 0 */
 } tw_serve_costs;
 

@@ -31,6 +31,7 @@ const char *tw__serve_check_costs(const tw_serve_costs *c)
     if (!grid_ok(c->dctx_grid, c->n_dctx, c->decode_s, c->n_seq * c->n_dctx)) return "costs.decode_s";
     if (!nonneg(c->host_s)) return "costs.host_s";
     if (!nonneg(c->seq_host_s)) return "costs.seq_host_s";
+    if (!nonneg(c->kv_s_per_token)) return "costs.kv_s_per_token";
     if (!(isfinite(c->scale) && c->scale > 0.0)) return "costs.scale";
     return NULL;
 }
@@ -99,8 +100,8 @@ double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double att
     t = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + b) + attn_s +
         (k > 0.0 ? lookup(c->seq_grid, c->n_seq, c->logits_s, k) : 0.0) + c->host_s + c->seq_host_s * k;
     if (b > 0.0) {
-        double kv = d - decode_time(c, b, 1.0);
-        t += kv > 0.0 ? kv : 0.0;
+        /* decode attention streams each sequence's KV cache in its own kernels, after the GEMMs */
+        t += c->kv_s_per_token * ctx * b;
         if (d > t) t = d;
     }
     return t;

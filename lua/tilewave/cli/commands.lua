@@ -329,5 +329,6 @@ M.decode = function(a) return require("tilewave.cli.inference").decode(a, stdout
 M.prefill = function(a) return require("tilewave.cli.inference").prefill(a, stdout) end
 M.calibrate = function(a) return require("tilewave.cli.calibrate").run(a, stdout) end
 M.plot = function(a) return require("tilewave.cli.plot").run(a, stdout) end
+M.serve = function(a) return require("tilewave.cli.serve").run(a, stdout) end
 
 return M

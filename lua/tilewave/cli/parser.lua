@@ -193,6 +193,7 @@ function M.parser()
 
   calibrate.define(p)
   require("tilewave.cli.plot").define(p, ENGINE_HELP)
+  require("tilewave.cli.serve").define(p, ENGINE_HELP)
   local h = p:command("hw", "List devices, or show one.")
   h:argument("id", "Device id or spec path."):args("?")
   h:option("--format", "Output format."):choices({ "text", "json" }):default("text")

@@ -51,8 +51,13 @@ M.DEFAULT = "compiled"
 
 local CAL = "../shared/reference/calibration/"
 local SERVING = "../shared/reference/serving/"
--- host time per serving step, s (fitted: the sources below)
-local VLLM_STEP_S, SGLANG_STEP_S, TRTLLM_STEP_S = 2e-3, 1e-3, 0.5e-3
+-- host time per serving step and per sequence in it, s: a grid fit (scripts/serving_published.lua
+-- --fit ENGINE; token_host_s 0-4 ms, seq_host_s 0-45 us) to the engine's rows of the published
+-- serving results (MAPE of that fit: vLLM 10.4% over 16 rows, SGLang 10.9% over 20 (seq_host_s at the
+-- grid's edge), TensorRT-LLM 16.7% over every 4th of its 330 rows)
+local VLLM_STEP_S, VLLM_SEQ_S = 2e-3, 30e-6
+local SGLANG_STEP_S, SGLANG_SEQ_S = 1e-3, 45e-6
+local TRTLLM_STEP_S, TRTLLM_SEQ_S = 0.25e-3, 10e-6
 
 M.presets = {
   ideal = {
@@ -97,21 +102,21 @@ M.presets = {
   -- detokenization) that the published serving results fix (tilewave.serve, docs/serving.md).
   vllm = {
     description = "vLLM (OpenAI server, v0.6-v0.10 era): CUDA-graph decode, fused kernels, per-step Python scheduler",
-    base = "compiled", logits = "last", scheduler = "vllm", token_host_s = VLLM_STEP_S,
-    source = "token_host_s fitted by scripts/serving_published.lua --fit to the vLLM v0.6.0 rows of " ..
+    base = "compiled", logits = "last", scheduler = "vllm", token_host_s = VLLM_STEP_S, seq_host_s = VLLM_SEQ_S,
+    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit to the vLLM v0.6.0 rows of " ..
       SERVING .. "published_given.csv (Llama-3.1-8B on an A100, Llama-3.1-70B on 4 H100s); kernels as compiled",
   },
   sglang = {
     description = "SGLang (v0.3-v0.4 era): CUDA-graph decode, FlashInfer kernels, overlapped scheduler",
-    base = "compiled", logits = "last", scheduler = "sglang", token_host_s = SGLANG_STEP_S,
-    source = "token_host_s fitted by scripts/serving_published.lua --fit to the SGLang v0.3.0 rows of " ..
+    base = "compiled", logits = "last", scheduler = "sglang", token_host_s = SGLANG_STEP_S, seq_host_s = SGLANG_SEQ_S,
+    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit to the SGLang v0.3.0 rows of " ..
       SERVING .. "published_given.csv; kernels as compiled",
   },
   trtllm = {
     description = "TensorRT-LLM (v0.17 trtllm-bench): compiled engine, in-flight batching in C++",
-    base = "compiled", logits = "last", scheduler = "trtllm", token_host_s = TRTLLM_STEP_S,
-    source = "token_host_s fitted by scripts/serving_published.lua --fit to the TensorRT-LLM v0.17 offline " ..
-      "rows of " .. SERVING .. "published_given.csv; kernels as compiled",
+    base = "compiled", logits = "last", scheduler = "trtllm", token_host_s = TRTLLM_STEP_S, seq_host_s = TRTLLM_SEQ_S,
+    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit to the TensorRT-LLM " ..
+      "rows (v0.17 offline, v0.5 static) of " .. SERVING .. "published_given.csv; kernels as compiled",
   },
   ["llama.cpp"] = {
     description = "llama.cpp (ggml graph, one kernel per graph node; CUDA or Metal backend)",

@@ -113,12 +113,13 @@ local FIELDS = {
 -- @raise `<path>: expected one of ...`; `<path>.<field>: <expectation>, got <value>`
 function M.resolve(s, default, spec, path)
   if s == nil then s = default end
-  if type(s) == "string" then s = { base = s } end
+  local named = type(s) == "string"
+  if named then s = { base = s } end
   check.table(s, path)
   check.options(s, FIELDS, path)
   local base = s.base or default
   local p = M.presets[base]
-  if not p then check.fail(path .. (s.base and ".base" or ""), "expected one of " .. check.keys(M.presets), base) end
+  if not p then check.fail(path .. ((s.base and not named) and ".base" or ""), "expected one of " .. check.keys(M.presets), base) end
   local out = {}
   for k, v in pairs(p) do out[k] = v end
   local mem = spec.memory_bytes or 0

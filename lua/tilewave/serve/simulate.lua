@@ -79,11 +79,11 @@ function M.prepare(o)
   local kv = steps.kv_capacity(c, spec, opts, sched)
   local max_context = w.max_isl + w.max_osl
   if max_context > kv.kv_capacity_tokens then
-    check.fail("serve.workload", format("requests within the KV capacity of %d tokens (isl + osl up to %d)",
+    check.fail("serve.workload", format("expected requests within the KV capacity of %d tokens (isl + osl up to %d)",
       kv.kv_capacity_tokens, max_context), max_context)
   end
   if c.max_position_embeddings and max_context > c.max_position_embeddings and not o.allow_long_context then
-    check.fail("serve.workload", format("isl + osl within max_position_embeddings %d of %s (or allow_long_context)",
+    check.fail("serve.workload", format("expected isl + osl within max_position_embeddings %d of %s (or allow_long_context)",
       c.max_position_embeddings, c.id or c.name), max_context)
   end
   local static = sched.policy == "static"
@@ -109,7 +109,7 @@ local function run(x, scale, detail)
     policy = s.policy, mix = s.mix, chunked = s.chunked, reserve = s.reserve, max_num_seqs = s.max_num_seqs,
     max_num_batched_tokens = s.max_num_batched_tokens, block_size = s.block_size,
     kv_capacity_tokens = x.kv.kv_capacity_tokens, watermark = s.watermark, replicas = x.replicas, router = s.router,
-    multi_step = s.multi_step, seq_host_s = tb.seq_host_s,
+    multi_step = s.multi_step, seq_host_s = tb.seq_host_s, kv_s_per_token = tb.kv_s_per_token,
     tok_grid = tb.tok_grid, lin_s = tb.lin_s, ctx_grid = tb.ctx_grid, attn_s = tb.attn_s, seq_grid = tb.seq_grid,
     logits_s = tb.logits_s, dctx_grid = tb.dctx_grid, decode_s = tb.decode_s, host_s = tb.host_s, scale = scale,
     slo_ttft_s = x.slo and x.slo.ttft_s or 0, slo_tpot_s = x.slo and x.slo.tpot_s or 0,

@@ -6,6 +6,7 @@
 --   A(S)     the attention ops of that forward (causal, from scratch), s;
 --   lm(k)    the logits of k sampled positions (b = k, s = 1), s; 0 for an engine whose
 --            logits = "all" (its lin already holds every position's);
+--   kv_s     decode attention per cached token: the token's KV bytes at decode's bandwidth, s;
 --   D(b, c)  tilewave.cost.inference.decode at batch b, context c (weights, KV, kernels, host), s.
 -- So one whole prefill priced here is tilewave.inference.prefill's TTFT for the same engine, and
 -- a decode step of b sequences its decode TPOT, at every grid point (linear in between).
@@ -95,7 +96,7 @@ end
 -- @tparam table lim `{ max_tokens (most tokens in one step), max_context (most tokens of one
 --   request), max_seqs, exact (token counts to price exactly, e.g. a fixed prompt length) }`
 -- @return `{ tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s, host_s,
---   seq_host_s }`
+--   seq_host_s, kv_s_per_token }`
 function M.tables(c, spec, eng, o, lim)
   local t = o.t
   local fdt = prefill_dtype(spec, quant.format(o.weight_dtype or "bf16", o.group, "serve.weight_dtype").name)
@@ -124,6 +125,11 @@ function M.tables(c, spec, eng, o, lim)
   end
   local r = { tok_grid = tok, ctx_grid = ctx, lin_s = {}, attn_s = {}, host_s = eng.token_host_s or 0,
               seq_host_s = eng.seq_host_s or 0 }
+  -- decode attention per cached token: the KV bytes of one token on this rank at the bandwidth
+  -- decode streams it (the difference of two decode steps one context token apart, memory-bound)
+  local d1 = inference.decode { model = c, hw = spec, batch = 1, context = 1, t = t, engine = eng, weight_dtype = o.weight_dtype,
+                                group = o.group, kv_dtype = o.kv_dtype }
+  r.kv_s_per_token = d1.kv_bytes / (spec.mem_bw * (eng.mem_frac or hw.gemm_params(spec).mem_frac))
   for i, n in ipairs(tok) do r.lin_s[i] = lin[n] end
   for i, n in ipairs(ctx) do r.attn_s[i] = attn[n] end
   r.seq_grid = grid(lim.max_seqs, 1.25)

@@ -1,0 +1,237 @@
+--- tilewave.cli.serve: the `serve` command - a serving simulation per load (tilewave.serve).
+--
+--   tilewave serve llama-3.1-8b --hw h100_sxm5 --engine vllm --rate 2,4,8,16 --dataset sharegpt
+--
+-- One row per load (each --rate or --concurrency value, or --offline), as a table, CSV or JSON
+-- (`runs`, each tw.serve.simulate's result). Formats only: every figure comes from tilewave.serve.
+local tw = require "tilewave"
+local parser = require "tilewave.cli.parser"
+local si = require "tilewave.util.si"
+local output = require "tilewave.util.output"
+local csv = require "tilewave.util.csv"
+
+local M = {}
+local format = string.format
+
+-- "2s", "50ms", "500us", "0.05" (seconds) -> s
+local UNITS = { s = 1, ms = 1e-3, us = 1e-6 }
+local function seconds(v, field)
+  local num, unit = v:match("^([%d.eE+-]+)(%a*)$")
+  local x = tonumber(num or "")
+  local scale = UNITS[unit == "" and "s" or unit]
+  if not x or not scale or not (x > 0) then
+    error(format("%s: expected a positive duration such as 2s, 50ms or 500us, got '%s'", field, v), 0)
+  end
+  return x * scale
+end
+
+--- `--slo ttft=2s,tpot=50ms[,p=99]` -> { ttft_s, tpot_s, percentile }.
+function M.slo(s)
+  local out = {}
+  for part in (s .. ","):gmatch("([^,]*),") do
+    local k, v = part:match("^(%a+)=(.+)$")
+    if k == "ttft" then out.ttft_s = seconds(v, "serve.slo.ttft")
+    elseif k == "tpot" then out.tpot_s = seconds(v, "serve.slo.tpot")
+    elseif k == "p" then out.percentile = tonumber(v) or v
+    else error(format("serve.slo: expected ttft=DURATION, tpot=DURATION or p=50|90|99, got '%s'", part), 0) end
+  end
+  return out
+end
+
+-- "1024" (fixed) or "100-900" (uniform) -> a length spec of tilewave.serve.workload
+local function length(s, field)
+  if s == nil then return nil end
+  local lo, hi = s:match("^(%d+)%-(%d+)$")
+  if lo then return { dist = "uniform", min = math.tointeger(tonumber(lo)), max = math.tointeger(tonumber(hi)) } end
+  local v = math.tointeger(tonumber(s))
+  if not v then error(format("%s: expected a token count (1024) or a range (100-900), got '%s'", field, s), 0) end
+  return v
+end
+
+local function num_list(field)
+  return function(s)
+    local out = {}
+    for part in (s .. ","):gmatch("([^,]*),") do
+      local v = tonumber(parser.unmark(part))
+      if v == nil then return nil, format("%s: expected a comma-separated list of numbers, got '%s'", field, s) end
+      out[#out + 1] = v
+    end
+    if #out > 64 then return nil, format("%s: expected at most 64 values, got %d", field, #out) end
+    return out
+  end
+end
+
+--- Define the `serve` command on parser `p`.
+function M.define(p, engine_help)
+  local c = p:command("serve", "Simulate serving a model under load: continuous batching, paged KV cache, "
+    .. "TTFT / TPOT / ITL percentiles, throughput and goodput, one row per load (tilewave.serve).")
+  c:argument("model", "Model id, config.json path or a folder holding one.")
+  c:option("--hw", "Device id or spec path."):default("h100_sxm5")
+  c:option("--t", "Tensor-parallel size per replica."):default("1"):convert(parser.int_arg("serve.t"))
+  c:option("--replicas", "Data-parallel replicas behind a router."):default("1"):convert(parser.int_arg("serve.replicas"))
+  c:option("--router", "round_robin or least_loaded."):default("round_robin")
+  c:option("--engine", "Serving engine: vllm, sglang, trtllm (or any engine: " .. engine_help .. ")"):default("vllm")
+  c:option("--scheduler", "Scheduler preset (default: the engine's): vllm, vllm_v0, sarathi, orca, static, sglang, trtllm.")
+  c:option("--max-num-seqs", "Sequences per step."):convert(parser.int_arg("serve.scheduler.max_num_seqs"))
+  c:option("--max-num-batched-tokens", "Token budget per step."):convert(parser.int_arg("serve.scheduler.max_num_batched_tokens"))
+  c:option("--weight-dtype", "Weight format."):default("bf16")
+  c:option("--kv-dtype", "KV cache dtype."):default("bf16")
+  c:mutex(
+    c:option("--rate", "Requests/s (Poisson; gamma with --cv); a list gives one row each."):convert(num_list("serve.rate")),
+    c:option("--concurrency", "Requests in flight (closed loop); a list gives one row each.")
+      :convert(parser.int_list("serve.concurrency")),
+    c:flag("--offline", "Every request at t = 0 (throughput)."),
+    c:option("--trace", "CSV of arrival_s,input_tokens,output_tokens.")
+  )
+  c:option("--cv", "Coefficient of variation of the arrival gaps (gamma; 1 = Poisson)."):convert(parser.num_arg("serve.cv"))
+  c:option("--requests", "Requests per run."):convert(parser.int_arg("serve.requests"))
+  c:option("--isl", "Prompt tokens: N, or LO-HI (uniform).")
+  c:option("--osl", "Output tokens: N, or LO-HI (uniform).")
+  c:option("--dataset", "Named length distribution: " .. table.concat((function()
+    local ks = {}
+    for k in pairs(require("tilewave.serve.workload").datasets) do ks[#ks + 1] = k end
+    table.sort(ks)
+    return ks
+  end)(), ", ") .. ".")
+  c:option("--seed", "Seed of the arrivals and lengths."):default("0"):convert(parser.int_arg("serve.seed"))
+  c:option("--slo", "Latency targets, e.g. ttft=2s,tpot=50ms (p99 unless p=50|90)."):convert(M.slo)
+  c:flag("--allow-long-context", "Accept requests above the model's max_position_embeddings.")
+  c:option("--format", "Output format (json: `runs`)."):choices({ "table", "text", "csv", "json" }):default("table")
+  c:option("--out", "Write the output to FILE (atomically) instead of stdout.")
+  c:option("--requests-out", "Write every request of every run (CSV) to FILE.")
+  c:option("--series-out", "Write every run's time series (queue, running batch, KV use; CSV) to FILE.")
+  c:flag("--progress", "Report each run on stderr (on by default when stderr is a terminal).")
+end
+
+local function loads(a)
+  if a.rate then
+    local out = {}
+    for i, r in ipairs(a.rate) do out[i] = { rate = r, cv = a.cv } end
+    return out
+  elseif a.concurrency then
+    local out = {}
+    for i, c in ipairs(a.concurrency) do out[i] = { concurrency = c } end
+    return out
+  elseif a.trace then return { { trace = a.trace } }
+  end
+  return { { arrival = "offline" } }
+end
+
+local function stat(r, k, q) return si(r[k][q], "s") end
+
+--- Run `tilewave serve` with parsed arguments `a`, writing to `out`; returns the exit status.
+function M.run(a, out)
+  local sched
+  if a.scheduler or a.max_num_seqs or a.max_num_batched_tokens then
+    sched = { base = a.scheduler, max_num_seqs = a.max_num_seqs, max_num_batched_tokens = a.max_num_batched_tokens }
+  end
+  if a.out then output.check_target(a.out, "serve.out") end
+  if a.requests_out then output.check_target(a.requests_out, "serve.requests_out") end
+  if a.series_out then output.check_target(a.series_out, "serve.series_out") end
+  local okt, sys = pcall(require, "tilewave.sys")
+  local progress = a.progress or (okt and sys.isatty(2) and #loads(a) > 1)
+  local runs, list = {}, loads(a)
+  local t0 = os.clock()
+  for i, l in ipairs(list) do
+    local w = { arrival = l.arrival, rate = l.rate, cv = l.cv, concurrency = l.concurrency, trace = l.trace,
+                requests = a.requests, isl = length(a.isl, "serve.isl"), osl = length(a.osl, "serve.osl"),
+                dataset = a.dataset }
+    if not w.isl and not w.osl and not w.dataset and not w.trace then w.dataset = "sharegpt" end
+    local r = tw.serve.simulate { model = a.model, hw = a.hw, t = a.t, replicas = a.replicas, router = a.router,
+      engine = a.engine, scheduler = sched, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, workload = w,
+      seed = a.seed, slo = a.slo, detail = (a.requests_out or a.series_out) and true or nil,
+      allow_long_context = a.allow_long_context or nil }
+    runs[i] = r
+    if progress then
+      io.stderr:write(format("serve: run %d of %d (%s) done, %.1f s elapsed\n", i, #list,
+        l.rate and format("rate %g/s", l.rate) or l.concurrency and format("concurrency %d", l.concurrency) or "offline",
+        os.clock() - t0))
+    end
+  end
+  local text = M.render(runs, a.format)
+  if a.out then output.write_file(a.out, "serve.out", text) else out:write(text) end
+  if a.requests_out then
+    output.atomic(a.requests_out, "serve.requests_out", function(f)
+      f:write("run,rate_rps,concurrency,request,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,",
+        "preemptions,replica\n")
+      for i, r in ipairs(runs) do
+        local c = r.records
+        for j = 1, #c.arrival_s do
+          f:write(format("%d,%s,%s,%d,%s,%s,%s,%s,%d,%d,%d,%d\n", i, csv.field(r.rate or ""), csv.field(r.concurrency or ""),
+            j, csv.field(c.arrival_s[j]), csv.field(c.scheduled_s[j]), csv.field(c.first_token_s[j]),
+            csv.field(c.finish_s[j]), c.input_tokens[j], c.output_tokens[j], c.preemptions[j], c.replica[j]))
+        end
+      end
+    end)
+  end
+  if a.series_out then
+    output.atomic(a.series_out, "serve.series_out", function(f)
+      f:write("run,rate_rps,concurrency,time_s,waiting,running,kv_fraction\n")
+      for i, r in ipairs(runs) do
+        local s = r.series
+        for j = 1, #s.time_s do
+          f:write(format("%d,%s,%s,%s,%d,%d,%s\n", i, csv.field(r.rate or ""), csv.field(r.concurrency or ""),
+            csv.field(s.time_s[j]), s.waiting[j], s.running[j], csv.field(s.kv_fraction[j])))
+        end
+      end
+    end)
+  end
+  return 0
+end
+
+local HEADER = { "load", "req/s", "out tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p50", "E2E p50",
+                 "running", "KV peak", "preempt" }
+
+--- The runs as text: a table (or CSV, or JSON `runs`).
+function M.render(runs, fmt)
+  if fmt == "json" then
+    local clean = {}
+    for i, r in ipairs(runs) do
+      local c = {}
+      for k, v in pairs(r) do if k ~= "records" and k ~= "series" then c[k] = v end end
+      clean[i] = c
+    end
+    return tw.report.json { runs = clean } .. "\n"
+  end
+  local slo = runs[1].slo ~= nil
+  local header = { table.unpack(HEADER) }
+  if slo then header[#header + 1] = "goodput req/s" end
+  local rows = {}
+  for _, r in ipairs(runs) do
+    local load = r.rate and format("%g/s", r.rate) or r.concurrency and format("c=%d", r.concurrency)
+      or r.arrival == "trace" and "trace" or "offline"
+    local row
+    if fmt == "csv" then
+      row = { load, csv.field(r.throughput.requests_per_s), csv.field(r.throughput.output_tokens_per_s),
+        csv.field(r.ttft_s.p50), csv.field(r.ttft_s.p99), csv.field(r.tpot_s.p50), csv.field(r.tpot_s.p99),
+        csv.field(r.itl_s.p50), csv.field(r.e2e_s.p50), csv.field(r.mean_running), csv.field(r.kv_peak_fraction),
+        format("%d", r.preemptions) }
+      if slo then row[#row + 1] = csv.field(r.goodput_rps) end
+    else
+      local iv = r.interval
+      row = { load, format("%.2f", r.throughput.requests_per_s), format("%.0f", r.throughput.output_tokens_per_s),
+        stat(r, "ttft_s", "p50"), format("%s [%s, %s]", stat(r, "ttft_s", "p99"), si(iv["ttft_s.p99"][1], "s"),
+          si(iv["ttft_s.p99"][2], "s")), stat(r, "tpot_s", "p50"), stat(r, "tpot_s", "p99"), stat(r, "itl_s", "p50"),
+        stat(r, "e2e_s", "p50"), format("%.1f", r.mean_running), format("%.0f%%", 100 * r.kv_peak_fraction),
+        format("%d", r.preemptions) }
+      if slo then row[#row + 1] = format("%.2f", r.goodput_rps) end
+    end
+    rows[#rows + 1] = row
+  end
+  if fmt == "csv" then
+    local lines = { table.concat(header, ",") }
+    for _, r in ipairs(rows) do lines[#lines + 1] = table.concat(r, ",") end
+    return table.concat(lines, "\n") .. "\n"
+  end
+  local r = runs[1]
+  local head = format("serve %s on %s x %d (t = %d, %d replica%s): %s engine, %s scheduler (max_num_seqs %d, "
+    .. "max_num_batched_tokens %d), %s weights, %s KV cache, KV capacity %d tokens per replica, %d requests per run\n",
+    r.model, r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s", r.engine, r.scheduler, r.max_num_seqs,
+    r.max_num_batched_tokens, r.weight_dtype, r.kv_dtype, r.kv_capacity_tokens, r.requests)
+  local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
+    .. "Metrics as vLLM's benchmark_serving; running = mean requests in the batch.\n", r.interval.scale_low,
+    r.interval.scale_high, r.interval.borrowed and ", borrowed from the H100" or "")
+  return head .. tw.report.table(header, rows) .. "\n" .. foot
+end
+
+return M

@@ -1,0 +1,169 @@
+-- busted specs for tilewave.serve: the physics a serving simulation must hold (issue 35), on
+-- llama-3.1-8b on an H100 under vLLM: low-load latency equals one prefill and one decode,
+-- Little's law, saturation, conservation, KV capacity, determinism and the errors.
+local tw = require "tilewave"
+local core = require "tilewave.core"
+
+local BASE = { model = "llama-3.1-8b", hw = "h100_sxm5", engine = "vllm" }
+
+local function run(extra)
+  local o = {}
+  for k, v in pairs(BASE) do o[k] = v end
+  for k, v in pairs(extra) do o[k] = v end
+  return tw.serve.simulate(o)
+end
+
+local function close(a, b, rel) return math.abs(a / b - 1) <= rel end
+
+local function err_of(f, ...)
+  local ok, e = pcall(f, ...)
+  assert.is_false(ok)
+  return e
+end
+
+describe("tilewave.serve", function()
+  describe("at a low rate (far below saturation)", function()
+    local r = run { workload = { rate = 0.05, requests = 40, isl = 512, osl = 128 } }
+
+    it("TTFT p50 is one prefill of the prompt (same engine)", function()
+      local p = tw.inference.prefill { model = BASE.model, hw = BASE.hw, prompt = 512, engine = "vllm" }
+      assert.is_true(close(r.ttft_s.p50, p.ttft_s, 0.05), ("ttft %g vs prefill %g"):format(r.ttft_s.p50, p.ttft_s))
+      assert.is_true(r.queue_s.p50 < 1e-9)
+    end)
+
+    it("TPOT p50 is a batch-1 decode at the mean context", function()
+      local d = tw.inference.decode { model = BASE.model, hw = BASE.hw, batch = 1, context = 576, engine = "vllm" }
+      assert.is_true(close(r.tpot_s.p50, d.tpot_s, 0.05), ("tpot %g vs decode %g"):format(r.tpot_s.p50, d.tpot_s))
+      assert.is_true(close(r.itl_s.p50, d.tpot_s, 0.05))
+    end)
+  end)
+
+  it("holds Little's law: mean in system = throughput x mean E2E (within 3%)", function()
+    local r = run { workload = { rate = 20, requests = 4000, dataset = "sharegpt" } }
+    assert.is_true(close(r.mean_in_system, r.throughput.requests_per_s * r.e2e_s.mean, 0.03))
+    assert.is_true(r.mean_running <= r.mean_in_system + 1e-9)
+  end)
+
+  -- never above the offline run's beyond 1%: an open-loop run's ramp and tail differ from the offline
+  -- run's, by less than that here
+  it("rises with rate to a plateau never above the offline throughput; past it, the queue grows", function()
+    local offline = run { workload = { arrival = "offline", requests = 3000, isl = 1024, osl = 256 } }
+    local last = 0
+    for _, rate in ipairs { 1, 4, 16, 64, 1000 } do
+      local r = run { workload = { rate = rate, requests = 3000, isl = 1024, osl = 256 } }
+      assert.is_true(r.throughput.output_tokens_per_s >= last * 0.97)
+      assert.is_true(r.throughput.output_tokens_per_s <= offline.throughput.output_tokens_per_s * 1.01)
+      last = r.throughput.output_tokens_per_s
+    end
+    local short = run { workload = { rate = 1000, requests = 1500, isl = 1024, osl = 256 } }
+    local long = run { workload = { rate = 1000, requests = 3000, isl = 1024, osl = 256 } }
+    assert.is_true(long.ttft_s.p99 > 1.5 * short.ttft_s.p99)
+  end)
+
+  it("completes every request once with exactly its output tokens, KV within capacity", function()
+    local r = run { workload = { rate = 30, requests = 1500, dataset = "sharegpt" }, detail = true }
+    local c, tokens = r.records, 0
+    assert.equal(1500, #c.arrival_s)
+    for i = 1, #c.arrival_s do
+      tokens = tokens + c.output_tokens[i]
+      assert.is_true(c.arrival_s[i] <= c.scheduled_s[i] and c.scheduled_s[i] < c.first_token_s[i])
+      assert.is_true(c.first_token_s[i] <= c.finish_s[i])
+    end
+    assert.equal(tokens, r.output_tokens)
+    assert.is_true(r.kv_peak_fraction <= 1)
+    assert.equal(0, r.preemptions) -- 440k tokens of KV: never short
+  end)
+
+  it("preempts only when the KV cache runs out, and never holds more than it has", function()
+    local small = run { scheduler = { base = "vllm", gpu_memory_utilization = 0.25 },
+                        workload = { arrival = "offline", requests = 600, isl = 1000, osl = 1000 } }
+    assert.is_true(small.kv_capacity_tokens < 200000)
+    assert.is_true(small.preemptions > 0)
+    assert.is_true(small.kv_peak_fraction <= 1 and small.kv_peak_fraction > 0.9)
+    assert.is_true(small.recomputed_tokens > 0)
+    -- reserving prompt + output at admission never preempts
+    local reserved = run { scheduler = { base = "vllm", gpu_memory_utilization = 0.25, reserve = true },
+                           workload = { arrival = "offline", requests = 600, isl = 1000, osl = 1000 } }
+    assert.equal(0, reserved.preemptions)
+  end)
+
+  it("reports the KV capacity as (M u - W - A) / KV bytes per token, in whole blocks", function()
+    local r = run { workload = { rate = 1, requests = 10, isl = 100, osl = 10 } }
+    -- H100 81,559 MiB x 0.9 - 16.06 GB of bf16 weights - activations, over 128 KiB per token
+    local per = 2 * 32 * 8 * 128 * 2
+    assert.equal(131072, per)
+    assert.equal(0, r.kv_capacity_tokens % 16)
+    local mem, w = 81559 * 2 ^ 20 * 0.9, 16.06e9
+    assert.is_true(r.kv_capacity_tokens < (mem - w) / per and r.kv_capacity_tokens > (mem - w - 3e9) / per)
+  end)
+
+  it("is deterministic for a seed; another seed moves arrivals, not the statistics", function()
+    local w = { rate = 10, requests = 3000, dataset = "sharegpt" }
+    local a, b = run { workload = w, seed = 7 }, run { workload = w, seed = 7 }
+    assert.equal(tw.report.json(a), tw.report.json(b))
+    local c = run { workload = w, seed = 8 }
+    assert.are_not.equal(a.duration_s, c.duration_s)
+    assert.is_true(close(a.tpot_s.p50, c.tpot_s.p50, 0.05))
+    assert.is_true(close(a.throughput.requests_per_s, c.throughput.requests_per_s, 0.1))
+  end)
+
+  it("batches statically at a lower throughput than continuously", function()
+    local w = { arrival = "offline", requests = 512, dataset = "sharegpt" }
+    local cont, stat = run { workload = w }, run { workload = w, scheduler = "static" }
+    assert.is_true(stat.throughput.output_tokens_per_s < cont.throughput.output_tokens_per_s)
+  end)
+
+  it("gives every latency and throughput an interval around it", function()
+    local r = run { workload = { rate = 8, requests = 500, dataset = "sharegpt" } }
+    local iv = r.interval["ttft_s.p99"]
+    assert.is_true(iv[1] <= r.ttft_s.p99 and r.ttft_s.p99 <= iv[2] and iv[1] < iv[2])
+    iv = r.interval.output_tokens_per_s
+    assert.is_true(iv[1] <= r.throughput.output_tokens_per_s and r.throughput.output_tokens_per_s <= iv[2])
+  end)
+
+  it("meets an SLO's goodput only with the requests that meet it", function()
+    local r = run { workload = { rate = 8, requests = 500, dataset = "sharegpt" }, slo = { ttft_s = 2, tpot_s = 0.05 } }
+    assert.is_true(close(r.goodput_rps, r.throughput.requests_per_s, 1e-9))
+    assert.is_true(r.slo_met)
+    local tight = run { workload = { rate = 8, requests = 500, dataset = "sharegpt" }, slo = { ttft_s = 1e-3 } }
+    assert.equal(0, tight.goodput_rps)
+    assert.is_false(tight.slo_met)
+  end)
+
+  it("spreads load over data-parallel replicas", function()
+    local w = { rate = 100, requests = 3000, dataset = "sharegpt" }
+    local one, two = run { workload = w }, run { workload = w, replicas = 2, router = "least_loaded" }
+    assert.equal(2, two.gpus)
+    assert.is_true(two.ttft_s.p99 <= one.ttft_s.p99)
+  end)
+
+  it("prices a step of one whole prefill as the prefill, through the core's lookup", function()
+    local steps = require "tilewave.serve.steps"
+    local c, spec = tw.models.resolve("llama-3.1-8b"), tw.hw.resolve("h100_sxm5")
+    local eng = tw.engines.resolve("trtllm")
+    local tb = steps.tables(c, spec, eng, { t = 1 }, { max_tokens = 4096, max_context = 4096, max_seqs = 64,
+                                                       exact = { 1000 } })
+    tb.scale = 1
+    local p = tw.inference.prefill { model = c, hw = spec, prompt = 1000, engine = "trtllm" }
+    assert.is_true(close(core.serve_step(tb, { { 1000, 0 } }, 0, 1, 1), p.ttft_s, 1e-9))
+    local d = tw.inference.decode { model = c, hw = spec, batch = 8, context = 1, engine = "trtllm" }
+    assert.is_true(core.serve_step(tb, {}, 8, 1, 8) >= d.tpot_s * (1 - 1e-12))
+  end)
+
+  it("names the field of every bad option", function()
+    assert.equal("serve.workload.rate: expected positive number, got -1",
+      err_of(run, { workload = { rate = -1, isl = 10, osl = 10 } }))
+    assert.truthy(err_of(run, { workload = { rate = 1, dataset = "reddit" } })
+      :find("serve.workload.dataset: expected one of", 1, true))
+    assert.truthy(err_of(run, { wrkload = {} }):find("serve", 1, true))
+    assert.truthy(err_of(run, { workload = { rate = 1, isl = 600000, osl = 10 }, allow_long_context = true })
+      :find("serve.workload: expected requests within the KV capacity", 1, true))
+    assert.truthy(err_of(run, { scheduler = "fifo", workload = { rate = 1, isl = 10, osl = 10 } })
+      :find("serve.scheduler: expected one of", 1, true))
+    assert.truthy(err_of(run, { scheduler = { base = "vllm", max_num_seqs = 0 }, workload = { rate = 1, isl = 10, osl = 10 } })
+      :find("serve.scheduler.max_num_seqs: expected positive integer, got 0", 1, true))
+    assert.truthy(err_of(run, { workload = { rate = 1, isl = 10 } }):find("serve.workload.osl", 1, true))
+    assert.truthy(err_of(run, { model = "modernbert-base", workload = { rate = 1, isl = 10, osl = 10 } })
+      :find("encoder", 1, true))
+  end)
+end)
