@@ -104,6 +104,7 @@ row("Lua core.gemm, per shape", lo / n, md / n, "ns", nil, 1e9)
 collectgarbage()
 lo, md = timed(function() tw.gemm_many(flat, { hw = args.hw, dtype = "fp16" }) end)
 row("Lua tw.gemm_many, per shape", lo / n, md / n, "ns", 150, 1e9)
+local gemm_many_s = lo / n -- the unit of the serving figures (issue 35)
 
 local f = io.open(args.c_bench, "r")
 if f then
@@ -176,6 +177,30 @@ for size in args.rows:gmatch("[^,]+") do
     print(format("%-46s peak RSS %s kB", format("tilewave sweep %d rows", total), rss or "?"))
   end
   os.remove(path)
+end
+
+-- serving simulation (issue 35) ------------------------------------------------------------
+-- llama-3-8b on an H100 under vLLM, ShareGPT lengths, Poisson at 80% of the offline capacity;
+-- each simulate() is three runs (the step costs as priced and at their interval's bounds).
+-- Goals as multiples of tw.gemm_many's time per shape: 10^5 requests <= 1e7, 10^6 <= 1e8.
+do
+  local base = { model = "llama-3-8b", hw = "h100_sxm5", engine = "vllm" }
+  local function sim(w)
+    local o = { workload = w }
+    for k, v in pairs(base) do o[k] = v end
+    return tw.serve.simulate(o)
+  end
+  local cap = sim { arrival = "offline", requests = 10000, dataset = "sharegpt" }.throughput.requests_per_s
+  for _, nreq in ipairs(args.quick and { 1e5 } or { 1e5, 1e6 }) do
+    collectgarbage()
+    local before = collectgarbage("count")
+    local r
+    local slo, smd = timed(function() r = sim { rate = 0.8 * cap, requests = math.tointeger(nreq), dataset = "sharegpt" } end)
+    local goal = nreq == 1e5 and 1e7 or 1e8
+    row(format("tw.serve.simulate %.0e requests (x gemm_many)", nreq), slo / gemm_many_s, smd / gemm_many_s, "x", goal, 1)
+    print(format("%-46s %.2f s, %d steps, Lua heap after %.0f MB (before %.0f MB), rate %.1f/s", "", slo, r.steps,
+      collectgarbage("count") / 1024, before / 1024, 0.8 * cap))
+  end
 end
 
 -- summary --------------------------------------------------------------------------------

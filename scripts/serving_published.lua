@@ -171,7 +171,7 @@ if args.rows then
   print("")
 end
 
-local tally = findings.new("Published serving results (" .. FILE .. ")")
+local tally = findings.new("Published serving results (serving/published_given.csv)")
 local function source_finding(src, claim, tol, filter)
   local e, n, b = mape(list, function(x) return x.src == src and (not filter or filter(x)) end)
   tally:check { claim = claim, published = format("%d rows", n),

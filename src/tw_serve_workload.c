@@ -1,7 +1,6 @@
 /* tw_serve_workload.c - the requests of a serving run (arrival gaps and token counts drawn
  * from a seeded generator) and the statistics of its results. */
 #include <math.h>
-#include <stdlib.h>
 
 #include "tw_serve_internal.h"
 
@@ -161,10 +160,33 @@ const char *tw__serve_check_workload(const tw_serve_workload *w)
     return bad;
 }
 
-static int by_value(const void *a, const void *b)
+/* in-place heapsort (no allocation, unlike some C libraries' qsort) */
+static void sift(double *v, size_t root, size_t n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    for (;;) {
+        size_t child = 2 * root + 1;
+        double t;
+        if (child >= n) return;
+        if (child + 1 < n && v[child + 1] > v[child]) child++;
+        if (!(v[child] > v[root])) return;
+        t = v[root];
+        v[root] = v[child];
+        v[child] = t;
+        root = child;
+    }
+}
+
+static void sort_values(double *v, size_t n)
+{
+    size_t i;
+    double t;
+    for (i = n / 2; i-- > 0;) sift(v, i, n);
+    for (i = n; i-- > 1;) {
+        t = v[0];
+        v[0] = v[i];
+        v[i] = t;
+        sift(v, 0, i);
+    }
 }
 
 /* numpy's default percentile: linear between the order statistics around q/100 * (n - 1) */
@@ -184,7 +206,7 @@ void tw__serve_stat(double *v, size_t n, tw_serve_stat *out)
         out->mean = out->p50 = out->p90 = out->p99 = out->max = 0.0;
         return;
     }
-    qsort(v, n, sizeof *v, by_value);
+    sort_values(v, n);
     for (i = 0; i < n; i++) sum += v[i];
     out->mean = sum / (double)n;
     out->p50 = percentile(v, n, 50.0);

@@ -100,6 +100,8 @@ function M.define(p, engine_help)
   c:option("--out", "Write the output to FILE (atomically) instead of stdout.")
   c:option("--requests-out", "Write every request of every run (CSV) to FILE.")
   c:option("--series-out", "Write every run's time series (queue, running batch, KV use; CSV) to FILE.")
+  c:option("--plots", "Also draw serve_latency.svg and serve_throughput.svg (with --rate lists) and "
+    .. "serve_timeline.svg (the last run) into DIR (gnuplot).")
   c:flag("--progress", "Report each run on stderr (on by default when stderr is a terminal).")
 end
 
@@ -139,7 +141,7 @@ function M.run(a, out)
     if not w.isl and not w.osl and not w.dataset and not w.trace then w.dataset = "sharegpt" end
     local r = tw.serve.simulate { model = a.model, hw = a.hw, t = a.t, replicas = a.replicas, router = a.router,
       engine = a.engine, scheduler = sched, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, workload = w,
-      seed = a.seed, slo = a.slo, detail = (a.requests_out or a.series_out) and true or nil,
+      seed = a.seed, slo = a.slo, detail = (a.requests_out or a.series_out or a.plots) and true or nil,
       allow_long_context = a.allow_long_context or nil }
     runs[i] = r
     if progress then
@@ -150,6 +152,7 @@ function M.run(a, out)
   end
   local text = M.render(runs, a.format)
   if a.out then output.write_file(a.out, "serve.out", text) else out:write(text) end
+  if a.plots then M.plots(a.plots, runs) end
   if a.requests_out then
     output.atomic(a.requests_out, "serve.requests_out", function(f)
       f:write("run,rate_rps,concurrency,request,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,",
@@ -177,6 +180,18 @@ function M.run(a, out)
     end)
   end
   return 0
+end
+
+--- Draw the charts of `runs` into directory `dir` (tilewave.report.serve_charts).
+function M.plots(dir, runs)
+  local plot = require "tilewave.report.plot"
+  local charts = require "tilewave.report.serve_charts"
+  dir = plot.dir(dir, "serve.plots")
+  if runs[1].rate and #runs > 1 then
+    plot.svg(charts.latency(runs), dir .. "/serve_latency.svg")
+    plot.svg(charts.throughput(runs), dir .. "/serve_throughput.svg")
+  end
+  plot.svg(charts.timeline(runs[#runs]), dir .. "/serve_timeline.svg")
 end
 
 local HEADER = { "load", "req/s", "out tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p50", "E2E p50",

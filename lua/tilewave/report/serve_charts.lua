@@ -1,0 +1,79 @@
+--- tilewave.report.serve_charts: the charts of serving runs (tilewave.serve.simulate results),
+-- as chart descriptions for tilewave.report.plot: latency against request rate, throughput
+-- against rate with the saturation point marked, and one run's time series.
+-- @module tilewave.report.serve_charts
+local M = {}
+
+local format = string.format
+
+--- The saturation rate of a list of runs ordered by rate: the first offered rate whose
+-- completed requests per second fall below 95% of it (nil when none does).
+function M.saturation(runs)
+  for _, r in ipairs(runs) do
+    if r.rate and r.throughput.requests_per_s < 0.95 * r.rate then return r.rate end
+  end
+end
+
+local function title(r, what)
+  return format("%s: %s on %s x %d, %s engine, %s scheduler", what, r.model, r.hw, r.gpus, r.engine, r.scheduler)
+end
+
+--- TTFT and TPOT (p50, p99) against request rate, the p99s with their interval (dashed).
+-- @tparam table runs results with `rate`, in increasing rate
+-- @return chart
+function M.latency(runs)
+  local series = {}
+  local function add(name, stat, q, with_iv)
+    local pts, lo, hi = {}, {}, {}
+    for _, r in ipairs(runs) do
+      pts[#pts + 1] = { r.rate, r[stat][q] }
+      local iv = r.interval[stat .. "." .. q]
+      lo[#lo + 1], hi[#hi + 1] = { r.rate, iv[1] }, { r.rate, iv[2] }
+    end
+    series[#series + 1] = { title = name, points = pts, with = "linespoints" }
+    if with_iv then
+      series[#series + 1] = { title = name .. " interval", points = lo, with = "lines", dash = true }
+      series[#series + 1] = { title = name .. " interval ", points = hi, with = "lines", dash = true }
+    end
+  end
+  add("TTFT p50", "ttft_s", "p50")
+  add("TTFT p99", "ttft_s", "p99", true)
+  add("TPOT p50", "tpot_s", "p50")
+  add("TPOT p99", "tpot_s", "p99", true)
+  local sat = M.saturation(runs)
+  return { title = title(runs[1], "Latency against load"), xlabel = "request rate (req/s)",
+           ylabel = "latency", yunit = "s", logy = true, series = series,
+           marks = sat and { { x = sat, label = "saturation" } } or nil }
+end
+
+--- Output tokens/s against request rate, with the offered load's tokens and the saturation rate.
+function M.throughput(runs, offline)
+  local pts, offered = {}, {}
+  for _, r in ipairs(runs) do
+    pts[#pts + 1] = { r.rate, r.throughput.output_tokens_per_s }
+    offered[#offered + 1] = { r.rate, r.rate * r.output_tokens / r.requests }
+  end
+  local sat = M.saturation(runs)
+  return { title = title(runs[1], "Throughput against load"), xlabel = "request rate (req/s)",
+           ylabel = "output throughput", yunit = "tok/s",
+           series = { { title = "simulated", points = pts, with = "linespoints" },
+                      { title = "offered (rate x mean output)", points = offered, with = "lines", dash = true } },
+           marks = sat and { { x = sat, label = "saturation" } } or nil,
+           hmarks = offline and { { y = offline, label = "offline" } } or nil }
+end
+
+--- One run's time series: requests waiting and running, and the KV cache in use (% of capacity).
+function M.timeline(r)
+  local s = r.series
+  local wait, run, kv = {}, {}, {}
+  for i = 1, #s.time_s do
+    wait[i], run[i], kv[i] = { s.time_s[i], s.waiting[i] }, { s.time_s[i], s.running[i] }, { s.time_s[i], 100 * s.kv_fraction[i] }
+  end
+  local load = r.rate and format("rate %g req/s", r.rate) or r.concurrency and format("concurrency %d", r.concurrency)
+    or "offline"
+  return { title = title(r, "One run, " .. load), xlabel = "time", xunit = "s", ylabel = "requests, or KV cache in use (%)",
+           series = { { title = "waiting", points = wait, with = "steps" }, { title = "running", points = run, with = "steps" },
+                      { title = "KV cache in use (%)", points = kv, with = "lines", dash = true } } }
+end
+
+return M
