@@ -91,7 +91,9 @@ function M.kv_capacity(c, spec, o, sched)
 end
 
 --- The cost tables of one run (src/tw_serve.h, tw_serve_costs).
--- @param c the model config; `spec` the device; `eng` the resolved engine
+-- @param c the model config
+-- @param spec the device (tilewave.data.hw)
+-- @param eng the resolved engine (tilewave.cost.engines)
 -- @tparam table o the run's options: t, weight_dtype, group, kv_dtype, allow_long_context
 -- @tparam table lim `{ max_tokens (most tokens in one step), max_context (most tokens of one
 --   request), max_seqs, exact (token counts to price exactly, e.g. a fixed prompt length) }`

@@ -173,7 +173,8 @@ local FIELDS = { arrival = true, rate = true, cv = true, concurrency = true, req
 local ARRIVALS = { poisson = true, gamma = true, offline = true, closed = true, trace = true }
 
 --- Resolve a workload into the core's fields.
--- @tparam table o the workload (above); `path` the error prefix
+-- @tparam table o the workload (above)
+-- @string path the error prefix
 -- @return `{ arrival, rate, cv, concurrency, requests, isl = {...}, osl = {...}, trace_arrival,
 --   trace_isl, trace_osl, max_isl, max_osl (largest tokens a request can have), description }`
 -- @raise `<path>.<field>: <expectation>, got <value>`
