@@ -22,6 +22,10 @@ typedef struct {
     size_t off_req, off_rep, off_run, off_bins, off_scratch, total;
 } hdr_t;
 
+/* the longest simulated time, s (3e7 years): every sum of times stays finite */
+#define TW__SERVE_MAX_TIME 1e15
+/* the shortest step, s: no kernel launch is faster (every rate stays finite) */
+#define TW__SERVE_MIN_STEP 1e-9
 #define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
 
 static int count(double x, double lo, double hi) { return isfinite(x) && x >= lo && x <= hi && x == floor(x); }
@@ -292,7 +296,7 @@ static int start_step(sim_t *s, rep_t *r, double t)
     r->decode_run = pre_tokens > 0.0 ? 0.0 : r->decode_run + 1.0;
     sample(s, t);
     time = s->c->scale * tw__serve_step(s->c, pre_tokens, attn, b, b > 0.0 ? ctx / b : 1.0, k);
-    if (!(isfinite(time) && time > 0.0)) return -2;
+    if (!(isfinite(time) && time >= TW__SERVE_MIN_STEP) || t + time > TW__SERVE_MAX_TIME) return -2;
     s->prefill_tokens += pre_tokens;
     s->steps++;
     r->busy = 1;
@@ -377,6 +381,7 @@ static const char *draw(sim_t *s, size_t n)
         if (blocks_for((double)q->isl + q->osl, s->bs) > s->blocks_total) return "workload.isl+osl";
         if (w->arrival == TW_ARRIVE_POISSON || w->arrival == TW_ARRIVE_GAMMA) {
             if (i > 0) t += tw__serve_draw_gap(w, &ra);
+            if (!(t <= TW__SERVE_MAX_TIME)) return "workload.rate";
             q->arrival = t;
         } else if (w->arrival == TW_ARRIVE_TRACE) {
             q->arrival = w->trace_arrival[i];
@@ -478,6 +483,8 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
         s.rep[i].head = s.rep[i].tail = -1;
     }
     if ((bad = draw(&s, n)) != NULL) return fail(bad_field, bad, TW_ERANGE);
+    if (w->arrival == TW_ARRIVE_TRACE && s.req[n - 1].arrival > TW__SERVE_MAX_TIME)
+        return fail(bad_field, "workload.trace_arrival", TW_ERANGE);
     spawn = w->arrival == TW_ARRIVE_CLOSED ? (size_t)(w->concurrency < (double)n ? w->concurrency : (double)n) : n;
 
     while (completed < n) {

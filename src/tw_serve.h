@@ -151,7 +151,9 @@ size_t tw_serve_workspace_bytes(const tw_serve_workload *w, const tw_serve_polic
  * to series_max samples, thinned evenly as the run grows. slo_ttft_s and slo_tpot_s (0: none)
  * give goodput. TW_OK; TW_EINVAL naming the first bad field ("workload.rate", "policy.block_size",
  * "costs.lin_s", ...); TW_ERANGE "workload.isl+osl" when a request needs more KV than a replica
- * holds, "costs.scale" when a step time is not finite and positive. Outputs are finite.
+ * holds, "costs.scale" when a step time is not finite or below 1 ns or the run would pass 1e15 s,
+ * "workload.rate" when the arrivals would, "policy.kv_capacity_tokens" when nothing can be
+ * scheduled. Outputs are finite.
  */
 int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_serve_costs *c,
                  double slo_ttft_s, double slo_tpot_s, void *work, size_t work_bytes,
@@ -162,7 +164,8 @@ int tw_serve_request(const void *work, size_t i, tw_serve_record *out);
 
 /* Step time of a composition (the formula above), for tests and callers that price one step:
  * chunks n[i] after p[i] cached tokens (n_chunks of them), b decodes at mean context c, k
- * sequences sampled. TW_OK or TW_EINVAL naming the field. */
+ * sequences sampled. TW_OK; TW_EINVAL naming the field; TW_ERANGE "costs.scale" when the time
+ * overflows. */
 int tw_serve_step_time(const tw_serve_costs *c, const double *n, const double *p, size_t n_chunks,
                        double b, double ctx, double k, double *time_s, const char **bad_field);
 

@@ -132,6 +132,12 @@ int tw_serve_step_time(const tw_serve_costs *c, const double *n, const double *p
         tokens += n[i];
         attn += inc > own ? inc : own;
     }
-    *time_s = c->scale * tw__serve_step(c, tokens, attn, b, ctx, k);
+    tokens = c->scale * tw__serve_step(c, tokens, attn, b, ctx, k);
+    if (!(isfinite(tokens) && tokens >= 0.0)) {
+        /* valid tables whose sums or scale overflow */
+        if (bad_field != NULL) *bad_field = "costs.scale";
+        return TW_ERANGE;
+    }
+    *time_s = tokens;
     return TW_OK;
 }

@@ -1,0 +1,134 @@
+/* fuzz_serve.c - libFuzzer target: tw_serve_run and tw_serve_step_time. Runs are kept small
+ * (at most 64 requests of at most 4096 tokens each) so that every input finishes quickly; the
+ * core's own limits are far larger. On TW_OK: every output finite, every request complete with
+ * first token <= finish, KV never over capacity. */
+#include "fuzz_input.h"
+
+#define PTS 4
+
+static size_t fuzz_count(fuzz_in *in, size_t max)
+{
+    int b = fuzz_byte(in);
+    return b < 0 ? 1 : 1 + (size_t)b % max;
+}
+
+/* a grid of n points: 1, then ascending; values from the input */
+static void grid(fuzz_in *in, double *g, double *v, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        g[i] = i == 0 ? 1.0 : g[i - 1] + 1.0 + (double)(fuzz_byte(in) & 0xff) * 16.0;
+        v[i] = fuzz_double(in);
+    }
+}
+
+static int small_lengths(const tw_serve_lengths *l)
+{
+    switch (l->kind) {
+    case TW_LEN_FIXED: return l->a <= 4096;
+    case TW_LEN_UNIFORM: return l->b <= 4096;
+    case TW_LEN_LOGNORMAL: return l->hi <= 4096;
+    default: return 0;
+    }
+}
+
+static void stat_ok(const tw_serve_stat *s)
+{
+    check(finite_ge0(s->mean) && finite_ge0(s->p50) && finite_ge0(s->p90) && finite_ge0(s->p99) && finite_ge0(s->max),
+          "a statistic not finite and non-negative");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_in in = {data, size};
+    double tok[PTS], lin[PTS], ctx[PTS], attn[PTS], seq[PTS], lm[PTS], dctx[PTS], dec[PTS * PTS], n[2], p[2], t;
+    tw_serve_costs c;
+    tw_serve_policy pol;
+    tw_serve_workload w;
+    tw_serve_result r;
+    const char *bad = NULL;
+    size_t i, bytes;
+    void *work;
+    int st;
+
+    memset(&c, 0, sizeof c);
+    c.n_tok = fuzz_count(&in, PTS);
+    c.n_ctx = fuzz_count(&in, PTS);
+    c.n_seq = fuzz_count(&in, PTS);
+    c.n_dctx = fuzz_count(&in, PTS);
+    grid(&in, tok, lin, c.n_tok);
+    grid(&in, ctx, attn, c.n_ctx);
+    grid(&in, seq, lm, c.n_seq);
+    grid(&in, dctx, dec, c.n_dctx);
+    for (i = 0; i < c.n_seq * c.n_dctx; i++) dec[i] = fuzz_double(&in);
+    c.tok_grid = tok; c.lin_s = lin; c.ctx_grid = ctx; c.attn_s = attn;
+    c.seq_grid = seq; c.logits_s = lm; c.dctx_grid = dctx; c.decode_s = dec;
+    c.host_s = fuzz_double(&in);
+    c.seq_host_s = fuzz_double(&in);
+    c.kv_s_per_token = fuzz_double(&in);
+    c.scale = fuzz_double(&in);
+
+    n[0] = fuzz_double(&in); p[0] = fuzz_double(&in); n[1] = fuzz_double(&in); p[1] = fuzz_double(&in);
+    st = tw_serve_step_time(&c, n, p, (size_t)(fuzz_byte(&in) & 1) + 1, fuzz_double(&in), fuzz_double(&in),
+                            fuzz_double(&in), &t, &bad);
+    check_status(st, bad);
+    if (st == TW_OK) check(finite_ge0(t), "a step time not finite");
+
+    memset(&pol, 0, sizeof pol);
+    pol.policy = fuzz_byte(&in) & 1;
+    pol.mix = fuzz_byte(&in) & 1;
+    pol.chunked = fuzz_byte(&in) & 1;
+    pol.reserve = fuzz_byte(&in) & 1;
+    pol.max_num_seqs = fuzz_double(&in);
+    pol.max_num_batched_tokens = fuzz_double(&in);
+    pol.block_size = fuzz_double(&in);
+    pol.kv_capacity_tokens = fuzz_double(&in);
+    pol.watermark = fuzz_double(&in);
+    pol.replicas = fuzz_double(&in);
+    pol.router = fuzz_byte(&in) & 1;
+    pol.multi_step = fuzz_double(&in);
+
+    memset(&w, 0, sizeof w);
+    w.arrival = fuzz_byte(&in) % 4; /* not TRACE: no arrays to give */
+    w.rate = fuzz_double(&in);
+    w.cv = fuzz_double(&in);
+    w.concurrency = fuzz_double(&in);
+    w.requests = fuzz_double(&in);
+    w.isl.kind = fuzz_byte(&in) % 3;
+    w.isl.a = fuzz_double(&in); w.isl.b = fuzz_double(&in); w.isl.lo = fuzz_double(&in); w.isl.hi = fuzz_double(&in);
+    w.osl.kind = fuzz_byte(&in) % 3;
+    w.osl.a = fuzz_double(&in); w.osl.b = fuzz_double(&in); w.osl.lo = fuzz_double(&in); w.osl.hi = fuzz_double(&in);
+    w.seed = (uint64_t)fuzz_int(&in);
+
+    /* keep the run small: requests, tokens, replicas, sequences and a budget of at least 16 */
+    if (!(w.requests >= 1 && w.requests <= 64) || !small_lengths(&w.isl) || !small_lengths(&w.osl) ||
+        !(pol.replicas >= 1 && pol.replicas <= 8) || !(pol.max_num_seqs >= 1 && pol.max_num_seqs <= 256) ||
+        !(pol.max_num_batched_tokens >= 16) || !(pol.block_size <= 4096) || !(pol.multi_step <= 16))
+        return 0;
+    bytes = tw_serve_workspace_bytes(&w, &pol, 0);
+    if (bytes == 0) return 0;
+    work = malloc(bytes);
+    if (work == NULL) return 0;
+    st = tw_serve_run(&w, &pol, &c, fuzz_double(&in), fuzz_double(&in), work, bytes, NULL, 0, &r, &bad);
+    check_status(st, bad);
+    if (st == TW_OK) {
+        double tokens = 0;
+        check(r.requests == w.requests, "a run that lost requests");
+        check(finite_gt0(r.duration_s) || r.duration_s >= 0, "a duration not finite");
+        stat_ok(&r.ttft_s); stat_ok(&r.tpot_s); stat_ok(&r.itl_s); stat_ok(&r.e2e_s); stat_ok(&r.queue_s);
+        check(finite_ge0(r.requests_per_s) && finite_ge0(r.output_tokens_per_s) && finite_ge0(r.total_tokens_per_s),
+              "a throughput not finite");
+        check(finite_ge0(r.mean_in_system) && finite_ge0(r.mean_running), "a time average not finite");
+        check(r.kv_peak_fraction >= 0 && r.kv_peak_fraction <= 1, "KV use above capacity");
+        for (i = 0; i < (size_t)w.requests; i++) {
+            tw_serve_record q;
+            check(tw_serve_request(work, i, &q) == TW_OK, "a request record missing");
+            check(q.arrival_s <= q.scheduled_s && q.scheduled_s <= q.first_token_s && q.first_token_s <= q.finish_s,
+                  "a request out of order");
+            tokens += q.output_tokens;
+        }
+        check(tokens == r.output_tokens, "output tokens not conserved");
+    }
+    free(work);
+    return 0;
+}
