@@ -11,6 +11,9 @@
 --   rules     every offered fix predicted >= 1 + FIX_MARGIN faster (presets and random configs)
 --   nearby    every listed shape predicted faster than the config
 --   comm      a collective takes at least its bytes per rank over the link
+--   serve     TPOT p50 >= the weights read once at the datasheet bandwidth; output tokens/s <=
+--             GPUs x the device's largest peak / (2 x matmul params); every latency finite, ordered
+--             (p50 <= p90 <= p99 <= max), KV use <= capacity, goodput <= throughput
 -- Prints the number of checks per invariant and every violation; exits 1 on any.
 -- Usage: build/tilewave run tests/properties/invariants.lua [--large] [--seed N]
 local tw = require "tilewave"
@@ -233,6 +236,45 @@ for _, kind in ipairs { "allreduce", "allgather_ring", "reducescatter_ring", "p2
       local wire = (kind == "allreduce" and 2 * (n - 1) / n) or (kind == "p2p" and 1) or (n - 1) / n
       ok("collective >= bytes over the link", t >= wire * bytes / 450e9 / TOL,
         function() return format("%s n %d %g B: %g s", kind, n, bytes, t) end)
+    end
+  end
+end
+
+-- serving: throughput under the compute ceiling, TPOT above the weight stream
+do
+  local engines_s = { "vllm", "sglang", "trtllm", "compiled" }
+  local loads = { { rate = 2 }, { rate = 50 }, { concurrency = 64 }, { arrival = "offline" } }
+  local models_s = large and { "llama-3.2-1b", "llama-3.1-8b", "qwen3-8b", "mixtral-8x7b", "llama-3.1-70b" }
+    or { "llama-3.2-1b", "llama-3.1-8b", "mixtral-8x7b" }
+  for _, m in ipairs(models_s) do
+    for _, h in ipairs { "h100_sxm5", "a100_sxm4_80gb", "l40s", "h200_sxm" } do
+      for k, e in ipairs(engines_s) do
+        local w = loads[(k + #m) % #loads + 1]
+        local wl = { arrival = w.arrival, rate = w.rate, concurrency = w.concurrency, requests = large and 2000 or 300,
+                     dataset = "sharegpt" }
+        local okr, r = pcall(tw.serve.simulate, { model = m, hw = h, engine = e, t = m == "llama-3.1-70b" and 4 or 1,
+                                                   workload = wl, slo = { ttft_s = 1, tpot_s = 0.05 } })
+        if not okr then refused(r) else
+          local label = format("serve %s %s %s", m, h, e)
+          local spec = tw.hw.resolve(h)
+          local d = tw.inference.decode { model = m, hw = h, context = 1, t = r.t }
+          local peak = 0
+          for _, v in pairs(spec.peak_flops) do if v > peak then peak = v end end
+          ok("serve tokens/s <= compute ceiling", r.throughput.output_tokens_per_s <= r.gpus * peak / (2 * d.matmul_params) * TOL,
+            function() return format("%s: %g tok/s", label, r.throughput.output_tokens_per_s) end)
+          ok("serve TPOT >= weights at datasheet bandwidth", r.tpot_s.p50 * TOL >= d.weight_bytes / spec.mem_bw,
+            function() return format("%s: TPOT %g s", label, r.tpot_s.p50) end)
+          for _, st in ipairs { "ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s" } do
+            local x = r[st]
+            ok("serve statistics finite and ordered", finite(x.mean) and x.p50 <= x.p90 * TOL and x.p90 <= x.p99 * TOL
+              and x.p99 <= x.max * TOL and x.p50 >= 0,
+              function() return format("%s: %s %g %g %g %g", label, st, x.p50, x.p90, x.p99, x.max) end)
+          end
+          ok("serve KV within capacity, goodput within throughput", r.kv_peak_fraction <= 1
+            and r.goodput_rps <= r.throughput.requests_per_s * TOL,
+            function() return format("%s: kv %g goodput %g", label, r.kv_peak_fraction, r.goodput_rps) end)
+        end
+      end
     end
   end
 end
