@@ -23,6 +23,9 @@ return {
   interconnect = {  -- byte/s, bidirectional totals
     nvlink_bw = 1800 * GB,
   },
+  -- USD per GPU-hour: 0.0019 USD/s x 3600 (the source's "B200 180 GB")
+  price = { per_hour = 6.84, provider = "RunPod (serverless active worker)", date = "2026-11-25",
+            source = "RunPod Serverless pricing, active (always-on) workers, per-second rate x 3600 (https://docs.runpod.io/serverless/pricing; stored copy read 2026-11-25)" },
   sources = {
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     sm_count = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering); NVIDIA Blackwell Tuning Guide (https://docs.nvidia.com/cuda/blackwell-tuning-guide/)",

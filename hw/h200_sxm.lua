@@ -147,6 +147,9 @@ return {
     write_exposed = 0.719,
     write_frac = 0.716,
   },
+  -- USD per GPU-hour: 0.00124 USD/s x 3600 (the source's "H200 PRO 141 GB")
+  price = { per_hour = 4.464, provider = "RunPod (serverless active worker)", date = "2026-11-25",
+            source = "RunPod Serverless pricing, active (always-on) workers, per-second rate x 3600 (https://docs.runpod.io/serverless/pricing; stored copy read 2026-11-25)" },
   sources = {
     usable_memory_bytes = "Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (https://thundergolfer.com/blog/nvidia-gpu-memory-capacity): total memory as NVML reports it (nvidia-smi), MiB",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",

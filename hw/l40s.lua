@@ -24,6 +24,9 @@ return {
   interconnect = {  -- byte/s, bidirectional totals
     pcie_bw = 64 * GB,
   },
+  -- USD per GPU-hour: 0.00037 USD/s x 3600 (the source's "L40, L40S, 6000 Ada PRO 48 GB")
+  price = { per_hour = 1.332, provider = "RunPod (serverless active worker)", date = "2026-11-25",
+            source = "RunPod Serverless pricing, active (always-on) workers, per-second rate x 3600 (https://docs.runpod.io/serverless/pricing; stored copy read 2026-11-25)" },
   sources = {
     usable_memory_bytes = "Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (https://thundergolfer.com/blog/nvidia-gpu-memory-capacity): total memory as NVML reports it (nvidia-smi), MiB",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",

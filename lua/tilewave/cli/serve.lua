@@ -66,7 +66,8 @@ function M.define(p, engine_help)
   local c = p:command("serve", "Simulate serving a model under load: continuous batching, paged KV cache, "
     .. "TTFT / TPOT / ITL percentiles, throughput and goodput, one row per load (tilewave.serve).")
   c:argument("model", "Model id, config.json path or a folder holding one.")
-  c:option("--hw", "Device id or spec path."):default("h100_sxm5")
+  c:option("--hw", "Device id or spec path (default h100_sxm5; with --search a comma-separated list, default "
+    .. "every device with a price).")
   c:option("--t", "Tensor-parallel size per replica."):default("1"):convert(parser.int_arg("serve.t"))
   c:option("--replicas", "Data-parallel replicas behind a router."):default("1"):convert(parser.int_arg("serve.replicas"))
   c:option("--router", "round_robin or least_loaded."):default("round_robin")
@@ -102,6 +103,14 @@ function M.define(p, engine_help)
   c:option("--series-out", "Write every run's time series (queue, running batch, KV use; CSV) to FILE.")
   c:option("--plots", "Also draw serve_latency.svg and serve_throughput.svg (with --rate lists) and "
     .. "serve_timeline.svg (the last run) into DIR (gnuplot).")
+  c:flag("--search", "Rank deployments (device, t, replicas) serving --rate R within --slo by cost per million "
+    .. "output tokens, with the probability of meeting the SLO (tilewave.serve.size).")
+  c:option("--max-gpus", "With --search: most GPUs of a deployment."):default("8"):convert(parser.int_arg("size.max_gpus"))
+  c:option("--price", "With --search: USD per GPU-hour, e.g. h100_sxm5=2.49,l40s=0.99 (overrides the hw files).")
+  c:option("--confidence", "With --search: the p_meet a deployment needs to rank."):default("0.9")
+    :convert(parser.num_arg("size.confidence"))
+  c:option("--samples", "With --search: step-cost draws of p_meet."):default("16"):convert(parser.int_arg("size.samples"))
+  c:option("--top", "With --search: rows to print."):default("10"):convert(parser.int_arg("size.top"))
   c:flag("--progress", "Report each run on stderr (on by default when stderr is a terminal).")
 end
 
@@ -123,6 +132,8 @@ local function stat(r, k, q) return si(r[k][q], "s") end
 
 --- Run `tilewave serve` with parsed arguments `a`, writing to `out`; returns the exit status.
 function M.run(a, out)
+  if a.search then return require("tilewave.cli.size").run(a, out) end
+  a.hw = a.hw or "h100_sxm5"
   local sched
   if a.scheduler or a.max_num_seqs or a.max_num_batched_tokens then
     sched = { base = a.scheduler, max_num_seqs = a.max_num_seqs, max_num_batched_tokens = a.max_num_batched_tokens }

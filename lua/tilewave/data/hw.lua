@@ -58,6 +58,16 @@ local SPEC_FIELDS = {
   boost_clock_hz = function(v, p) return check.within(v, 1e7, 1e10, "Hz", p) end,
   memory_bytes = function(v, p) return check.within(v, 1e6, 1e14, "byte", p) end,
   usable_memory_bytes = function(v, p) return check.within(v, 1e6, 1e14, "byte", p) end,
+  -- a rental price: { per_hour = USD per GPU-hour, provider, date (YYYY-MM-DD), source }
+  price = function(v, p)
+    check.table(v, p)
+    check.options(v, { per_hour = true, provider = true, date = true, source = true }, p)
+    check.within(v.per_hour, 0.01, 1000, "USD per GPU-hour", p .. ".per_hour")
+    check.string(v.provider, p .. ".provider")
+    check.string(v.date, p .. ".date")
+    check.string(v.source, p .. ".source")
+    return v
+  end,
   mem_bw = function(v, p) return check.within(v, 1e9, 1e15, "byte/s", p) end,
   l2_bytes = function(v, p) return check.within(v, 1e3, 1e11, "byte", p) end,
   smem_per_sm_bytes = check.positive, tdp_w = check.positive,
@@ -154,6 +164,7 @@ function M.load_device_data(path, depth)
   if not b then return nil, format("%s: hw.base: %s", path, berr) end
   local out = deep(b)
   out.base, out.id = nil, nil
+  out.price = nil -- a rental price is the device's own, never its base's
   for k, v in pairs(data) do
     if k ~= "base" then
       if type(v) == "table" and type(out[k]) == "table" then

@@ -76,4 +76,34 @@ function M.timeline(r)
                       { title = "KV cache in use (%)", points = kv, with = "lines", dash = true } } }
 end
 
+--- Sizing (tilewave.serve.size): output tokens/s per GPU against tokens/s per user, one point per
+-- deployment meeting the SLO; the Pareto front (no other deployment better on both) labelled hw,
+-- t x replicas, as serving engineers draw it.
+function M.pareto(r)
+  local all = {}
+  for _, d in ipairs(r.deployments) do all[#all + 1] = d end
+  local function pt(d) return { d.tokens_per_s_per_user, d.output_tokens_per_s_per_gpu,
+                                format("%s t%d x%d", d.hw, d.t, d.replicas) } end
+  local front, rest, below = {}, {}, {}
+  for _, d in ipairs(all) do
+    local dominated = false
+    for _, e in ipairs(all) do
+      if e ~= d and e.tokens_per_s_per_user >= d.tokens_per_s_per_user
+        and e.output_tokens_per_s_per_gpu >= d.output_tokens_per_s_per_gpu
+        and (e.tokens_per_s_per_user > d.tokens_per_s_per_user or e.output_tokens_per_s_per_gpu > d.output_tokens_per_s_per_gpu) then
+        dominated = true
+      end
+    end
+    local list = dominated and rest or front
+    list[#list + 1] = pt(d)
+  end
+  table.sort(front, function(a, b) return a[1] < b[1] end)
+  for _, d in ipairs(r.below_confidence) do below[#below + 1] = pt(d) end
+  local series = { { title = "Pareto front", points = front, with = "linespoints", labels = true } }
+  if #rest > 0 then series[#series + 1] = { title = format("other, p_meet >= %.2f", r.confidence), points = rest, with = "points" } end
+  if #below > 0 then series[#series + 1] = { title = "below confidence", points = below, with = "points" } end
+  return { title = format("Deployments serving %g req/s within the SLO (aggregated)", r.rate),
+           xlabel = "tokens/s per user (1 / mean TPOT)", ylabel = "output tokens/s per GPU", series = series }
+end
+
 return M

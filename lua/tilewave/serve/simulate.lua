@@ -30,6 +30,8 @@ local M = {}
 local format, max = string.format, math.max
 
 M.schedulers = schedulers
+--- Deployment sizing (tilewave.serve.size.size; loaded on first use).
+function M.size(o) return require("tilewave.serve.size").size(o) end
 M.datasets = workload.datasets
 
 local OPTIONS = { model = true, hw = true, t = true, ep = true, weight_dtype = true, kv_dtype = true, group = true,
@@ -98,7 +100,9 @@ function M.prepare(o)
            weight_dtype = o.weight_dtype or "bf16", kv_dtype = o.kv_dtype or "bf16" }
 end
 
--- one run of the core at step-cost scale `scale`
+--- One run of the core for a prepared run `x` (M.prepare) at step-cost scale `scale`: the
+-- core's raw result (src/tw_serve.h fields). For callers that run one deployment many times
+-- (tilewave.serve.size).
 local function run(x, scale, detail)
   local w, s, tb = x.w, x.sched, x.tables
   local function len(l) return { kind = l.kind, a = l.a, b = l.b, lo = l.lo, hi = l.hi } end
@@ -117,7 +121,9 @@ local function run(x, scale, detail)
   }
 end
 
--- the nominal run's figures in the shape simulate() returns
+M.run = run
+
+--- The figures of a raw run in the shape simulate() returns (without `interval`).
 local function shape(x, r)
   local out = {
     model = x.c.id or x.c.name, hw = x.spec.id, t = x.t, replicas = x.replicas, gpus = x.t * x.replicas,
@@ -138,6 +144,8 @@ local function shape(x, r)
 end
 
 -- { low, high } of a figure over the three runs
+M.shape = shape
+
 local function span(a, b, c)
   return { math.min(a, b, c), math.max(a, b, c) }
 end

@@ -1,0 +1,95 @@
+--- tilewave.cli.size: `tilewave serve MODEL --search --rate R --slo ttft=..,tpot=..`: deployments ranked by
+-- cost per million output tokens (tilewave.serve.size). Formats only.
+local tw = require "tilewave"
+local si = require "tilewave.util.si"
+local output = require "tilewave.util.output"
+
+local M = {}
+local format = string.format
+
+-- "h100_sxm5=2.49,l40s=0.99" -> { h100_sxm5 = 2.49, l40s = 0.99 }
+local function prices(s)
+  if not s then return nil end
+  local out = {}
+  for part in (s .. ","):gmatch("([^,]*),") do
+    local id, v = part:match("^([%w_.-]+)=([%d.eE+-]+)$")
+    if not id or not tonumber(v) then
+      error(format("size.prices: expected DEVICE=USD_PER_GPU_HOUR[,...], got '%s'", part), 0)
+    end
+    out[id] = tonumber(v)
+  end
+  return out
+end
+
+local HEADER = { "rank", "hw", "GPUs", "t", "replicas", "max req/s", "TTFT p99", "TPOT p99", "p_meet", "tok/s/GPU",
+                 "tok/s/user", "$/hour", "$/M out tok" }
+
+local function rows_of(list, top, start)
+  local rows = {}
+  for i, d in ipairs(list) do
+    if i > top then break end
+    local q = "p" .. tostring(math.tointeger(d.slo.percentile) or d.slo.percentile)
+    rows[#rows + 1] = { start and tostring(i) or "-", d.hw, tostring(d.gpus), tostring(d.t), tostring(d.replicas),
+      format("%.1f", d.max_rate_rps), si(d.ttft_s[q], "s"), si(d.tpot_s[q], "s"), format("%.2f", d.p_meet),
+      format("%.0f", d.output_tokens_per_s_per_gpu), format("%.1f", d.tokens_per_s_per_user),
+      format("%.2f", d.cost_per_hour), format("%.3f", d.cost_per_million_output_tokens) }
+  end
+  return rows
+end
+
+--- Render a tilewave.serve.size result as text (or JSON).
+function M.render(r, a)
+  if a.format == "json" then return tw.report.json(r) .. "\n" end
+  local slo = r.slo
+  local lines = { format("size %s: %g req/s within %s at p%s (%s), cheapest first; p_meet over %d step-cost draws, "
+    .. "ranked at >= %.2f", a.model, r.rate,
+    table.concat({ slo.ttft_s and ("TTFT <= " .. si(slo.ttft_s, "s")) or nil,
+                   slo.tpot_s and ("TPOT <= " .. si(slo.tpot_s, "s")) or nil }, ", "),
+    tostring(slo.percentile or 99), a.engine, r.samples, r.confidence) }
+  if #r.deployments > 0 then
+    lines[#lines + 1] = tw.report.table(HEADER, rows_of(r.deployments, a.top, true))
+  else
+    lines[#lines + 1] = "no deployment meets the SLO with that confidence"
+  end
+  if #r.below_confidence > 0 then
+    lines[#lines + 1] = format("\nmeeting the SLO at the point estimate, below p_meet %.2f:", r.confidence)
+    lines[#lines + 1] = tw.report.table(HEADER, rows_of(r.below_confidence, a.top, false))
+  end
+  if #r.rejected > 0 then
+    lines[#lines + 1] = "\nleft out:"
+    for _, x in ipairs(r.rejected) do
+      lines[#lines + 1] = format("  %s%s: %s", x.hw, x.t and (" t = " .. x.t) or "", x.reason)
+    end
+  end
+  if #r.unpriced > 0 then
+    lines[#lines + 1] = "\nno price (name them with --hw and --price to include): " .. table.concat(r.unpriced, ", ")
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+--- Run the search for parsed arguments `a`.
+function M.run(a, out)
+  if not a.rate or #a.rate ~= 1 then error("size.rate: expected one --rate R (request/s) with --search", 0) end
+  if not a.slo then error("size.slo: expected --slo ttft=DURATION,tpot=DURATION with --search", 0) end
+  if a.out then output.check_target(a.out, "serve.out") end
+  local hws
+  if a.hw then
+    hws = {}
+    for h in a.hw:gmatch("[^,]+") do hws[#hws + 1] = h end
+  end
+  local w = { requests = a.requests, isl = a.isl and tonumber(a.isl), osl = a.osl and tonumber(a.osl), dataset = a.dataset }
+  if not w.isl and not w.osl and not w.dataset then w.dataset = "sharegpt" end
+  local r = tw.serve.size { model = a.model, workload = w, rate = a.rate[1], slo = a.slo, hw = hws,
+    max_gpus = a.max_gpus, confidence = a.confidence, samples = a.samples, prices = prices(a.price), engine = a.engine,
+    scheduler = a.scheduler, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, seed = a.seed,
+    allow_long_context = a.allow_long_context or nil }
+  if a.plots and #r.deployments + #r.below_confidence > 0 then
+    local plot = require "tilewave.report.plot"
+    plot.svg(require("tilewave.report.serve_charts").pareto(r), plot.dir(a.plots, "serve.plots") .. "/size_pareto.svg")
+  end
+  local text = M.render(r, a)
+  if a.out then output.write_file(a.out, "serve.out", text) else out:write(text) end
+  return 0
+end
+
+return M

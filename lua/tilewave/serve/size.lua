@@ -1,0 +1,246 @@
+--- tilewave.serve.size: the cheapest deployments that serve a rate within latency targets,
+-- with the probability of meeting them.
+--
+--   tw.serve.size{ model = "llama-3.1-8b", workload = { dataset = "sharegpt" }, rate = 20,
+--                  slo = { ttft_s = 2, tpot_s = 0.05 }, max_gpus = 8 }
+--
+-- For each device (default: every hw file with a price, `prices` overriding) and tensor-parallel
+-- size t: the highest rate one replica serves within the SLO (bisection on the simulator, at the
+-- step costs as priced), the replicas the asked rate needs (a router in front, least loaded), then
+-- that deployment simulated at the asked rate. Pruned before any simulation: a model whose KV
+-- cache does not fit, and a deployment above max_gpus. The probability of meeting the SLO
+-- (`p_meet`) samples the step-cost uncertainty calibration measured: the device's decode interval
+-- (tilewave.cost.interval: 5th and 95th percentiles of measured / predicted) read as a lognormal,
+-- N stratified draws (its quantiles at (i - 1/2) / N), each applied to the whole run (a systematic
+-- error, not per-step noise), every draw on the same arrivals (common random numbers).
+-- Only aggregated serving is searched here; disaggregated prefill/decode and speculative decoding
+-- are not simulated yet. Units: s, request/s, token/s, USD.
+-- @module tilewave.serve.size
+local check = require "tilewave.util.check"
+local hw = require "tilewave.data.hw"
+local transformer = require "tilewave.ops.transformer"
+local models = require "tilewave.data.models"
+local simulate = require "tilewave.serve.simulate"
+
+local M = {}
+
+local format, floor, max, min, exp, log = string.format, math.floor, math.max, math.min, math.exp, math.log
+
+-- Defaults: tensor-parallel sizes tried, bisection steps, p_meet draws.
+M.T_SIZES = { 1, 2, 4, 8 }
+M.BISECT_STEPS = 10
+M.SAMPLES = 16
+
+local OPTIONS = { model = true, workload = true, rate = true, slo = true, hw = true, max_gpus = true, modes = true,
+                  confidence = true, samples = true, engine = true, scheduler = true, weight_dtype = true,
+                  kv_dtype = true, group = true, seed = true, prices = true, t = true, allow_long_context = true }
+
+-- the standard normal CDF (Abramowitz & Stegun 26.2.17) and its inverse by bisection
+local function phi(x)
+  local t = 1 / (1 + 0.2316419 * math.abs(x))
+  local d = 0.3989422804014327 * exp(-x * x / 2)
+  local p = d * t * (0.319381530 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))))
+  return x >= 0 and 1 - p or p
+end
+local function z_of(q)
+  local a, b = -10, 10
+  for _ = 1, 100 do
+    local m = (a + b) / 2
+    if phi(m) < q then a = m else b = m end
+  end
+  return (a + b) / 2
+end
+M.z_of = z_of
+
+--- The N step-cost scales of p_meet: the lognormal whose 5th and 95th percentiles are `low` and
+-- `high`, at its quantiles (i - 1/2) / N, ascending.
+function M.scales(low, high, n)
+  local mu, sigma = (log(low) + log(high)) / 2, (log(high) - log(low)) / (2 * 1.6448536269514722)
+  local out = {}
+  for i = 1, n do out[i] = exp(mu + sigma * z_of((i - 0.5) / n)) end
+  return out
+end
+
+-- does raw run r meet the SLO at its percentile?
+local function meets(r, slo)
+  local q = "p" .. tostring(math.tointeger(slo.percentile) or slo.percentile)
+  return (slo.ttft_s == 0 or r.ttft_s[q] <= slo.ttft_s) and (slo.tpot_s == 0 or r.tpot_s[q] <= slo.tpot_s)
+end
+M.meets = meets
+
+-- x (prepared) with another load: a shallow copy whose workload is replaced
+local function at_rate(x, rate, replicas)
+  local y = {}
+  for k, v in pairs(x) do y[k] = v end
+  local w = {}
+  for k, v in pairs(x.w) do w[k] = v end
+  if rate then w.arrival, w.rate = "poisson", rate else w.arrival, w.rate = "offline", nil end
+  y.w, y.replicas = w, replicas or 1
+  y.sched = {}
+  for k, v in pairs(x.sched) do y.sched[k] = v end
+  y.sched.router = (replicas or 1) > 1 and "least_loaded" or x.sched.router
+  return y
+end
+
+--- The highest rate one replica of prepared run `x` serves within `slo` at the step costs as
+-- priced (bisection between 0 and its offline throughput), request/s; 0 when none.
+function M.max_rate(x, slo, steps)
+  local cap = simulate.run(at_rate(x, nil), 1).requests_per_s
+  local lo, hi = 0, cap
+  if meets(simulate.run(at_rate(x, hi), 1), slo) then return hi end
+  for _ = 1, steps or M.BISECT_STEPS do
+    local mid = (lo + hi) / 2
+    if meets(simulate.run(at_rate(x, mid), 1), slo) then lo = mid else hi = mid end
+  end
+  return lo
+end
+
+local function price_of(spec, prices, path)
+  local p = prices and prices[spec.id]
+  if p ~= nil then return check.positive(p, path .. ".prices." .. spec.id), "given" end
+  if spec.price then return spec.price.per_hour, spec.price.provider .. ", " .. spec.price.date end
+end
+
+local function devices(o)
+  if o.hw ~= nil then
+    local list = type(o.hw) == "table" and o.hw or { o.hw }
+    local out = {}
+    for i, h in ipairs(list) do out[i] = hw.resolve(h, format("size.hw[%d]", i)) end
+    return out, {}
+  end
+  local out, unpriced = {}, {}
+  for _, id in ipairs(hw.list()) do
+    local spec = hw.resolve(id, "size.hw")
+    if price_of(spec, o.prices, "size") then out[#out + 1] = spec else unpriced[#unpriced + 1] = spec.id end
+  end
+  return out, unpriced
+end
+
+local function options_of(o, spec, t, rate)
+  return { model = o.model, hw = spec, t = t, engine = o.engine, scheduler = o.scheduler,
+           weight_dtype = o.weight_dtype, kv_dtype = o.kv_dtype, group = o.group, seed = o.seed,
+           allow_long_context = o.allow_long_context, slo = o.slo,
+           workload = (function()
+             local w = {}
+             for k, v in pairs(o.workload or {}) do w[k] = v end
+             w.arrival, w.rate, w.concurrency = "poisson", rate, nil
+             return w
+           end)() }
+end
+
+--- The probability that prepared run `x` with `replicas` meets `slo` at `rate`: the share of
+-- the `n` step-cost scales (M.scales of the device's interval) whose run meets it, on the same
+-- arrivals. Returns p, and the nominal run (scale 1).
+function M.p_meet(x, rate, replicas, slo, n)
+  local y = at_rate(x, rate, replicas)
+  local met = 0
+  for _, s in ipairs(M.scales(x.scale_low, x.scale_high, n)) do
+    if meets(simulate.run(y, s), slo) then met = met + 1 end
+  end
+  return met / n, y
+end
+
+-- evaluate one (device, t): nil and a reason, or the deployment
+local function evaluate(o, spec, t, cost_h)
+  local okp, x = pcall(simulate.prepare, options_of(o, spec, t, o.rate))
+  if not okp then return nil, tostring(x) end
+  local slo = x.slo
+  local one = M.max_rate(x, slo)
+  if one <= 0 then return nil, "no rate meets the SLO on one replica" end
+  local replicas = math.max(1, math.ceil(o.rate / one - 1e-9))
+  while replicas * t <= o.max_gpus do
+    local y = at_rate(x, o.rate, replicas)
+    local r = simulate.run(y, 1)
+    if meets(r, slo) then
+      local p = M.p_meet(x, o.rate, replicas, slo, o.samples)
+      local gpus = replicas * t
+      local out_tps = r.output_tokens_per_s
+      local d = simulate.shape(y, r)
+      d.mode, d.max_rate_rps, d.max_rate_per_replica_rps = "agg", one * replicas, one
+      d.p_meet, d.p_meet_samples = p, o.samples
+      d.output_tokens_per_s_per_gpu = out_tps / gpus
+      d.tokens_per_s_per_user = r.tpot_s.mean > 0 and 1 / r.tpot_s.mean or 0
+      d.price_per_gpu_hour, d.cost_per_hour = cost_h, cost_h * gpus
+      d.cost_per_million_output_tokens = cost_h * gpus / (out_tps * 3600) * 1e6
+      return d
+    end
+    replicas = replicas + 1
+  end
+  return nil, format("needs more than max_gpus %d GPUs", o.max_gpus)
+end
+
+--- Rank deployments of a model that serve `rate` within `slo`.
+-- @tparam table o `model`, `workload` (tilewave.serve.workload, its arrival replaced by Poisson at
+--   `rate`), `rate` (request/s, required), `slo = { ttft_s, tpot_s, percentile = 99 }` (required),
+--   `hw` (device id or list; default every hw file with a price or a `prices` entry), `max_gpus`
+--   (default 8), `modes` ({ "agg" }: the only mode simulated yet), `confidence` (default 0.9),
+--   `samples` (p_meet draws, default M.SAMPLES), `prices` ({ [hw id] = USD per GPU-hour }), `t`
+--   (a list of tensor-parallel sizes, default M.T_SIZES), and simulate()'s `engine`,
+--   `scheduler`, `weight_dtype`, `kv_dtype`, `group`, `seed`, `allow_long_context`
+-- @return `{ deployments (p_meet >= confidence, cheapest first per million output tokens),
+--   below_confidence (the others that meet the SLO at the point estimate), rejected = { { hw, t,
+--   reason } }, unpriced (device ids left out: no price), rate, slo, confidence, samples }`; each
+--   deployment is simulate()'s result plus `mode`, `max_rate_rps`, `max_rate_per_replica_rps`,
+--   `p_meet`, `p_meet_samples`, `output_tokens_per_s_per_gpu`, `tokens_per_s_per_user`,
+--   `price_per_gpu_hour`, `cost_per_hour`, `cost_per_million_output_tokens` (USD)
+-- @raise `size.<field>: ...`
+function M.size(o)
+  check.table(o, "size")
+  check.options(o, OPTIONS, "size")
+  if o.rate == nil then check.fail("size.rate", "expected positive number (request/s)", nil) end
+  check.positive(o.rate, "size.rate")
+  if o.slo == nil then check.fail("size.slo", "expected { ttft_s, tpot_s }", nil) end
+  local c = models.resolve(o.model, "size.model")
+  local q = {}
+  for k, v in pairs(o) do q[k] = v end
+  q.max_gpus = check.positive_int(o.max_gpus or 8, "size.max_gpus")
+  q.confidence = check.within(o.confidence or 0.9, 0, 1, "a probability", "size.confidence")
+  q.samples = check.positive_int(o.samples or M.SAMPLES, "size.samples")
+  if q.samples > 1000 then check.fail("size.samples", "expected at most 1000", q.samples) end
+  for i, m in ipairs(o.modes or { "agg" }) do
+    if m ~= "agg" then
+      check.fail(format("size.modes[%d]", i), "expected \"agg\" (disaggregated serving is not simulated yet)", m)
+    end
+  end
+  if o.prices ~= nil then check.table(o.prices, "size.prices") end
+  local ts = o.t or M.T_SIZES
+  check.table(ts, "size.t")
+  local specs, unpriced = devices(q)
+  local result = { deployments = {}, below_confidence = {}, rejected = {}, unpriced = unpriced, rate = o.rate,
+                   confidence = q.confidence, samples = q.samples }
+  for _, spec in ipairs(specs) do
+    local cost_h = price_of(spec, o.prices, "size")
+    if not cost_h then
+      result.rejected[#result.rejected + 1] = { hw = spec.id, reason = "no price (give one in prices)" }
+    else
+      for _, t in ipairs(ts) do
+        local okt = pcall(transformer.check_t, c, t, "size.t")
+        if not okt then
+          result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = "t does not divide the heads" }
+        elseif t > q.max_gpus then
+          result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = "t above max_gpus" }
+        else
+          local d, why = evaluate(q, spec, t, cost_h)
+          if d then
+            local list = d.p_meet >= q.confidence and result.deployments or result.below_confidence
+            list[#list + 1] = d
+          else
+            result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = why }
+          end
+        end
+      end
+    end
+  end
+  local function by_cost(a, b)
+    if a.cost_per_million_output_tokens ~= b.cost_per_million_output_tokens then
+      return a.cost_per_million_output_tokens < b.cost_per_million_output_tokens
+    end
+    return a.hw .. a.t < b.hw .. b.t
+  end
+  table.sort(result.deployments, by_cost)
+  table.sort(result.below_confidence, by_cost)
+  result.slo = o.slo
+  return result
+end
+
+return M
