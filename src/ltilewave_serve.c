@@ -5,10 +5,11 @@
  *               requests, seed, isl = { kind = "fixed" | "uniform" | "lognormal" | "trace", a, b, lo, hi },
  *               osl = { ... }, trace_arrival = { s ... }, trace_isl = { ... }, trace_osl = { ... },
  *               policy = "continuous" | "static", mix, chunked, reserve (booleans), max_num_seqs,
- *               max_num_batched_tokens, block_size, kv_capacity_tokens,  watermark, replicas, multi_step,
+ *               max_num_batched_tokens, block_size, kv_capacity_tokens,  watermark, replicas, multi_step, spec_k, spec_alpha,
  *               router = "round_robin" | "least_loaded",
  *               tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s (row-major
- *               seq x dctx), host_s, seq_host_s, kv_s_per_token, scale, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
+ *               seq x dctx), draft_s (optional, as decode_s), host_s, seq_host_s,
+ *               kv_s_per_token, scale, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
  *     -> { requests, duration_s, requests_per_s, output_tokens_per_s, total_tokens_per_s,
  *          ttft_s = { mean, p50, p90, p99, max }, tpot_s, itl_s, e2e_s, queue_s, mean_in_system,
  *          mean_running, kv_peak_fraction, preemptions, steps, prefill_tokens, recomputed_tokens,
@@ -124,6 +125,13 @@ static void costs(lua_State *L, int t, tw_serve_costs *c)
     c->logits_s = array(L, t, "logits_s", &n_lm, 1);
     c->dctx_grid = array(L, t, "dctx_grid", &c->n_dctx, 1);
     c->decode_s = array(L, t, "decode_s", &n_dec, 1);
+    {
+        size_t n_draft = 0;
+        c->draft_s = array(L, t, "draft_s", &n_draft, 0);
+        if (c->draft_s != NULL && n_draft != c->n_seq * c->n_dctx)
+            tw_lua_raise(L, "%s.draft_s: expected seq_grid x dctx_grid = %d values, got %d", P, (int)(c->n_seq * c->n_dctx),
+                         (int)n_draft);
+    }
     if (n_lin != c->n_tok) tw_lua_raise(L, "%s.lin_s: expected as many values as tok_grid (%d), got %d", P, (int)c->n_tok, (int)n_lin);
     if (n_attn != c->n_ctx) tw_lua_raise(L, "%s.attn_s: expected as many values as ctx_grid (%d), got %d", P, (int)c->n_ctx, (int)n_attn);
     if (n_lm != c->n_seq) tw_lua_raise(L, "%s.logits_s: expected as many values as seq_grid (%d), got %d", P, (int)c->n_seq, (int)n_lm);
@@ -210,6 +218,8 @@ static int l_serve(lua_State *L)
     p.replicas = tw_lua_get_num(L, 1, "replicas", P, 1.0);
     p.router = option(L, 1, "router", routers, TW_ROUTE_ROUND_ROBIN);
     p.multi_step = tw_lua_get_num(L, 1, "multi_step", P, 1.0);
+    p.spec_k = tw_lua_get_num(L, 1, "spec_k", P, 0.0);
+    p.spec_alpha = tw_lua_get_num(L, 1, "spec_alpha", P, 0.0);
     costs(L, 1, &c);
     slo_ttft = tw_lua_get_num(L, 1, "slo_ttft_s", P, 0.0);
     slo_tpot = tw_lua_get_num(L, 1, "slo_tpot_s", P, 0.0);
@@ -256,6 +266,7 @@ static int l_serve(lua_State *L)
     tw_lua_set_num(L, "recomputed_tokens", r.recomputed_tokens);
     tw_lua_set_num(L, "output_tokens", r.output_tokens);
     tw_lua_set_num(L, "goodput_rps", r.goodput_rps);
+    tw_lua_set_num(L, "spec_tokens_per_step", r.spec_tokens_per_step);
     if (records) {
         lua_createtable(L, 0, 8);
         for (i = 0; i < 8; i++) push_column(L, record_keys[i], work, (size_t)r.requests, i);

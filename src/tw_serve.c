@@ -69,6 +69,8 @@ static const char *check_policy(const tw_serve_policy *p)
     if (!count(p->replicas, 1, TW_SERVE_MAX_REPLICAS)) return "policy.replicas";
     if (p->router != TW_ROUTE_ROUND_ROBIN && p->router != TW_ROUTE_LEAST_LOADED) return "policy.router";
     if (!count(p->multi_step, 1, 1000)) return "policy.multi_step";
+    if (!count(p->spec_k, 0, 16)) return "policy.spec_k";
+    if (!(isfinite(p->spec_alpha) && p->spec_alpha >= 0.0 && p->spec_alpha <= 1.0)) return "policy.spec_alpha";
     return NULL;
 }
 
@@ -88,6 +90,8 @@ typedef struct {
     double area_sys, area_run, t_prev, blocks_used_all;
     tw_serve_sample *series;
     size_t series_max, series_n, stride, skip;
+    tw__rng spec_rng;                       /* draft acceptance */
+    double spec_steps, spec_tokens;         /* decode steps of sequences and the tokens they emitted */
 } sim_t;
 
 static double blocks_for(double tokens, double bs) { return ceil(tokens / bs); }
@@ -176,6 +180,11 @@ static double schedule_running(sim_t *s, rep_t *r, int32_t *run, int phase, doub
         double n = remaining(q), nb;
         int is_prefill = q->gen == 0 || n > 1.0;
         if ((phase == 1 && !is_prefill) || (phase == 0 && is_prefill)) continue;
+        if (!is_prefill && p->spec_k > 0.0) {
+            /* verify the last token and up to k drafts, never past the output */
+            double left = (double)q->osl - q->gen;
+            n = 1.0 + (p->spec_k < left - 1.0 ? p->spec_k : left - 1.0);
+        }
         if (n > *budget) {
             if (!p->chunked && n <= s->budget) continue; /* a whole prompt waits for a step with room */
             n = *budget;
@@ -251,7 +260,7 @@ static int start_step(sim_t *s, rep_t *r, double t)
     const tw_serve_policy *p = s->p;
     int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
     double budget = p->policy == TW_SERVE_STATIC ? INFINITY : s->budget, tokens = 0.0;
-    double pre_tokens = 0.0, attn = 0.0, b = 0.0, ctx = 0.0, k = 0.0, time;
+    double pre_tokens = 0.0, attn = 0.0, b = 0.0, ctx = 0.0, k = 0.0, dec_tokens = 0.0, time;
     int preempted = 0, prompts_ok;
     size_t j;
     if (r->n_run == 0 && r->n_wait == 0) return 0;
@@ -285,6 +294,7 @@ static int start_step(sim_t *s, rep_t *r, double t)
             b += 1.0;
             ctx += q->computed + 1.0;
             k += 1.0;
+            dec_tokens += n;
         } else {
             double inc = tw__serve_attn(s->c, q->computed + n) - tw__serve_attn(s->c, q->computed);
             double own = tw__serve_attn(s->c, n);
@@ -295,7 +305,7 @@ static int start_step(sim_t *s, rep_t *r, double t)
     }
     r->decode_run = pre_tokens > 0.0 ? 0.0 : r->decode_run + 1.0;
     sample(s, t);
-    time = s->c->scale * tw__serve_step(s->c, pre_tokens, attn, b, b > 0.0 ? ctx / b : 1.0, k);
+    time = s->c->scale * tw__serve_step(s->c, pre_tokens, attn, b, b > 0.0 ? ctx / b : 1.0, k, dec_tokens, p->spec_k);
     if (!(isfinite(time) && time >= TW__SERVE_MIN_STEP) || t + time > TW__SERVE_MAX_TIME) return -2;
     s->prefill_tokens += pre_tokens;
     s->steps++;
@@ -314,8 +324,21 @@ static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_tot
         int32_t i = run[j];
         req_t *q = &s->req[i];
         if (q->n_sched > 0) {
-            int emits = q->n_sched == remaining(q);
-            q->computed += q->n_sched;
+            int decode = q->gen > 0 && remaining(q) == 1.0;
+            int emits = decode || q->n_sched == remaining(q);
+            double emitted = 1.0;
+            if (decode && q->n_sched > 1) {
+                /* drafts accepted in order until the first rejection, then one token of the target's */
+                int j;
+                for (j = 1; j < q->n_sched && tw__rng_uniform(&s->spec_rng) < s->p->spec_alpha; j++) emitted += 1.0;
+            }
+            if (decode) {
+                s->spec_steps += 1.0;
+                s->spec_tokens += emitted;
+                q->computed += (int32_t)emitted;
+            } else {
+                q->computed += q->n_sched;
+            }
             q->n_sched = 0;
             if (emits) {
                 if (q->gen == 0) q->first = t;
@@ -326,7 +349,7 @@ static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_tot
                     if (gap > s->itl_max) s->itl_max = gap;
                     s->bins[tw__itl_bin(gap)]++;
                 }
-                q->gen++;
+                q->gen += decode ? (int32_t)emitted : 1;
                 q->last = t;
             }
         }
@@ -437,6 +460,7 @@ static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double
     out->output_tokens = out_tokens;
     out->goodput_rps = slo_ttft > 0.0 || slo_tpot > 0.0 ? good / dur : 0.0;
     out->series_n = (double)s->series_n;
+    out->spec_tokens_per_step = s->spec_steps > 0.0 ? s->spec_tokens / s->spec_steps : 0.0;
 }
 
 int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_serve_costs *c,
@@ -476,6 +500,7 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
     s.series = series;
     s.series_max = series_max;
     s.stride = 1;
+    tw__rng_seed(&s.spec_rng, w->seed, 3);
     memset(s.bins, 0, TW__ITL_BINS * sizeof(uint64_t));
     n = h.n;
     for (i = 0; i < h.n_rep; i++) {

@@ -40,7 +40,12 @@
  * GUARANTEED_NO_EVICT, Orca as Vidur models it). TW_SERVE_STATIC: requests are taken in
  * batches of up to max_num_seqs when a replica is idle; with multi_step = m > 1 decodes run
  * in blocks of m steps and prompts are scheduled only between blocks (vLLM v0.6's multi-step
- * scheduling). TW_SERVE_STATIC: requests are taken in
+ * scheduling). Speculative decoding (spec_k = k > 0; Leviathan et al. 2023, arXiv 2211.17192):
+ * a decode step drafts k tokens per sequence (k draft steps, draft_s) and verifies k + 1 (the
+ * target's GEMMs over b (k + 1) tokens); each draft is accepted with probability spec_alpha until
+ * the first rejection, and the sequence emits the accepted tokens plus one: in expectation
+ * (1 - alpha^(k+1)) / (1 - alpha). ITL counts one gap per step (a chunk), TPOT per token.
+ * TW_SERVE_STATIC: requests are taken in
  * batches of up to max_num_seqs when a replica is idle; one step prefills all the
  * batch's prompts, then decode steps run until the last request of the batch finishes.
  *
@@ -101,6 +106,8 @@ typedef struct {
     int router;                    /* TW_ROUTE_* */
     double multi_step;             /* decode steps run as one block before prompts are scheduled again
                                       (vLLM's --num-scheduler-steps); integer 1..1000 (1: every step) */
+    double spec_k;                 /* speculative decoding: draft tokens per step, integer 0..16 (0: none) */
+    double spec_alpha;             /* acceptance probability of each draft token, [0, 1] */
 } tw_serve_policy;
 
 typedef struct {
@@ -110,6 +117,8 @@ typedef struct {
     const double *seq_grid; size_t n_seq; const double *logits_s;/* lm(k) at k = seq_grid[i] */
     const double *dctx_grid; size_t n_dctx;
     const double *decode_s;        /* D(b, c): n_seq x n_dctx, row i at b = seq_grid[i] */
+    const double *draft_s;         /* speculative decoding: the draft model's decode step, as decode_s
+                                      (NULL without speculation) */
     double host_s;                 /* host time per step, s; >= 0 */
     double seq_host_s;             /* host time per sequence sampled in a step, s; >= 0 */
     double kv_s_per_token;         /* decode attention per cached token of one sequence, s; >= 0 */
@@ -128,6 +137,7 @@ typedef struct {
     double kv_peak_fraction; /* most KV blocks in use over capacity, of any replica */
     double preemptions, steps, prefill_tokens, recomputed_tokens, output_tokens;
     double goodput_rps;      /* requests meeting both SLOs per second (0 when none given) */
+    double spec_tokens_per_step; /* speculative decoding: tokens a sequence emitted per decode step */
     double series_n;         /* time-series samples written */
 } tw_serve_result;
 

@@ -29,6 +29,7 @@ const char *tw__serve_check_costs(const tw_serve_costs *c)
     if (!grid_ok(c->seq_grid, c->n_seq, c->logits_s, c->n_seq)) return "costs.logits_s";
     if (c->n_dctx > 0 && c->n_seq > TW_SERVE_MAX_POINTS * (size_t)TW_SERVE_MAX_POINTS / c->n_dctx) return "costs.decode_s";
     if (!grid_ok(c->dctx_grid, c->n_dctx, c->decode_s, c->n_seq * c->n_dctx)) return "costs.decode_s";
+    if (c->draft_s != NULL && !grid_ok(c->dctx_grid, c->n_dctx, c->draft_s, c->n_seq * c->n_dctx)) return "costs.draft_s";
     if (!nonneg(c->host_s)) return "costs.host_s";
     if (!nonneg(c->seq_host_s)) return "costs.seq_host_s";
     if (!nonneg(c->kv_s_per_token)) return "costs.kv_s_per_token";
@@ -65,8 +66,11 @@ static double lookup(const double *g, size_t n, const double *v, double x)
 
 double tw__serve_attn(const tw_serve_costs *c, double s) { return lookup(c->ctx_grid, c->n_ctx, c->attn_s, s); }
 
-/* D(b, c): bilinear in batch and context */
-static double decode_time(const tw_serve_costs *c, double b, double ctx)
+/* D(b, c) of table v: bilinear in batch and context */
+static double table_time(const tw_serve_costs *c, const double *v, double b, double ctx);
+static double decode_time(const tw_serve_costs *c, double b, double ctx) { return table_time(c, c->decode_s, b, ctx); }
+
+static double table_time(const tw_serve_costs *c, const double *v, double b, double ctx)
 {
     double wb, wc, d00, d01, d10, d11, r;
     size_t ib, ic;
@@ -76,33 +80,35 @@ static double decode_time(const tw_serve_costs *c, double b, double ctx)
         ic = c->n_dctx == 1 ? 0 : locate(c->dctx_grid, c->n_dctx, ctx, &wc);
         if (c->n_seq == 1) wb = 0.0;
         if (c->n_dctx == 1) wc = 0.0;
-        d00 = c->decode_s[ib * c->n_dctx + ic];
-        d10 = c->n_seq == 1 ? d00 : c->decode_s[(ib + 1) * c->n_dctx + ic];
-        d01 = c->n_dctx == 1 ? d00 : c->decode_s[ib * c->n_dctx + ic + 1];
+        d00 = v[ib * c->n_dctx + ic];
+        d10 = c->n_seq == 1 ? d00 : v[(ib + 1) * c->n_dctx + ic];
+        d01 = c->n_dctx == 1 ? d00 : v[ib * c->n_dctx + ic + 1];
         r = d00 + wb * (d10 - d00) + wc * (d01 - d00);
         return r > 0.0 ? r : 0.0;
     }
     ib = locate(c->seq_grid, c->n_seq, b, &wb);
     ic = locate(c->dctx_grid, c->n_dctx, ctx, &wc);
-    d00 = c->decode_s[ib * c->n_dctx + ic];
-    d01 = c->decode_s[ib * c->n_dctx + ic + 1];
-    d10 = c->decode_s[(ib + 1) * c->n_dctx + ic];
-    d11 = c->decode_s[(ib + 1) * c->n_dctx + ic + 1];
+    d00 = v[ib * c->n_dctx + ic];
+    d01 = v[ib * c->n_dctx + ic + 1];
+    d10 = v[(ib + 1) * c->n_dctx + ic];
+    d11 = v[(ib + 1) * c->n_dctx + ic + 1];
     r = (1 - wb) * ((1 - wc) * d00 + wc * d01) + wb * ((1 - wc) * d10 + wc * d11);
     return r > 0.0 ? r : 0.0;
 }
 
 double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double attn_s, double b, double ctx,
-                      double k)
+                      double k, double decode_tokens, double spec_k)
 {
     double d = 0.0, t;
     if (b > 0.0) d = decode_time(c, b, ctx);
-    t = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + b) + attn_s +
+    t = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + decode_tokens) + attn_s +
         (k > 0.0 ? lookup(c->seq_grid, c->n_seq, c->logits_s, k) : 0.0) + c->host_s + c->seq_host_s * k;
     if (b > 0.0) {
         /* decode attention streams each sequence's KV cache in its own kernels, after the GEMMs */
         t += c->kv_s_per_token * ctx * b;
         if (d > t) t = d;
+        /* speculative decoding: the draft's k steps before the verification */
+        if (spec_k > 0.0 && c->draft_s != NULL) t += spec_k * table_time(c, c->draft_s, b, ctx);
     }
     return t;
 }
@@ -132,7 +138,7 @@ int tw_serve_step_time(const tw_serve_costs *c, const double *n, const double *p
         tokens += n[i];
         attn += inc > own ? inc : own;
     }
-    tokens = c->scale * tw__serve_step(c, tokens, attn, b, ctx, k);
+    tokens = c->scale * tw__serve_step(c, tokens, attn, b, ctx, k, b, 0.0);
     if (!(isfinite(tokens) && tokens >= 0.0)) {
         /* valid tables whose sums or scale overflow */
         if (bad_field != NULL) *bad_field = "costs.scale";

@@ -27,7 +27,7 @@ double tw__serve_draw_gap(const tw_serve_workload *w, tw__rng *r);
 
 /* Unscaled step time (tw_serve.h): the chunk sums already taken. */
 double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double attn_s, double b, double ctx,
-                      double k);
+                      double k, double decode_tokens, double spec_k);
 /* A(S), causal attention over S tokens from scratch, s. */
 double tw__serve_attn(const tw_serve_costs *c, double s);
 

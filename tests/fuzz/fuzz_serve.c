@@ -87,6 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pol.replicas = fuzz_double(&in);
     pol.router = fuzz_byte(&in) & 1;
     pol.multi_step = fuzz_double(&in);
+    pol.spec_k = fuzz_double(&in);
+    pol.spec_alpha = fuzz_double(&in);
+    if (fuzz_byte(&in) & 1) c.draft_s = dec;
 
     memset(&w, 0, sizeof w);
     w.arrival = fuzz_byte(&in) % 4; /* not TRACE: no arrays to give */

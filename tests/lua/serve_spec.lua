@@ -150,6 +150,29 @@ describe("tilewave.serve", function()
     assert.is_true(core.serve_step(tb, {}, 8, 1, 8) >= d.tpot_s * (1 - 1e-12))
   end)
 
+  describe("with speculative decoding (Leviathan et al. 2023)", function()
+    local w = { rate = 4, requests = 400, isl = 512, osl = 256 }
+    local none = run { workload = w }
+    it("is slower with alpha = 0 and faster with alpha = 0.9 and a cheap draft", function()
+      local zero = run { workload = w, speculative = { draft = "llama-3.2-1b", k = 4, acceptance = 0 } }
+      local good = run { workload = w, speculative = { draft = "llama-3.2-1b", k = 4, acceptance = 0.9 } }
+      assert.is_true(zero.tpot_s.p50 > none.tpot_s.p50)
+      assert.is_true(good.tpot_s.p50 < none.tpot_s.p50)
+      -- the drawn tokens per target step match (1 - a^(k+1)) / (1 - a) = 4.0951 within sampling error
+      -- (and the output's end, where fewer drafts are left)
+      assert.is_true(math.abs(good.speculative.tokens_per_step / 4.0951 - 1) < 0.03)
+      assert.equal(1, zero.speculative.tokens_per_step)
+      assert.equal(400 * 256, good.output_tokens)
+    end)
+    it("prices decode per output token: the paper's 3.36 tokens per step at alpha 0.8, k 4", function()
+      local d = tw.inference.decode { model = "llama-3.1-8b", hw = "h100_sxm5", context = 1024,
+                                      speculative = { draft = "llama-3.2-1b", k = 4, acceptance = 0.8 } }
+      assert.is_true(math.abs(d.speculative.tokens_per_step - 3.3616) < 1e-9)
+      assert.is_true(math.abs(d.tpot_s - (4 * d.speculative.draft_step_s + d.speculative.verify_step_s) / 3.3616) < 1e-12)
+      assert.is_true(d.tpot_s < d.speculative.plain_tpot_s)
+    end)
+  end)
+
   it("names the field of every bad option", function()
     assert.equal("serve.workload.rate: expected positive number, got -1",
       err_of(run, { workload = { rate = -1, isl = 10, osl = 10 } }))

@@ -42,11 +42,11 @@ function M.decode(args, out)
   for _, bc in ipairs(combos) do
     local o = { model = args.model, hw = args.hw, context = bc[2], batch = bc[1], weight_dtype = args.weight_dtype,
                 group = args.group, kv_dtype = args.kv_dtype, t = args.t, engine = args.engine,
-                allow_long_context = args.allow_long_context or nil, ep = args.ep }
+                allow_long_context = args.allow_long_context or nil, ep = args.ep, speculative = args.speculative }
     local d = tw.inference.decode(o)
     local m
     if spec.memory_bytes then
-      o.engine = nil
+      o.engine, o.speculative = nil, nil
       m = tw.inference.memory(o)
     end
     runs[#runs + 1] = { decode = d, memory = m or false }

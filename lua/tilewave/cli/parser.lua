@@ -64,6 +64,21 @@ end
 
 M.int_arg, M.num_arg, M.int_list = int_arg, num_arg, int_list
 
+--- An argparse converter of `--speculative draft=MODEL,k=K,acceptance=A` (tilewave.cost.speculative).
+function M.speculative(s)
+  local out = {}
+  for part in (s .. ","):gmatch("([^,]*),") do
+    local k, v = part:match("^(%a+)=(.+)$")
+    if k == "draft" then out.draft = v
+    elseif k == "k" and math.tointeger(tonumber(v)) then out.k = math.tointeger(tonumber(v))
+    elseif k == "acceptance" and tonumber(v) then out.acceptance = tonumber(v)
+    else
+      return nil, format("speculative: expected draft=MODEL,k=INTEGER,acceptance=NUMBER, got '%s'", part)
+    end
+  end
+  return out
+end
+
 local ENGINE_HELP = "How software runs the kernels: compiled (fused, CUDA graph), fused (fused, host-launched), "
   .. "eager (PyTorch ops from Python), hf (generate()), llama.cpp, ideal. See tilewave.cost.engines."
 
@@ -153,6 +168,7 @@ function M.parser()
   de:option("--ep", "Expert-parallel size (MoE models; attention data-parallel over batch / ep sequences)."):default("1")
     :convert(int_arg("decode.ep"))
   de:option("--engine", ENGINE_HELP):default("compiled")
+  de:option("--speculative", "Speculative decoding: draft=MODEL,k=4,acceptance=0.7 (TPOT per output token)."):convert(M.speculative)
   de:flag("--allow-long-context", "Accept a context above the model's max_position_embeddings (e.g. RoPE scaling).")
   de:option("--format", "Output format (json: one object, or `runs` for lists)."):choices({ "text", "csv", "json" })
     :default("text")

@@ -94,6 +94,7 @@ function M.define(p, engine_help)
     table.sort(ks)
     return ks
   end)(), ", ") .. ".")
+  c:option("--speculative", "Speculative decoding: draft=MODEL,k=4,acceptance=0.7."):convert(parser.speculative)
   c:option("--seed", "Seed of the arrivals and lengths."):default("0"):convert(parser.int_arg("serve.seed"))
   c:option("--slo", "Latency targets, e.g. ttft=2s,tpot=50ms (p99 unless p=50|90)."):convert(M.slo)
   c:flag("--allow-long-context", "Accept requests above the model's max_position_embeddings.")
@@ -153,7 +154,7 @@ function M.run(a, out)
     local r = tw.serve.simulate { model = a.model, hw = a.hw, t = a.t, replicas = a.replicas, router = a.router,
       engine = a.engine, scheduler = sched, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, workload = w,
       seed = a.seed, slo = a.slo, detail = (a.requests_out or a.series_out or a.plots) and true or nil,
-      allow_long_context = a.allow_long_context or nil }
+      allow_long_context = a.allow_long_context or nil, speculative = a.speculative }
     runs[i] = r
     if progress then
       io.stderr:write(format("serve: run %d of %d (%s) done, %.1f s elapsed\n", i, #list,

@@ -82,7 +82,7 @@ function M.run(a, out)
   local r = tw.serve.size { model = a.model, workload = w, rate = a.rate[1], slo = a.slo, hw = hws,
     max_gpus = a.max_gpus, confidence = a.confidence, samples = a.samples, prices = prices(a.price), engine = a.engine,
     scheduler = a.scheduler, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, seed = a.seed,
-    allow_long_context = a.allow_long_context or nil }
+    allow_long_context = a.allow_long_context or nil, speculative = a.speculative }
   if a.plots and #r.deployments + #r.below_confidence > 0 then
     local plot = require "tilewave.report.plot"
     plot.svg(require("tilewave.report.serve_charts").pareto(r), plot.dir(a.plots, "serve.plots") .. "/size_pareto.svg")

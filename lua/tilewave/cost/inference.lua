@@ -154,7 +154,7 @@ local function in_range(path, batch, context, f, ...)
 end
 
 local DECODE = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
-                 kv_dtype = true, t = true, engine = true, allow_long_context = true, ep = true }
+                 kv_dtype = true, t = true, engine = true, allow_long_context = true, ep = true, speculative = true }
 
 --- A context length within the model's trained maximum (max_position_embeddings), unless
 -- `allow` (the user's allow_long_context = true, e.g. for RoPE scaling the config does not show).
@@ -207,6 +207,10 @@ end
 --   FLOP, token/s, byte/s)
 -- @raise `decode.<field>: ...`
 function M.decode(o)
+  if type(o) == "table" and o.speculative ~= nil then
+    check.options(o, DECODE, "decode")
+    return require("tilewave.cost.speculative").decode(M.decode, o)
+  end
   local c, spec, t, batch, context, fmt, kvb = workload(o, "decode", DECODE, decoder)
   local eng = engines.resolve(o.engine, "decode.engine")
   local g = hw.gemm_params(spec)

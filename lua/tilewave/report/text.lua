@@ -32,6 +32,12 @@ function M.decode(d, m)
       si(d.memory_s, "s"), si(d.dequant_s, "s"), si(d.compute_s, "s"), d.kernels, si(d.overhead_s, "s"),
       si(d.host_s, "s"), si(d.comm_s, "s")),
   }
+  if d.speculative then
+    local sp = d.speculative
+    lines[#lines + 1] = format("  speculative draft %s, k = %d, acceptance %.2f: %.2f tokens per target step; %d draft steps of %s "
+      .. "+ verification %s, against %s per token without (bytes and bound above: one step without)", sp.draft, sp.k,
+      sp.acceptance, sp.tokens_per_step, sp.k, si(sp.draft_step_s, "s"), si(sp.verify_step_s, "s"), si(sp.plain_tpot_s, "s"))
+  end
   if m then
     lines[#lines + 1] = format("  memory      %s of %s (weights %s, KV %s, workspace %s): %s; max batch %d at this "
       .. "context, max context %d at this batch (%s)%s", si(m.total_bytes, "B"), si(m.memory_bytes, "B"),

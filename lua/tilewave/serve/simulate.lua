@@ -36,7 +36,7 @@ M.datasets = workload.datasets
 
 local OPTIONS = { model = true, hw = true, t = true, ep = true, weight_dtype = true, kv_dtype = true, group = true,
                   engine = true, scheduler = true, replicas = true, workload = true, seed = true, slo = true,
-                  detail = true, allow_long_context = true, router = true }
+                  detail = true, allow_long_context = true, router = true, speculative = true }
 local STATS = { "ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s" }
 local FIELDS = { "mean", "p50", "p90", "p99", "max" }
 
@@ -78,6 +78,7 @@ function M.prepare(o)
   local slo = slo_of(o.slo, "serve.slo")
   if o.detail ~= nil and type(o.detail) ~= "boolean" then check.fail("serve.detail", "expected true or false", o.detail) end
   local opts = { t = t, weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype }
+  local sd = o.speculative and require("tilewave.cost.speculative").resolve(o.speculative, "serve.speculative")
   local kv = steps.kv_capacity(c, spec, opts, sched)
   local max_context = w.max_isl + w.max_osl
   if max_context > kv.kv_capacity_tokens then
@@ -94,8 +95,14 @@ function M.prepare(o)
   if w.isl.kind == "fixed" then exact[1] = w.isl.a end
   local tables = steps.tables(c, spec, eng, opts, { max_tokens = max(1, math.min(max_tokens, 2 ^ 24)),
     max_context = max_context, max_seqs = sched.max_num_seqs, exact = exact })
+  if sd then
+    -- the draft model's decode steps on the same device, engine and grids
+    tables.draft_s = steps.decode_table(models.resolve(sd.draft, "serve.speculative.draft"), spec, eng, opts,
+      tables.seq_grid, tables.dctx_grid)
+  end
   local lo, hi, borrowed = steps.interval(spec)
   return { c = c, spec = spec, t = t, eng = eng, sched = sched, replicas = replicas, w = w, seed = seed, slo = slo,
+           speculative = sd,
            kv = kv, tables = tables, scale_low = lo, scale_high = hi, borrowed = borrowed, detail = o.detail,
            weight_dtype = o.weight_dtype or "bf16", kv_dtype = o.kv_dtype or "bf16" }
 end
@@ -114,6 +121,8 @@ local function run(x, scale, detail)
     max_num_batched_tokens = s.max_num_batched_tokens, block_size = s.block_size,
     kv_capacity_tokens = x.kv.kv_capacity_tokens, watermark = s.watermark, replicas = x.replicas, router = s.router,
     multi_step = s.multi_step, seq_host_s = tb.seq_host_s, kv_s_per_token = tb.kv_s_per_token,
+    spec_k = x.speculative and x.speculative.k or 0, spec_alpha = x.speculative and x.speculative.acceptance or 0,
+    draft_s = tb.draft_s,
     tok_grid = tb.tok_grid, lin_s = tb.lin_s, ctx_grid = tb.ctx_grid, attn_s = tb.attn_s, seq_grid = tb.seq_grid,
     logits_s = tb.logits_s, dctx_grid = tb.dctx_grid, decode_s = tb.decode_s, host_s = tb.host_s, scale = scale,
     slo_ttft_s = x.slo and x.slo.ttft_s or 0, slo_tpot_s = x.slo and x.slo.tpot_s or 0,
@@ -140,6 +149,11 @@ local function shape(x, r)
   }
   for _, k in ipairs(STATS) do out[k] = r[k] end
   if x.slo then out.goodput_rps, out.slo = r.goodput_rps, x.slo end
+  if x.speculative then
+    local sd = x.speculative
+    out.speculative = { draft = sd.draft, k = sd.k, acceptance = sd.acceptance, tokens_per_step = r.spec_tokens_per_step,
+      expected_tokens_per_step = require("tilewave.cost.speculative").tokens_per_step(sd.k, sd.acceptance) }
+  end
   return out
 end
 
@@ -158,7 +172,8 @@ end
 --   (data-parallel copies behind a router, default 1), `router` ("round_robin" default or
 --   "least_loaded"), `workload` (tilewave.serve.workload), `seed` (default 0), `slo = { ttft_s,
 --   tpot_s, percentile = 99 }`, `detail` (true: per-request records and a time series),
---   `allow_long_context`; `ep` must be 1
+--   `allow_long_context`, `speculative = { draft, k, acceptance }` (tilewave.cost.speculative; the
+--   result's `speculative.tokens_per_step` is what the run drew); `ep` must be 1
 -- @return `{ model, hw, t, replicas, gpus, engine, scheduler, requests, duration_s (s), throughput =
 --   { requests_per_s, output_tokens_per_s, total_tokens_per_s }, ttft_s, tpot_s, itl_s, e2e_s, queue_s
 --   (each { mean, p50, p90, p99, max }, s), mean_in_system, mean_running (time averages, requests),

@@ -13,8 +13,8 @@
 -- (tilewave.cost.interval: 5th and 95th percentiles of measured / predicted) read as a lognormal,
 -- N stratified draws (its quantiles at (i - 1/2) / N), each applied to the whole run (a systematic
 -- error, not per-step noise), every draw on the same arrivals (common random numbers).
--- Only aggregated serving is searched here; disaggregated prefill/decode and speculative decoding
--- are not simulated yet. Units: s, request/s, token/s, USD.
+-- Only aggregated serving is searched here (with speculative decoding when asked); disaggregated
+-- prefill/decode is not simulated yet. Units: s, request/s, token/s, USD.
 -- @module tilewave.serve.size
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
@@ -33,7 +33,8 @@ M.SAMPLES = 16
 
 local OPTIONS = { model = true, workload = true, rate = true, slo = true, hw = true, max_gpus = true, modes = true,
                   confidence = true, samples = true, engine = true, scheduler = true, weight_dtype = true,
-                  kv_dtype = true, group = true, seed = true, prices = true, t = true, allow_long_context = true }
+                  kv_dtype = true, group = true, seed = true, prices = true, t = true, allow_long_context = true,
+                  speculative = true }
 
 -- the standard normal CDF (Abramowitz & Stegun 26.2.17) and its inverse by bisection
 local function phi(x)
@@ -119,7 +120,7 @@ end
 local function options_of(o, spec, t, rate)
   return { model = o.model, hw = spec, t = t, engine = o.engine, scheduler = o.scheduler,
            weight_dtype = o.weight_dtype, kv_dtype = o.kv_dtype, group = o.group, seed = o.seed,
-           allow_long_context = o.allow_long_context, slo = o.slo,
+           allow_long_context = o.allow_long_context, slo = o.slo, speculative = o.speculative,
            workload = (function()
              local w = {}
              for k, v in pairs(o.workload or {}) do w[k] = v end
@@ -176,7 +177,7 @@ end
 --   (default 8), `modes` ({ "agg" }: the only mode simulated yet), `confidence` (default 0.9),
 --   `samples` (p_meet draws, default M.SAMPLES), `prices` ({ [hw id] = USD per GPU-hour }), `t`
 --   (a list of tensor-parallel sizes, default M.T_SIZES), and simulate()'s `engine`,
---   `scheduler`, `weight_dtype`, `kv_dtype`, `group`, `seed`, `allow_long_context`
+--   `scheduler`, `weight_dtype`, `kv_dtype`, `group`, `seed`, `allow_long_context`, `speculative`
 -- @return `{ deployments (p_meet >= confidence, cheapest first per million output tokens),
 --   below_confidence (the others that meet the SLO at the point estimate), rejected = { { hw, t,
 --   reason } }, unpriced (device ids left out: no price), rate, slo, confidence, samples }`; each

@@ -154,6 +154,19 @@ function M.tables(c, spec, eng, o, lim)
   return r
 end
 
+--- D(b, c) of model `c` on the grids given (row-major, seq x dctx): tilewave.inference.decode per
+-- point, s (the draft model of speculative decoding; the target's own table in M.tables).
+function M.decode_table(c, spec, eng, o, seq_grid, dctx_grid)
+  local out = {}
+  for _, b in ipairs(seq_grid) do
+    for _, cx in ipairs(dctx_grid) do
+      out[#out + 1] = inference.decode { model = c, hw = spec, batch = b, context = cx, t = o.t, engine = eng,
+        kv_dtype = o.kv_dtype, allow_long_context = true }.tpot_s
+    end
+  end
+  return out
+end
+
 --- The prediction interval of a step time on `spec`, as the ratios { low, high } the
 -- calibration residuals of decode steps give (tilewave.cost.price.interval, class "decode").
 function M.interval(spec)

@@ -1,0 +1,70 @@
+--- tilewave.cost.speculative: speculative decoding (Leviathan, Kalman & Matias 2023, "Fast
+-- Inference from Transformers via Speculative Decoding", arXiv 2211.17192).
+--
+--   tw.inference.decode{ model = "llama-3.1-8b", hw = "h100_sxm5", context = 1024,
+--                        speculative = { draft = "llama-3.2-1b", k = 4, acceptance = 0.7 } }
+--
+-- A draft model proposes k tokens (k decode steps of the draft), the target verifies them in one
+-- step over k + 1 tokens per sequence, and each draft is accepted with probability alpha until the
+-- first rejection: (1 - alpha^(k+1)) / (1 - alpha) tokens per target step in expectation (the
+-- paper's i.i.d. assumption; k + 1 at alpha = 1). The verification is priced as a decode step of
+-- b (k + 1) sequences at context / (k + 1) each: the GEMMs see b (k + 1) tokens, the KV bytes read
+-- stay those of b caches of `context`. Units: s, token/s.
+-- @module tilewave.cost.speculative
+local check = require "tilewave.util.check"
+
+local M = {}
+
+--- Validate a `speculative` option: `{ draft (model id, config.json, folder or config), k (draft
+-- tokens, 1..16), acceptance (alpha in [0, 1]) }`; returns it resolved.
+-- @raise `<path>.<field>: ...`
+function M.resolve(s, path)
+  check.table(s, path)
+  check.options(s, { draft = true, k = true, acceptance = true }, path)
+  if s.draft == nil then check.fail(path .. ".draft", "expected a draft model (id, config.json or config)", nil) end
+  local k = check.positive_int(s.k or 4, path .. ".k")
+  if k > 16 then check.fail(path .. ".k", "expected at most 16 draft tokens", k) end
+  local a = check.within(s.acceptance == nil and 0.7 or s.acceptance, 0, 1, "a probability", path .. ".acceptance")
+  return { draft = s.draft, k = k, acceptance = a }
+end
+
+--- Expected tokens per target step: (1 - alpha^(k+1)) / (1 - alpha), k + 1 at alpha = 1.
+function M.tokens_per_step(k, alpha)
+  if alpha >= 1 then return k + 1 end
+  return (1 - alpha ^ (k + 1)) / (1 - alpha)
+end
+
+--- tilewave.inference.decode with `speculative`: the target step, the draft's k steps and the
+-- tokens per step; `tpot_s` = (k x draft step + verification) / tokens per step.
+-- @return decode()'s result of the verification, with `tpot_s`, `tokens_per_s`,
+--   `aggregate_tokens_per_s` per output token and `speculative = { draft, k, acceptance,
+--   tokens_per_step, draft_step_s, verify_step_s, plain_tpot_s }`
+function M.decode(decode, o)
+  local spec = M.resolve(o.speculative, "decode.speculative")
+  local q = {}
+  for key, v in pairs(o) do q[key] = v end
+  q.speculative = nil
+  local plain = decode(q)
+  local b, c = plain.batch, plain.context
+  local v = {}
+  for key, x in pairs(q) do v[key] = x end
+  v.batch, v.context = b * (spec.k + 1), -(-c // (spec.k + 1))
+  local verify = decode(v)
+  local d = {}
+  for key, x in pairs(q) do d[key] = x end
+  d.model, d.weight_dtype, d.group = spec.draft, nil, nil
+  local draft = decode(d)
+  local per = M.tokens_per_step(spec.k, spec.acceptance)
+  local step = spec.k * draft.tpot_s + verify.tpot_s
+  local r, plain_tpot, plain_iv = plain, plain.tpot_s, plain.interval
+  r.tpot_s = step / per
+  r.tokens_per_s = 1 / r.tpot_s
+  r.aggregate_tokens_per_s = b / r.tpot_s
+  r.interval = { low = plain_iv.low * r.tpot_s / plain_tpot, high = plain_iv.high * r.tpot_s / plain_tpot,
+                 borrowed = plain_iv.borrowed }
+  r.speculative = { draft = draft.model, k = spec.k, acceptance = spec.acceptance, tokens_per_step = per,
+                    draft_step_s = draft.tpot_s, verify_step_s = verify.tpot_s, plain_tpot_s = plain_tpot }
+  return r
+end
+
+return M
