@@ -9,7 +9,8 @@
  *               router = "round_robin" | "least_loaded",
  *               tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s (row-major
  *               seq x dctx), draft_s (optional, as decode_s), host_s, seq_host_s,
- *               kv_s_per_token, scale, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
+ *               kv_s_per_token, scale, decode_pool = { the same tables, for disaggregated decode replicas },
+ *               prefill_replicas, decode_kv_capacity_tokens, transfer_s_per_token, transfer_latency_s, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
  *     -> { requests, duration_s, requests_per_s, output_tokens_per_s, total_tokens_per_s,
  *          ttft_s = { mean, p50, p90, p99, max }, tpot_s, itl_s, e2e_s, queue_s, mean_in_system,
  *          mean_running, kv_peak_fraction, preemptions, steps, prefill_tokens, recomputed_tokens,
@@ -176,7 +177,7 @@ static int l_serve(lua_State *L)
                                               "input_tokens", "output_tokens", "preemptions", "replica"};
     tw_serve_workload w;
     tw_serve_policy p;
-    tw_serve_costs c;
+    tw_serve_costs c, dc;
     tw_serve_result r;
     tw_serve_sample *series = NULL;
     size_t n_trace = 0, bytes, series_max, i;
@@ -221,6 +222,17 @@ static int l_serve(lua_State *L)
     p.spec_k = tw_lua_get_num(L, 1, "spec_k", P, 0.0);
     p.spec_alpha = tw_lua_get_num(L, 1, "spec_alpha", P, 0.0);
     costs(L, 1, &c);
+    p.prefill_replicas = tw_lua_get_num(L, 1, "prefill_replicas", P, 0.0);
+    p.decode_kv_capacity_tokens = tw_lua_get_num(L, 1, "decode_kv_capacity_tokens", P, 0.0);
+    p.transfer_s_per_token = tw_lua_get_num(L, 1, "transfer_s_per_token", P, 0.0);
+    p.transfer_latency_s = tw_lua_get_num(L, 1, "transfer_latency_s", P, 0.0);
+    lua_getfield(L, 1, "decode_pool");
+    if (lua_istable(L, -1)) {
+        costs(L, lua_gettop(L), &dc);
+        c.decode_pool = &dc;
+    } else if (!lua_isnil(L, -1)) {
+        return tw_lua_field_error(L, P, "decode_pool", "expected a table of cost tables", -1);
+    }
     slo_ttft = tw_lua_get_num(L, 1, "slo_ttft_s", P, 0.0);
     slo_tpot = tw_lua_get_num(L, 1, "slo_tpot_s", P, 0.0);
     records = flag(L, 1, "records", 0);

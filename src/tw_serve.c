@@ -12,6 +12,9 @@ typedef struct {
 
 typedef struct {
     int32_t head, tail, n_wait, n_run;
+    const tw_serve_costs *c; /* this replica's step costs */
+    double blocks_total;     /* its KV cache, blocks */
+    int role;                /* 0 both, 1 prefill only, 2 decode only */
     double busy_until, blocks_used, blocks_peak;
     double decode_run; /* decode-only steps since the last step that scheduled prompts */
     int busy, dirty;
@@ -19,7 +22,7 @@ typedef struct {
 
 typedef struct {
     size_t n, n_rep, max_seqs;
-    size_t off_req, off_rep, off_run, off_bins, off_scratch, total;
+    size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, total;
 } hdr_t;
 
 /* the longest simulated time, s (3e7 years): every sum of times stays finite */
@@ -43,7 +46,9 @@ static int layout(const tw_serve_workload *w, const tw_serve_policy *p, hdr_t *h
     h->off_run = ALIGN8(h->off_rep + h->n_rep * sizeof(rep_t));
     h->off_bins = ALIGN8(h->off_run + h->n_rep * h->max_seqs * sizeof(int32_t));
     h->off_scratch = ALIGN8(h->off_bins + TW__ITL_BINS * sizeof(uint64_t));
-    h->total = h->off_scratch + h->n * sizeof(double);
+    h->off_heap_t = ALIGN8(h->off_scratch + h->n * sizeof(double));
+    h->off_heap_i = ALIGN8(h->off_heap_t + h->n * sizeof(double));
+    h->total = h->off_heap_i + h->n * sizeof(int32_t);
     return 1;
 }
 
@@ -71,6 +76,14 @@ static const char *check_policy(const tw_serve_policy *p)
     if (!count(p->multi_step, 1, 1000)) return "policy.multi_step";
     if (!count(p->spec_k, 0, 16)) return "policy.spec_k";
     if (!(isfinite(p->spec_alpha) && p->spec_alpha >= 0.0 && p->spec_alpha <= 1.0)) return "policy.spec_alpha";
+    if (!count(p->prefill_replicas, 0, p->replicas - 1)) return "policy.prefill_replicas";
+    if (p->prefill_replicas > 0) {
+        if (!count(p->decode_kv_capacity_tokens, p->block_size, 1e15)) return "policy.decode_kv_capacity_tokens";
+        if (!(isfinite(p->transfer_s_per_token) && p->transfer_s_per_token >= 0.0 && p->transfer_s_per_token <= 1.0))
+            return "policy.transfer_s_per_token";
+        if (!(isfinite(p->transfer_latency_s) && p->transfer_latency_s >= 0.0 && p->transfer_latency_s <= 1e3))
+            return "policy.transfer_latency_s";
+    }
     return NULL;
 }
 
@@ -91,6 +104,11 @@ typedef struct {
     tw_serve_sample *series;
     size_t series_max, series_n, stride, skip;
     tw__rng spec_rng;                       /* draft acceptance */
+    double *heap_t;                         /* KV transfers in flight: end times (a min-heap) */
+    int32_t *heap_i;                        /* and their requests */
+    size_t heap_n;
+    double blocks_all;                      /* KV blocks of every replica */
+    double dec_blocks;                      /* KV blocks of a decode replica (disaggregated) */
     double spec_steps, spec_tokens;         /* decode steps of sequences and the tokens they emitted */
 } sim_t;
 
@@ -191,7 +209,7 @@ static double schedule_running(sim_t *s, rep_t *r, int32_t *run, int phase, doub
         }
         if (!p->reserve) {
             nb = blocks_for(q->computed + n, s->bs) - q->blocks;
-            while (nb > s->blocks_total - r->blocks_used) {
+            while (nb > r->blocks_total - r->blocks_used) {
                 int32_t victim = run[r->n_run - 1];
                 *preempted = 1;
                 preempt_tail(s, r, run);
@@ -211,7 +229,7 @@ static double schedule_running(sim_t *s, rep_t *r, int32_t *run, int phase, doub
 static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now)
 {
     const tw_serve_policy *p = s->p;
-    double tokens = 0.0, reserve_blocks = p->watermark * s->blocks_total;
+    double tokens = 0.0, reserve_blocks = p->watermark * r->blocks_total;
     while (r->head >= 0 && (size_t)r->n_run < s->max_seqs && *budget >= 1.0) {
         req_t *q = &s->req[r->head];
         double n = remaining(q), nb;
@@ -219,9 +237,9 @@ static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now
             if (!p->chunked && n <= s->budget) break;
             n = *budget;
         }
-        nb = p->reserve ? blocks_for((double)q->isl + q->osl, s->bs) : blocks_for(n, s->bs);
+        nb = p->reserve ? blocks_for((double)q->isl + q->osl, s->bs) : blocks_for(q->computed + n, s->bs);
         /* the watermark only holds back a request that would share the cache */
-        if (nb > s->blocks_total - r->blocks_used - (r->n_run > 0 ? reserve_blocks : 0.0)) break;
+        if (nb > r->blocks_total - r->blocks_used - (r->n_run > 0 ? reserve_blocks : 0.0)) break;
         pop_front(s, r);
         take_blocks(s, r, q, nb);
         run[r->n_run++] = (int32_t)(q - s->req);
@@ -249,7 +267,7 @@ static void sample(sim_t *s, double t)
     s->series[s->series_n].time_s = t;
     s->series[s->series_n].waiting = s->waiting;
     s->series[s->series_n].running = s->n_running;
-    s->series[s->series_n].kv_fraction = s->blocks_used_all / (s->blocks_total * (double)s->p->replicas);
+    s->series[s->series_n].kv_fraction = s->blocks_used_all / s->blocks_all;
     s->series_n++;
     s->skip = s->stride - 1;
 }
@@ -296,8 +314,8 @@ static int start_step(sim_t *s, rep_t *r, double t)
             k += 1.0;
             dec_tokens += n;
         } else {
-            double inc = tw__serve_attn(s->c, q->computed + n) - tw__serve_attn(s->c, q->computed);
-            double own = tw__serve_attn(s->c, n);
+            double inc = tw__serve_attn(r->c, q->computed + n) - tw__serve_attn(r->c, q->computed);
+            double own = tw__serve_attn(r->c, n);
             pre_tokens += n;
             attn += inc > own ? inc : own;
             if (n == remaining(q)) k += 1.0;
@@ -305,13 +323,60 @@ static int start_step(sim_t *s, rep_t *r, double t)
     }
     r->decode_run = pre_tokens > 0.0 ? 0.0 : r->decode_run + 1.0;
     sample(s, t);
-    time = s->c->scale * tw__serve_step(s->c, pre_tokens, attn, b, b > 0.0 ? ctx / b : 1.0, k, dec_tokens, p->spec_k);
+    time = r->c->scale * tw__serve_step(r->c, pre_tokens, attn, b, b > 0.0 ? ctx / b : 1.0, k, dec_tokens, p->spec_k);
     if (!(isfinite(time) && time >= TW__SERVE_MIN_STEP) || t + time > TW__SERVE_MAX_TIME) return -2;
     s->prefill_tokens += pre_tokens;
     s->steps++;
     r->busy = 1;
     r->busy_until = t + time;
     return 0;
+}
+
+/* the KV transfers in flight: a binary min-heap on their end times (ties: the lower request) */
+static int heap_less(const sim_t *s, size_t a, size_t b)
+{
+    return s->heap_t[a] < s->heap_t[b] || (s->heap_t[a] == s->heap_t[b] && s->heap_i[a] < s->heap_i[b]);
+}
+
+static void heap_swap(sim_t *s, size_t a, size_t b)
+{
+    double t = s->heap_t[a];
+    int32_t i = s->heap_i[a];
+    s->heap_t[a] = s->heap_t[b];
+    s->heap_i[a] = s->heap_i[b];
+    s->heap_t[b] = t;
+    s->heap_i[b] = i;
+}
+
+static void heap_push(sim_t *s, double t, int32_t i)
+{
+    size_t k = s->heap_n++;
+    s->heap_t[k] = t;
+    s->heap_i[k] = i;
+    while (k > 0 && heap_less(s, k, (k - 1) / 2)) {
+        heap_swap(s, k, (k - 1) / 2);
+        k = (k - 1) / 2;
+    }
+}
+
+static int32_t heap_pop(sim_t *s)
+{
+    int32_t top = s->heap_i[0];
+    size_t k = 0;
+    s->heap_n--;
+    if (s->heap_n > 0) {
+        s->heap_t[0] = s->heap_t[s->heap_n];
+        s->heap_i[0] = s->heap_i[s->heap_n];
+        for (;;) {
+            size_t l = 2 * k + 1, m = k;
+            if (l < s->heap_n && heap_less(s, l, m)) m = l;
+            if (l + 1 < s->heap_n && heap_less(s, l + 1, m)) m = l + 1;
+            if (m == k) break;
+            heap_swap(s, k, m);
+            k = m;
+        }
+    }
+    return top;
 }
 
 /* The step of replica r ends at t: tokens out, finished requests leave. Returns completions. */
@@ -353,6 +418,17 @@ static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_tot
                 q->last = t;
             }
         }
+        if (r->role == 1 && q->gen == 1 && q->gen < q->osl && q->n_sched == 0 && q->computed >= q->isl) {
+            /* disaggregated: the first token leaves with the prompt's KV cache for a decode replica */
+            double arrive = t + s->p->transfer_latency_s + q->isl * s->p->transfer_s_per_token;
+            q->first = arrive;
+            q->last = arrive;
+            q->running = 0;
+            free_blocks(s, r, q);
+            s->n_running--;
+            heap_push(s, arrive, i);
+            continue;
+        }
         if (q->gen >= q->osl) {
             q->done = t;
             q->running = 0;
@@ -369,11 +445,12 @@ static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_tot
     return done;
 }
 
-static size_t route(sim_t *s, size_t i)
+/* the replica among [lo, hi) request i goes to: round robin, or the fewest waiting and running */
+static size_t route(sim_t *s, size_t i, size_t lo, size_t hi, int least)
 {
-    size_t j, best = 0;
-    if (s->p->router == TW_ROUTE_ROUND_ROBIN) return i % (size_t)s->p->replicas;
-    for (j = 1; j < (size_t)s->p->replicas; j++) {
+    size_t j, best = lo;
+    if (!least) return lo + i % (hi - lo);
+    for (j = lo + 1; j < hi; j++) {
         if (s->rep[j].n_wait + s->rep[j].n_run < s->rep[best].n_wait + s->rep[best].n_run) best = j;
     }
     return best;
@@ -401,7 +478,14 @@ static const char *draw(sim_t *s, size_t n)
         q->next = -1;
         q->isl = (int32_t)tw__serve_draw_length(&w->isl, w->trace_isl, i, &rl);
         q->osl = (int32_t)tw__serve_draw_length(&w->osl, w->trace_osl, i, &rl);
-        if (blocks_for((double)q->isl + q->osl, s->bs) > s->blocks_total) return "workload.isl+osl";
+        if (s->p->prefill_replicas > 0) {
+            /* the prompt and its first token on a prefill replica; the whole request on a decode one */
+            if (blocks_for((double)q->isl + 1.0, s->bs) > s->blocks_total ||
+                blocks_for((double)q->isl + q->osl, s->bs) > s->dec_blocks)
+                return "workload.isl+osl";
+        } else if (blocks_for((double)q->isl + q->osl, s->bs) > s->blocks_total) {
+            return "workload.isl+osl";
+        }
         if (w->arrival == TW_ARRIVE_POISSON || w->arrival == TW_ARRIVE_GAMMA) {
             if (i > 0) t += tw__serve_draw_gap(w, &ra);
             if (!(t <= TW__SERVE_MAX_TIME)) return "workload.rate";
@@ -450,7 +534,7 @@ static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double
     out->mean_running = s->area_run / dur;
     out->kv_peak_fraction = 0.0;
     for (i = 0; i < (size_t)s->p->replicas; i++) {
-        double f = s->rep[i].blocks_peak / s->blocks_total;
+        double f = s->rep[i].blocks_peak / s->rep[i].blocks_total;
         if (f > out->kv_peak_fraction) out->kv_peak_fraction = f;
     }
     out->preemptions = s->preemptions;
@@ -470,7 +554,7 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
     const char *bad;
     hdr_t h;
     sim_t s;
-    size_t n, i, next = 0, spawn, completed = 0;
+    size_t n, i, next = 0, spawn, completed = 0, n_pre;
     unsigned char *base = work;
     int st;
 
@@ -503,9 +587,19 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
     tw__rng_seed(&s.spec_rng, w->seed, 3);
     memset(s.bins, 0, TW__ITL_BINS * sizeof(uint64_t));
     n = h.n;
+    n_pre = (size_t)p->prefill_replicas;
+    s.heap_t = (double *)(void *)(base + h.off_heap_t);
+    s.heap_i = (int32_t *)(void *)(base + h.off_heap_i);
+    s.dec_blocks = n_pre > 0 ? floor(p->decode_kv_capacity_tokens / p->block_size) : s.blocks_total;
+    if (n_pre > 0 && c->decode_pool == NULL) return fail(bad_field, "costs.decode_pool", TW_EINVAL);
+    if (n_pre > 0 && (bad = tw__serve_check_costs(c->decode_pool)) != NULL) return fail(bad_field, "costs.decode_pool", TW_EINVAL);
     for (i = 0; i < h.n_rep; i++) {
         memset(&s.rep[i], 0, sizeof s.rep[i]);
         s.rep[i].head = s.rep[i].tail = -1;
+        s.rep[i].role = n_pre == 0 ? 0 : i < n_pre ? 1 : 2;
+        s.rep[i].c = s.rep[i].role == 2 ? c->decode_pool : c;
+        s.rep[i].blocks_total = s.rep[i].role == 2 ? s.dec_blocks : s.blocks_total;
+        s.blocks_all += s.rep[i].blocks_total;
     }
     if ((bad = draw(&s, n)) != NULL) return fail(bad_field, bad, TW_ERANGE);
     if (w->arrival == TW_ARRIVE_TRACE && s.req[n - 1].arrival > TW__SERVE_MAX_TIME)
@@ -514,15 +608,25 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
 
     while (completed < n) {
         double ta = next < spawn ? s.req[next].arrival : INFINITY, ts = INFINITY, now;
+        double tk = s.heap_n > 0 ? s.heap_t[0] : INFINITY;
         for (i = 0; i < h.n_rep; i++) {
             if (s.rep[i].busy && s.rep[i].busy_until < ts) ts = s.rep[i].busy_until;
         }
         now = ta < ts ? ta : ts;
+        if (tk < now) now = tk;
         if (!isfinite(now)) return fail(bad_field, "policy", TW_ERANGE); /* nothing can move */
         advance(&s, now);
         /* every event at this instant first, then the idle replicas start their steps */
+        while (s.heap_n > 0 && s.heap_t[0] <= now) {
+            int32_t q = heap_pop(&s);
+            size_t r = route(&s, (size_t)q, n_pre, h.n_rep, 1);
+            s.req[q].computed = s.req[q].isl; /* the prompt's KV arrived */
+            s.req[q].replica = (int32_t)r;
+            push_back(&s, &s.rep[r], q);
+            s.rep[r].dirty = 1;
+        }
         while (next < spawn && s.req[next].arrival <= now) {
-            size_t r = route(&s, next);
+            size_t r = route(&s, next, 0, n_pre > 0 ? n_pre : h.n_rep, p->router == TW_ROUTE_LEAST_LOADED);
             push_back(&s, &s.rep[r], (int32_t)next);
             s.req[next].replica = (int32_t)r;
             s.n_sys++;

@@ -45,6 +45,10 @@
  * target's GEMMs over b (k + 1) tokens); each draft is accepted with probability spec_alpha until
  * the first rejection, and the sequence emits the accepted tokens plus one: in expectation
  * (1 - alpha^(k+1)) / (1 - alpha). ITL counts one gap per step (a chunk), TPOT per token.
+ * Disaggregated serving (prefill_replicas = P > 0; DistServe, Zhong et al. 2024, arXiv 2401.09670):
+ * arrivals go to the P prefill replicas (costs), a prompt's first token leaves with its KV cache
+ * (transfer_latency_s + input tokens x transfer_s_per_token, added to TTFT), and the request decodes
+ * on the least loaded of the other replicas (costs->decode_pool, decode_kv_capacity_tokens).
  * TW_SERVE_STATIC: requests are taken in
  * batches of up to max_num_seqs when a replica is idle; one step prefills all the
  * batch's prompts, then decode steps run until the last request of the batch finishes.
@@ -108,9 +112,14 @@ typedef struct {
                                       (vLLM's --num-scheduler-steps); integer 1..1000 (1: every step) */
     double spec_k;                 /* speculative decoding: draft tokens per step, integer 0..16 (0: none) */
     double spec_alpha;             /* acceptance probability of each draft token, [0, 1] */
+    double prefill_replicas;       /* disaggregated serving: the first this many replicas only prefill,
+                                      the others only decode; integer 0 (aggregated) .. replicas - 1 */
+    double decode_kv_capacity_tokens; /* disaggregated: KV cache of a decode replica, token */
+    double transfer_s_per_token;   /* disaggregated: KV transfer time per prompt token, s; >= 0 */
+    double transfer_latency_s;     /* disaggregated: latency of one transfer, s; >= 0 */
 } tw_serve_policy;
 
-typedef struct {
+typedef struct tw_serve_costs {
     /* each grid ascending, first point 1, n points 1..TW_SERVE_MAX_POINTS; times >= 0, finite */
     const double *tok_grid; size_t n_tok; const double *lin_s;   /* lin(n) at n = tok_grid[i] */
     const double *ctx_grid; size_t n_ctx; const double *attn_s;  /* A(S) at S = ctx_grid[i] */
@@ -123,6 +132,8 @@ typedef struct {
     double seq_host_s;             /* host time per sequence sampled in a step, s; >= 0 */
     double kv_s_per_token;         /* decode attention per cached token of one sequence, s; >= 0 */
     double scale;                  /* every step time times this; > 0 */
+    const struct tw_serve_costs *decode_pool; /* disaggregated serving: the decode replicas' tables
+                                                 (NULL when aggregated); its own decode_pool unused */
 } tw_serve_costs;
 
 typedef struct {

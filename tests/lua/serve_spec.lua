@@ -173,6 +173,24 @@ describe("tilewave.serve", function()
     end)
   end)
 
+  it("disaggregates: TTFT >= the prefill + the KV bytes over the link, decode free of prefill stalls", function()
+    local w = { rate = 10, requests = 600, isl = 2000, osl = 200 }
+    local d = run { workload = w, disagg = { prefill = { replicas = 1 }, decode = { replicas = 1 } }, detail = true }
+    local agg = run { workload = w, replicas = 2, router = "least_loaded" }
+    local p = tw.inference.prefill { model = BASE.model, hw = BASE.hw, prompt = 2000, engine = "vllm" }
+    -- 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131072 bytes per token over NVLink, 450 GB/s one way
+    assert.equal(131072, d.kv_transfer.bytes_per_token)
+    local floor = p.ttft_s + 2000 * 131072 / 450e9
+    local c = d.records
+    for i = 1, #c.arrival_s do
+      assert.is_true(c.first_token_s[i] - c.arrival_s[i] >= floor * (1 - 1e-9))
+    end
+    assert.equal("disagg", d.mode)
+    assert.equal(2, d.gpus)
+    assert.is_true(d.tpot_s.p99 < agg.tpot_s.p99)
+    assert.is_true(math.abs(d.mean_in_system / (d.throughput.requests_per_s * d.e2e_s.mean) - 1) < 0.03)
+  end)
+
   it("names the field of every bad option", function()
     assert.equal("serve.workload.rate: expected positive number, got -1",
       err_of(run, { workload = { rate = -1, isl = 10, osl = 10 } }))

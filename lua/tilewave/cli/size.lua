@@ -21,7 +21,14 @@ local function prices(s)
   return out
 end
 
-local HEADER = { "rank", "hw", "GPUs", "t", "replicas", "max req/s", "TTFT p99", "TPOT p99", "p_meet", "tok/s/GPU",
+local function modes_of(s)
+  if not s then return nil end
+  local out = {}
+  for m in s:gmatch("[^,]+") do out[#out + 1] = m end
+  return out
+end
+
+local HEADER = { "rank", "hw", "mode", "GPUs", "t", "replicas", "max req/s", "TTFT p99", "TPOT p99", "p_meet", "tok/s/GPU",
                  "tok/s/user", "$/hour", "$/M out tok" }
 
 local function rows_of(list, top, start)
@@ -29,7 +36,10 @@ local function rows_of(list, top, start)
   for i, d in ipairs(list) do
     if i > top then break end
     local q = "p" .. tostring(math.tointeger(d.slo.percentile) or d.slo.percentile)
-    rows[#rows + 1] = { start and tostring(i) or "-", d.hw, tostring(d.gpus), tostring(d.t), tostring(d.replicas),
+    local dis = d.mode == "disagg"
+    rows[#rows + 1] = { start and tostring(i) or "-", d.hw, d.mode, tostring(d.gpus),
+      dis and format("%d/%d", d.prefill.t, d.decode.t) or tostring(d.t),
+      dis and format("%dP%dD", d.prefill.replicas, d.decode.replicas) or tostring(d.replicas),
       format("%.1f", d.max_rate_rps), si(d.ttft_s[q], "s"), si(d.tpot_s[q], "s"), format("%.2f", d.p_meet),
       format("%.0f", d.output_tokens_per_s_per_gpu), format("%.1f", d.tokens_per_s_per_user),
       format("%.2f", d.cost_per_hour), format("%.3f", d.cost_per_million_output_tokens) }
@@ -80,7 +90,7 @@ function M.run(a, out)
   local w = { requests = a.requests, isl = a.isl and tonumber(a.isl), osl = a.osl and tonumber(a.osl), dataset = a.dataset }
   if not w.isl and not w.osl and not w.dataset then w.dataset = "sharegpt" end
   local r = tw.serve.size { model = a.model, workload = w, rate = a.rate[1], slo = a.slo, hw = hws,
-    max_gpus = a.max_gpus, confidence = a.confidence, samples = a.samples, prices = prices(a.price), engine = a.engine,
+    max_gpus = a.max_gpus, modes = modes_of(a.modes), confidence = a.confidence, samples = a.samples, prices = prices(a.price), engine = a.engine,
     scheduler = a.scheduler, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, seed = a.seed,
     allow_long_context = a.allow_long_context or nil, speculative = a.speculative }
   if a.plots and #r.deployments + #r.below_confidence > 0 then

@@ -36,7 +36,7 @@ M.datasets = workload.datasets
 
 local OPTIONS = { model = true, hw = true, t = true, ep = true, weight_dtype = true, kv_dtype = true, group = true,
                   engine = true, scheduler = true, replicas = true, workload = true, seed = true, slo = true,
-                  detail = true, allow_long_context = true, router = true, speculative = true }
+                  detail = true, allow_long_context = true, router = true, speculative = true, disagg = true }
 local STATS = { "ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s" }
 local FIELDS = { "mean", "p50", "p90", "p99", "max" }
 
@@ -52,6 +52,28 @@ local function slo_of(s, path)
            tpot_s = s.tpot_s and check.positive(s.tpot_s, path .. ".tpot_s") or 0,
            percentile = s.percentile and check.one_of(tostring(s.percentile), { ["50"] = true, ["90"] = true,
              ["99"] = true }, path .. ".percentile") and s.percentile or 99 }
+end
+
+--- Validate `disagg = { prefill = { t, replicas }, decode = { t, replicas }, link_bw }`
+-- (disaggregated prefill and decode pools, DistServe / Splitwise).
+-- @raise `serve.disagg.<field>: ...`
+function M.disagg_of(d, c, _, replicas_given)
+  check.table(d, "serve.disagg")
+  check.options(d, { prefill = true, decode = true, link_bw = true }, "serve.disagg")
+  if replicas_given ~= nil then
+    check.fail("serve.replicas", "expected none with disagg (give prefill.replicas and decode.replicas)", replicas_given)
+  end
+  local out = {}
+  for _, k in ipairs { "prefill", "decode" } do
+    local pool = d[k] or {}
+    local path = "serve.disagg." .. k
+    check.table(pool, path)
+    check.options(pool, { t = true, replicas = true }, path)
+    local t = transformer.check_t(c, check.positive_int(pool.t or 1, path .. ".t"), path .. ".t")
+    out[k] = { t = t, replicas = check.positive_int(pool.replicas or 1, path .. ".replicas") }
+  end
+  if d.link_bw ~= nil then out.link_bw = check.positive(d.link_bw, "serve.disagg.link_bw") end
+  return out
 end
 
 --- Everything a run resolves, validated, in the order its errors are raised; the step tables
@@ -71,6 +93,7 @@ function M.prepare(o)
   local sched = schedulers.resolve(o.scheduler, eng.scheduler or "vllm", spec, "serve.scheduler")
   if o.router ~= nil then sched.router = check.one_of(o.router, { round_robin = true, least_loaded = true }, "serve.router") end
   local replicas = check.positive_int(o.replicas or 1, "serve.replicas")
+  local dis = o.disagg and M.disagg_of(o.disagg, c, replicas, o.replicas)
   if replicas > 4096 then check.fail("serve.replicas", "expected at most 4096", replicas) end
   local w = workload.resolve(o.workload or {}, "serve.workload")
   local seed = check.nonneg(o.seed or 0, "serve.seed")
@@ -79,6 +102,7 @@ function M.prepare(o)
   if o.detail ~= nil and type(o.detail) ~= "boolean" then check.fail("serve.detail", "expected true or false", o.detail) end
   local opts = { t = t, weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype }
   local sd = o.speculative and require("tilewave.cost.speculative").resolve(o.speculative, "serve.speculative")
+  if dis then opts.t = dis.prefill.t end
   local kv = steps.kv_capacity(c, spec, opts, sched)
   local max_context = w.max_isl + w.max_osl
   if max_context > kv.kv_capacity_tokens then
@@ -95,6 +119,19 @@ function M.prepare(o)
   if w.isl.kind == "fixed" then exact[1] = w.isl.a end
   local tables = steps.tables(c, spec, eng, opts, { max_tokens = max(1, math.min(max_tokens, 2 ^ 24)),
     max_context = max_context, max_seqs = sched.max_num_seqs, exact = exact })
+  if dis then
+    -- the decode pool: its own t, KV capacity and tables; the transfer over the link between pools
+    local dopts = { t = dis.decode.t, weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype }
+    local dkv = steps.kv_capacity(c, spec, dopts, sched)
+    if max_context > dkv.kv_capacity_tokens then
+      check.fail("serve.disagg.decode", format("expected requests within its KV capacity of %d tokens (isl + osl up to %d)",
+        dkv.kv_capacity_tokens, max_context), max_context)
+    end
+    dis.decode_kv, dis.decode_tables = dkv, steps.tables(c, spec, eng, dopts, { max_tokens = max(1, math.min(max_tokens, 2 ^ 24)),
+      max_context = max_context, max_seqs = sched.max_num_seqs, exact = exact })
+    dis.transfer = steps.transfer(c, spec, o, dis)
+    replicas = dis.prefill.replicas + dis.decode.replicas
+  end
   if sd then
     -- the draft model's decode steps on the same device, engine and grids
     tables.draft_s = steps.decode_table(models.resolve(sd.draft, "serve.speculative.draft"), spec, eng, opts,
@@ -102,7 +139,7 @@ function M.prepare(o)
   end
   local lo, hi, borrowed = steps.interval(spec)
   return { c = c, spec = spec, t = t, eng = eng, sched = sched, replicas = replicas, w = w, seed = seed, slo = slo,
-           speculative = sd,
+           speculative = sd, disagg = dis,
            kv = kv, tables = tables, scale_low = lo, scale_high = hi, borrowed = borrowed, detail = o.detail,
            weight_dtype = o.weight_dtype or "bf16", kv_dtype = o.kv_dtype or "bf16" }
 end
@@ -123,6 +160,16 @@ local function run(x, scale, detail)
     multi_step = s.multi_step, seq_host_s = tb.seq_host_s, kv_s_per_token = tb.kv_s_per_token,
     spec_k = x.speculative and x.speculative.k or 0, spec_alpha = x.speculative and x.speculative.acceptance or 0,
     draft_s = tb.draft_s,
+    prefill_replicas = x.disagg and x.disagg.prefill.replicas or 0,
+    decode_kv_capacity_tokens = x.disagg and x.disagg.decode_kv.kv_capacity_tokens or 0,
+    transfer_s_per_token = x.disagg and x.disagg.transfer.s_per_token or 0,
+    transfer_latency_s = x.disagg and x.disagg.transfer.latency_s or 0,
+    decode_pool = x.disagg and (function()
+      local d = {}
+      for k, v in pairs(x.disagg.decode_tables) do d[k] = v end
+      d.scale = scale
+      return d
+    end)() or nil,
     tok_grid = tb.tok_grid, lin_s = tb.lin_s, ctx_grid = tb.ctx_grid, attn_s = tb.attn_s, seq_grid = tb.seq_grid,
     logits_s = tb.logits_s, dctx_grid = tb.dctx_grid, decode_s = tb.decode_s, host_s = tb.host_s, scale = scale,
     slo_ttft_s = x.slo and x.slo.ttft_s or 0, slo_tpot_s = x.slo and x.slo.tpot_s or 0,
@@ -135,7 +182,15 @@ M.run = run
 --- The figures of a raw run in the shape simulate() returns (without `interval`).
 local function shape(x, r)
   local out = {
-    model = x.c.id or x.c.name, hw = x.spec.id, t = x.t, replicas = x.replicas, gpus = x.t * x.replicas,
+    model = x.c.id or x.c.name, hw = x.spec.id, t = x.t, replicas = x.replicas,
+    gpus = x.disagg and (x.disagg.prefill.t * x.disagg.prefill.replicas + x.disagg.decode.t * x.disagg.decode.replicas)
+      or x.t * x.replicas, mode = x.disagg and "disagg" or "agg",
+    prefill = x.disagg and { t = x.disagg.prefill.t, replicas = x.disagg.prefill.replicas,
+                             gpus = x.disagg.prefill.t * x.disagg.prefill.replicas } or nil,
+    decode = x.disagg and { t = x.disagg.decode.t, replicas = x.disagg.decode.replicas,
+                            gpus = x.disagg.decode.t * x.disagg.decode.replicas,
+                            kv_capacity_tokens = x.disagg.decode_kv.kv_capacity_tokens } or nil,
+    kv_transfer = x.disagg and x.disagg.transfer or nil,
     engine = x.eng.name, scheduler = x.sched.name, weight_dtype = x.weight_dtype, kv_dtype = x.kv_dtype,
     arrival = x.w.arrival, rate = x.w.rate, concurrency = x.w.concurrency, dataset = x.w.dataset,
     requests = r.requests, duration_s = r.duration_s,
@@ -173,7 +228,9 @@ end
 --   "least_loaded"), `workload` (tilewave.serve.workload), `seed` (default 0), `slo = { ttft_s,
 --   tpot_s, percentile = 99 }`, `detail` (true: per-request records and a time series),
 --   `allow_long_context`, `speculative = { draft, k, acceptance }` (tilewave.cost.speculative; the
---   result's `speculative.tokens_per_step` is what the run drew); `ep` must be 1
+--   result's `speculative.tokens_per_step` is what the run drew), `disagg = { prefill = { t, replicas },
+--   decode = { t, replicas }, link_bw }` (disaggregated pools; M.disagg_of, tilewave.serve.steps.transfer;
+--   the result gains `mode = "disagg"`, `prefill`, `decode` and `kv_transfer`); `ep` must be 1
 -- @return `{ model, hw, t, replicas, gpus, engine, scheduler, requests, duration_s (s), throughput =
 --   { requests_per_s, output_tokens_per_s, total_tokens_per_s }, ttft_s, tpot_s, itl_s, e2e_s, queue_s
 --   (each { mean, p50, p90, p99, max }, s), mean_in_system, mean_running (time averages, requests),

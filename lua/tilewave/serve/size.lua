@@ -13,14 +13,15 @@
 -- (tilewave.cost.interval: 5th and 95th percentiles of measured / predicted) read as a lognormal,
 -- N stratified draws (its quantiles at (i - 1/2) / N), each applied to the whole run (a systematic
 -- error, not per-step noise), every draw on the same arrivals (common random numbers).
--- Only aggregated serving is searched here (with speculative decoding when asked); disaggregated
--- prefill/decode is not simulated yet. Units: s, request/s, token/s, USD.
+-- Aggregated serving by default; `modes = { "agg", "disagg" }` adds disaggregated prefill/decode
+-- pools (DistServe, Splitwise), their xPyD split searched at the asked rate. Units: s, request/s, token/s, USD.
 -- @module tilewave.serve.size
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local transformer = require "tilewave.ops.transformer"
 local models = require "tilewave.data.models"
 local simulate = require "tilewave.serve.simulate"
+local steps = require "tilewave.serve.steps"
 
 local M = {}
 
@@ -70,7 +71,7 @@ end
 M.meets = meets
 
 -- x (prepared) with another load: a shallow copy whose workload is replaced
-local function at_rate(x, rate, replicas)
+local function at_rate(x, rate, replicas, pools)
   local y = {}
   for k, v in pairs(x) do y[k] = v end
   local w = {}
@@ -80,6 +81,15 @@ local function at_rate(x, rate, replicas)
   y.sched = {}
   for k, v in pairs(x.sched) do y.sched[k] = v end
   y.sched.router = (replicas or 1) > 1 and "least_loaded" or x.sched.router
+  if pools then
+    -- disaggregated: P prefill and D decode replicas, the transfer over the link they then share
+    local d = {}
+    for k, v in pairs(x.disagg) do d[k] = v end
+    d.prefill = { t = x.disagg.prefill.t, replicas = pools[1] }
+    d.decode = { t = x.disagg.decode.t, replicas = pools[2] }
+    d.transfer = steps.transfer(x.c, x.spec, { weight_dtype = x.weight_dtype, kv_dtype = x.kv_dtype }, d)
+    y.disagg, y.replicas = d, pools[1] + pools[2]
+  end
   return y
 end
 
@@ -132,13 +142,49 @@ end
 --- The probability that prepared run `x` with `replicas` meets `slo` at `rate`: the share of
 -- the `n` step-cost scales (M.scales of the device's interval) whose run meets it, on the same
 -- arrivals. Returns p, and the nominal run (scale 1).
-function M.p_meet(x, rate, replicas, slo, n)
-  local y = at_rate(x, rate, replicas)
+function M.p_meet(x, rate, replicas, slo, n, pools)
+  local y = at_rate(x, rate, replicas, pools)
   local met = 0
   for _, s in ipairs(M.scales(x.scale_low, x.scale_high, n)) do
     if meets(simulate.run(y, s), slo) then met = met + 1 end
   end
   return met / n, y
+end
+
+-- the sizing figures of deployment result d (simulate()'s shape) of run r
+local function priced(d, r, p, samples, cost_h)
+  d.p_meet, d.p_meet_samples = p, samples
+  d.output_tokens_per_s_per_gpu = r.output_tokens_per_s / d.gpus
+  d.tokens_per_s_per_user = r.tpot_s.mean > 0 and 1 / r.tpot_s.mean or 0
+  d.price_per_gpu_hour, d.cost_per_hour = cost_h, cost_h * d.gpus
+  d.cost_per_million_output_tokens = cost_h * d.gpus / (r.output_tokens_per_s * 3600) * 1e6
+  return d
+end
+
+-- evaluate disaggregated pools of (tp, td) on a device: the fewest GPUs whose xPyD split meets the
+-- SLO at the rate (nominal step costs), then its p_meet; nil and a reason when none within max_gpus
+local function evaluate_disagg(o, spec, tp, td, cost_h)
+  local opts = options_of(o, spec, 1, o.rate)
+  opts.disagg = { prefill = { t = tp, replicas = 1 }, decode = { t = td, replicas = 1 } }
+  local okp, x = pcall(simulate.prepare, opts)
+  if not okp then return nil, tostring(x) end
+  for total = tp + td, o.max_gpus do
+    for pre = 1, (total - td) // tp do
+      local dec = (total - pre * tp) / td
+      if dec >= 1 and dec == math.floor(dec) then
+        local pools = { pre, math.tointeger(dec) }
+        local y = at_rate(x, o.rate, nil, pools)
+        local r = simulate.run(y, 1)
+        if meets(r, x.slo) then
+          local p = M.p_meet(x, o.rate, nil, x.slo, o.samples, pools)
+          local d = simulate.shape(y, r)
+          d.max_rate_rps = o.rate -- the search is at the asked rate only: no bisection of pools
+          return priced(d, r, p, o.samples, cost_h)
+        end
+      end
+    end
+  end
+  return nil, format("no prefill/decode split within max_gpus %d meets the SLO", o.max_gpus)
 end
 
 -- evaluate one (device, t): nil and a reason, or the deployment
@@ -154,16 +200,9 @@ local function evaluate(o, spec, t, cost_h)
     local r = simulate.run(y, 1)
     if meets(r, slo) then
       local p = M.p_meet(x, o.rate, replicas, slo, o.samples)
-      local gpus = replicas * t
-      local out_tps = r.output_tokens_per_s
       local d = simulate.shape(y, r)
-      d.mode, d.max_rate_rps, d.max_rate_per_replica_rps = "agg", one * replicas, one
-      d.p_meet, d.p_meet_samples = p, o.samples
-      d.output_tokens_per_s_per_gpu = out_tps / gpus
-      d.tokens_per_s_per_user = r.tpot_s.mean > 0 and 1 / r.tpot_s.mean or 0
-      d.price_per_gpu_hour, d.cost_per_hour = cost_h, cost_h * gpus
-      d.cost_per_million_output_tokens = cost_h * gpus / (out_tps * 3600) * 1e6
-      return d
+      d.max_rate_rps, d.max_rate_per_replica_rps = one * replicas, one
+      return priced(d, r, p, o.samples, cost_h)
     end
     replicas = replicas + 1
   end
@@ -174,7 +213,8 @@ end
 -- @tparam table o `model`, `workload` (tilewave.serve.workload, its arrival replaced by Poisson at
 --   `rate`), `rate` (request/s, required), `slo = { ttft_s, tpot_s, percentile = 99 }` (required),
 --   `hw` (device id or list; default every hw file with a price or a `prices` entry), `max_gpus`
---   (default 8), `modes` ({ "agg" }: the only mode simulated yet), `confidence` (default 0.9),
+--   (default 8), `modes` (default { "agg" }; "disagg" adds prefill/decode pools of every pair of
+--   tensor-parallel sizes, the fewest GPUs whose split meets the SLO at the rate), `confidence` (default 0.9),
 --   `samples` (p_meet draws, default M.SAMPLES), `prices` ({ [hw id] = USD per GPU-hour }), `t`
 --   (a list of tensor-parallel sizes, default M.T_SIZES), and simulate()'s `engine`,
 --   `scheduler`, `weight_dtype`, `kv_dtype`, `group`, `seed`, `allow_long_context`, `speculative`
@@ -198,10 +238,11 @@ function M.size(o)
   q.confidence = check.within(o.confidence or 0.9, 0, 1, "a probability", "size.confidence")
   q.samples = check.positive_int(o.samples or M.SAMPLES, "size.samples")
   if q.samples > 1000 then check.fail("size.samples", "expected at most 1000", q.samples) end
+  local modes = {}
+  check.table(o.modes or {}, "size.modes")
   for i, m in ipairs(o.modes or { "agg" }) do
-    if m ~= "agg" then
-      check.fail(format("size.modes[%d]", i), "expected \"agg\" (disaggregated serving is not simulated yet)", m)
-    end
+    check.one_of(m, { agg = true, disagg = true }, format("size.modes[%d]", i))
+    modes[m] = true
   end
   if o.prices ~= nil then check.table(o.prices, "size.prices") end
   local ts = o.t or M.T_SIZES
@@ -220,7 +261,7 @@ function M.size(o)
           result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = "t does not divide the heads" }
         elseif t > q.max_gpus then
           result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = "t above max_gpus" }
-        else
+        elseif modes.agg then
           local d, why = evaluate(q, spec, t, cost_h)
           if d then
             local list = d.p_meet >= q.confidence and result.deployments or result.below_confidence
@@ -230,13 +271,28 @@ function M.size(o)
           end
         end
       end
+      if modes.disagg then
+        for _, tp in ipairs(ts) do
+          for _, td in ipairs(ts) do
+            if tp + td <= q.max_gpus and pcall(transformer.check_t, c, tp, "t") and pcall(transformer.check_t, c, td, "t") then
+              local d, why = evaluate_disagg(q, spec, tp, td, cost_h)
+              if d then
+                local list = d.p_meet >= q.confidence and result.deployments or result.below_confidence
+                list[#list + 1] = d
+              else
+                result.rejected[#result.rejected + 1] = { hw = spec.id, t = tp .. "P/" .. td .. "D", reason = why }
+              end
+            end
+          end
+        end
+      end
     end
   end
   local function by_cost(a, b)
     if a.cost_per_million_output_tokens ~= b.cost_per_million_output_tokens then
       return a.cost_per_million_output_tokens < b.cost_per_million_output_tokens
     end
-    return a.hw .. a.t < b.hw .. b.t
+    return a.hw .. a.mode .. a.gpus .. a.t < b.hw .. b.mode .. b.gpus .. b.t
   end
   table.sort(result.deployments, by_cost)
   table.sort(result.below_confidence, by_cost)

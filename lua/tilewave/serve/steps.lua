@@ -167,6 +167,30 @@ function M.decode_table(c, spec, eng, o, seq_grid, dctx_grid)
   return out
 end
 
+--- The KV transfer of disaggregated serving, per prompt token: the whole model's KV bytes per token
+-- (2 x layers x KV heads x head_dim x bytes per element) over the link between the pools - the
+-- device's NVLink (or PCIe) one way when both pools fit one node of 8 GPUs, else the NDR InfiniBand
+-- of a DGX node (hw/clusters/dgx_h100.lua: 50 GB/s per GPU each way), spread over the prefill
+-- replica's t GPUs - or `disagg.link_bw`; latency: the engine's comm_latency_s.
+-- @return `{ bytes_per_token, link_bw, s_per_token, latency_s, link }`
+function M.transfer(c, spec, o, dis)
+  local full = inference.memory { model = c, hw = spec, t = 1, weight_dtype = o.weight_dtype, group = o.group,
+                                  kv_dtype = o.kv_dtype, context = 1, workspace_bytes = 0, allow_long_context = true }
+  local gpus = dis.prefill.t * dis.prefill.replicas + dis.decode.t * dis.decode.replicas
+  local bw, link = dis.link_bw, "given"
+  if not bw then
+    if gpus <= 8 then
+      local ic = spec.interconnect or {}
+      bw, link = (ic.nvlink_bw or ic.fabric_bw or ic.pcie_bw or 32e9) / 2 * dis.prefill.t, "in-node (NVLink or PCIe)"
+    else
+      bw, link = require("tilewave.data.cluster").resolve("dgx_h100", "serve.disagg").inter.bw * dis.prefill.t,
+        "across nodes (InfiniBand, hw/clusters/dgx_h100.lua)"
+    end
+  end
+  return { bytes_per_token = full.kv_bytes_per_token, link_bw = bw, s_per_token = full.kv_bytes_per_token / bw,
+           latency_s = 10e-6, link = link }
+end
+
 --- The prediction interval of a step time on `spec`, as the ratios { low, high } the
 -- calibration residuals of decode steps give (tilewave.cost.price.interval, class "decode").
 function M.interval(spec)
