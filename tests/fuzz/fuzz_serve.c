@@ -90,6 +90,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pol.spec_k = fuzz_double(&in);
     pol.spec_alpha = fuzz_double(&in);
     if (fuzz_byte(&in) & 1) c.draft_s = dec;
+    pol.prefill_replicas = fuzz_double(&in);
+    pol.decode_kv_capacity_tokens = fuzz_double(&in);
+    pol.transfer_s_per_token = fuzz_double(&in);
+    pol.transfer_latency_s = fuzz_double(&in);
+    if (fuzz_byte(&in) & 1) c.decode_pool = &c;
 
     memset(&w, 0, sizeof w);
     w.arrival = fuzz_byte(&in) % 4; /* not TRACE: no arrays to give */
