@@ -171,6 +171,15 @@ describe("tilewave.serve", function()
       assert.is_true(math.abs(d.tpot_s - (4 * d.speculative.draft_step_s + d.speculative.verify_step_s) / 3.3616) < 1e-12)
       assert.is_true(d.tpot_s < d.speculative.plain_tpot_s)
     end)
+    it("prices an MTP or EAGLE head as one layer of the target with its LM head", function()
+      local d = tw.inference.decode { model = "llama-3.1-8b", hw = "h100_sxm5", context = 1024,
+                                      speculative = { draft = "mtp", k = 1, acceptance = 0.8 } }
+      local one = tw.models.define { family = "llama", hidden_size = 4096, num_hidden_layers = 1, num_attention_heads = 32,
+        num_key_value_heads = 8, intermediate_size = 14336, vocab_size = 128256, max_position_embeddings = 131072 }
+      local ref = tw.inference.decode { model = one, hw = "h100_sxm5", context = 1024 }
+      assert.is_true(math.abs(d.speculative.draft_step_s / ref.tpot_s - 1) < 0.02)
+      assert.equal("llama-3.1-8b mtp head", d.speculative.draft)
+    end)
   end)
 
   it("disaggregates: TTFT >= the prefill + the KV bytes over the link, decode free of prefill stalls", function()

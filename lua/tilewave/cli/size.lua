@@ -77,6 +77,14 @@ function M.render(r, a)
   return table.concat(lines, "\n") .. "\n"
 end
 
+--- The options of tw.serve.size for parsed arguments `a`.
+function M.options(a, w, hws, slo)
+  return { model = a.model, workload = w, rate = a.rate[1], slo = slo, hw = hws, max_gpus = a.max_gpus,
+    modes = modes_of(a.modes), confidence = a.confidence, samples = a.samples, prices = prices(a.price),
+    engine = a.engine, scheduler = a.scheduler, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, seed = a.seed,
+    allow_long_context = a.allow_long_context or nil, speculative = a.speculative }
+end
+
 --- Run the search for parsed arguments `a`.
 function M.run(a, out)
   if not a.rate or #a.rate ~= 1 then error("size.rate: expected one --rate R (request/s) with --search", 0) end
@@ -89,13 +97,24 @@ function M.run(a, out)
   end
   local w = { requests = a.requests, isl = a.isl and tonumber(a.isl), osl = a.osl and tonumber(a.osl), dataset = a.dataset }
   if not w.isl and not w.osl and not w.dataset then w.dataset = "sharegpt" end
-  local r = tw.serve.size { model = a.model, workload = w, rate = a.rate[1], slo = a.slo, hw = hws,
-    max_gpus = a.max_gpus, modes = modes_of(a.modes), confidence = a.confidence, samples = a.samples, prices = prices(a.price), engine = a.engine,
-    scheduler = a.scheduler, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, seed = a.seed,
-    allow_long_context = a.allow_long_context or nil, speculative = a.speculative }
+  local r = tw.serve.size(M.options(a, w, hws, a.slo))
   if a.plots and #r.deployments + #r.below_confidence > 0 then
     local plot = require "tilewave.report.plot"
-    plot.svg(require("tilewave.report.serve_charts").pareto(r), plot.dir(a.plots, "serve.plots") .. "/size_pareto.svg")
+    local charts = require "tilewave.report.serve_charts"
+    local dir = plot.dir(a.plots, "serve.plots")
+    plot.svg(charts.pareto(r), dir .. "/size_pareto.svg")
+    if a.slo.tpot_s then
+      -- the same search at tighter and looser TPOT targets
+      local points = {}
+      for _, f in ipairs { 0.5, 0.75, 1, 1.5, 2 } do
+        local slo = { ttft_s = a.slo.ttft_s, tpot_s = a.slo.tpot_s * f, percentile = a.slo.percentile }
+        local q = f == 1 and r or tw.serve.size(M.options(a, w, hws, slo))
+        local best = q.deployments[1]
+        points[#points + 1] = { slo.tpot_s, best and best.cost_per_million_output_tokens,
+          best and format("%s x%d", best.hw, best.gpus) }
+      end
+      plot.svg(charts.cost_vs_tpot(points, a.rate[1]), dir .. "/size_cost_tpot.svg")
+    end
   end
   local text = M.render(r, a)
   if a.out then output.write_file(a.out, "serve.out", text) else out:write(text) end

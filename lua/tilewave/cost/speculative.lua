@@ -15,7 +15,8 @@ local check = require "tilewave.util.check"
 
 local M = {}
 
---- Validate a `speculative` option: `{ draft (model id, config.json, folder or config), k (draft
+--- Validate a `speculative` option: `{ draft (model id, config.json, folder or config; "mtp" or "eagle":
+-- one layer of the target, M.draft_of), k (draft
 -- tokens, 1..16), acceptance (alpha in [0, 1]) }`; returns it resolved.
 -- @raise `<path>.<field>: ...`
 function M.resolve(s, path)
@@ -26,6 +27,21 @@ function M.resolve(s, path)
   if k > 16 then check.fail(path .. ".k", "expected at most 16 draft tokens", k) end
   local a = check.within(s.acceptance == nil and 0.7 or s.acceptance, 0, 1, "a probability", path .. ".acceptance")
   return { draft = s.draft, k = k, acceptance = a }
+end
+
+--- The draft model of `spec` for target config `c`: the draft named, or with `draft = "mtp"` (or
+-- "eagle") one decoder layer of the target's own shape with its embedding and LM head - DeepSeek-V3's
+-- multi-token-prediction module (arXiv 2412.19437, Sec. 2.2) and EAGLE's draft head (Li et al. 2024,
+-- arXiv 2401.15077) are one transformer layer over the target's hidden states.
+function M.draft_of(spec, c)
+  if spec.draft ~= "mtp" and spec.draft ~= "eagle" then return spec.draft end
+  local models = require "tilewave.data.models"
+  local target = models.resolve(c, "speculative.target")
+  local d = {}
+  for k, v in pairs(target) do d[k] = v end
+  d.id, d.num_hidden_layers = nil, 1
+  d.name = (target.id or target.name or "model") .. " " .. spec.draft .. " head"
+  return models.define(d, "speculative.draft")
 end
 
 --- Expected tokens per target step: (1 - alpha^(k+1)) / (1 - alpha), k + 1 at alpha = 1.
@@ -52,7 +68,7 @@ function M.decode(decode, o)
   local verify = decode(v)
   local d = {}
   for key, x in pairs(q) do d[key] = x end
-  d.model, d.weight_dtype, d.group = spec.draft, nil, nil
+  d.model, d.weight_dtype, d.group = M.draft_of(spec, o.model), nil, nil
   local draft = decode(d)
   local per = M.tokens_per_step(spec.k, spec.acceptance)
   local step = spec.k * draft.tpot_s + verify.tpot_s

@@ -106,4 +106,16 @@ function M.pareto(r)
            xlabel = "tokens/s per user (1 / mean TPOT)", ylabel = "output tokens/s per GPU", series = series }
 end
 
+--- The cheapest deployment's cost per million output tokens against the TPOT target: `points` =
+-- { { tpot_s, cost (USD), label } } from searches at several targets (nil cost: none met it).
+function M.cost_vs_tpot(points, rate)
+  local pts = {}
+  for _, p in ipairs(points) do
+    if p[2] then pts[#pts + 1] = { p[1], p[2], p[3] } end
+  end
+  return { title = format("Cheapest deployment serving %g req/s against the TPOT target", rate),
+           xlabel = "TPOT target (p99)", xunit = "s", ylabel = "USD per million output tokens",
+           series = { { title = "cheapest meeting the SLO", points = pts, with = "linespoints", labels = true } } }
+end
+
 return M

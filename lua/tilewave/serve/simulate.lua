@@ -134,7 +134,8 @@ function M.prepare(o)
   end
   if sd then
     -- the draft model's decode steps on the same device, engine and grids
-    tables.draft_s = steps.decode_table(models.resolve(sd.draft, "serve.speculative.draft"), spec, eng, opts,
+    local draft = require("tilewave.cost.speculative").draft_of(sd, c)
+    tables.draft_s = steps.decode_table(models.resolve(draft, "serve.speculative.draft"), spec, eng, opts,
       tables.seq_grid, tables.dctx_grid)
   end
   local lo, hi, borrowed = steps.interval(spec)
