@@ -93,15 +93,16 @@ local function at_rate(x, rate, replicas, pools)
   return y
 end
 
---- The highest rate one replica of prepared run `x` serves within `slo` at the step costs as
--- priced (bisection between 0 and its offline throughput), request/s; 0 when none.
-function M.max_rate(x, slo, steps)
-  local cap = simulate.run(at_rate(x, nil), 1).requests_per_s
+--- The highest rate one replica of prepared run `x` (or its disaggregated `pools` = { P, D })
+-- serves within `slo` at the step costs as priced (bisection between 0 and its offline
+-- throughput), request/s; 0 when none.
+function M.max_rate(x, slo, steps, pools)
+  local cap = simulate.run(at_rate(x, nil, nil, pools), 1).requests_per_s
   local lo, hi = 0, cap
-  if meets(simulate.run(at_rate(x, hi), 1), slo) then return hi end
+  if meets(simulate.run(at_rate(x, hi, nil, pools), 1), slo) then return hi end
   for _ = 1, steps or M.BISECT_STEPS do
     local mid = (lo + hi) / 2
-    if meets(simulate.run(at_rate(x, mid), 1), slo) then lo = mid else hi = mid end
+    if meets(simulate.run(at_rate(x, mid, nil, pools), 1), slo) then lo = mid else hi = mid end
   end
   return lo
 end
@@ -178,7 +179,7 @@ local function evaluate_disagg(o, spec, tp, td, cost_h)
         if meets(r, x.slo) then
           local p = M.p_meet(x, o.rate, nil, x.slo, o.samples, pools)
           local d = simulate.shape(y, r)
-          d.max_rate_rps = o.rate -- the search is at the asked rate only: no bisection of pools
+          d.max_rate_rps = math.max(o.rate, M.max_rate(x, x.slo, nil, pools))
           return priced(d, r, p, o.samples, cost_h)
         end
       end
