@@ -28,7 +28,7 @@ local function modes_of(s)
   return out
 end
 
-local HEADER = { "rank", "hw", "mode", "GPUs", "t", "replicas", "max req/s", "TTFT p99", "TPOT p99", "p_meet", "tok/s/GPU",
+local HEADER = { "rank", "hw", "mode", "GPUs", "t", "replicas", "max seqs", "max req/s", "TTFT p99", "TPOT p99", "p_meet", "tok/s/GPU",
                  "tok/s/user", "$/hour", "$/M out tok" }
 
 local function rows_of(list, top, start)
@@ -39,7 +39,7 @@ local function rows_of(list, top, start)
     local dis = d.mode == "disagg"
     rows[#rows + 1] = { start and tostring(i) or "-", d.hw, d.mode, tostring(d.gpus),
       dis and format("%d/%d", d.prefill.t, d.decode.t) or tostring(d.t),
-      dis and format("%dP%dD", d.prefill.replicas, d.decode.replicas) or tostring(d.replicas),
+      dis and format("%dP%dD", d.prefill.replicas, d.decode.replicas) or tostring(d.replicas), tostring(d.max_num_seqs),
       format("%.1f", d.max_rate_rps), si(d.ttft_s[q], "s"), si(d.tpot_s[q], "s"), format("%.2f", d.p_meet),
       format("%.0f", d.output_tokens_per_s_per_gpu), format("%.1f", d.tokens_per_s_per_user),
       format("%.2f", d.cost_per_hour), format("%.3f", d.cost_per_million_output_tokens) }

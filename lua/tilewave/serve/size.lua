@@ -4,10 +4,11 @@
 --   tw.serve.size{ model = "llama-3.1-8b", workload = { dataset = "sharegpt" }, rate = 20,
 --                  slo = { ttft_s = 2, tpot_s = 0.05 }, max_gpus = 8 }
 --
--- For each device (default: every hw file with a price, `prices` overriding) and tensor-parallel
--- size t: the highest rate one replica serves within the SLO (bisection on the simulator, at the
--- step costs as priced), the replicas the asked rate needs (a router in front, least loaded), then
--- that deployment simulated at the asked rate. Pruned before any simulation: a model whose KV
+-- For each device (default: every hw file with a price, `prices` overriding), tensor-parallel
+-- size t and batch limit (the engine's max_num_seqs, then smaller: M.seq_limits): the highest
+-- rate one replica serves within the SLO (bisection on the simulator, at the step costs as
+-- priced), the replicas the asked rate needs (a router in front, least loaded), then that
+-- deployment simulated at the asked rate; the fewest replicas wins. Pruned before any simulation: a model whose KV
 -- cache does not fit, and a deployment above max_gpus. The probability of meeting the SLO
 -- (`p_meet`) samples the step-cost uncertainty calibration measured: the device's decode interval
 -- (tilewave.cost.interval: 5th and 95th percentiles of measured / predicted) read as a lognormal,
@@ -152,6 +153,15 @@ function M.p_meet(x, rate, replicas, slo, n, pools)
   return met / n, y
 end
 
+--- The batch limits (max_num_seqs) the search tries: the engine's, then 256, 64 and 16 below it.
+function M.seq_limits(default)
+  local out = { default }
+  for _, v in ipairs { 256, 64, 16 } do
+    if v < default then out[#out + 1] = v end
+  end
+  return out
+end
+
 -- the sizing figures of deployment result d (simulate()'s shape) of run r
 local function priced(d, r, p, samples, cost_h)
   d.p_meet, d.p_meet_samples = p, samples
@@ -190,24 +200,40 @@ end
 
 -- evaluate one (device, t): nil and a reason, or the deployment
 local function evaluate(o, spec, t, cost_h)
-  local okp, x = pcall(simulate.prepare, options_of(o, spec, t, o.rate))
-  if not okp then return nil, tostring(x) end
-  local slo = x.slo
-  local one = M.max_rate(x, slo)
-  if one <= 0 then return nil, "no rate meets the SLO on one replica" end
-  local replicas = math.max(1, math.ceil(o.rate / one - 1e-9))
-  while replicas * t <= o.max_gpus do
-    local y = at_rate(x, o.rate, replicas)
-    local r = simulate.run(y, 1)
-    if meets(r, slo) then
-      local p = M.p_meet(x, o.rate, replicas, slo, o.samples)
-      local d = simulate.shape(y, r)
-      d.max_rate_rps, d.max_rate_per_replica_rps = one * replicas, one
-      return priced(d, r, p, o.samples, cost_h)
+  local okp, x0 = pcall(simulate.prepare, options_of(o, spec, t, o.rate))
+  if not okp then return nil, tostring(x0) end
+  local slo, best, why = x0.slo, nil, "no rate meets the SLO on one replica"
+  -- the engine's batch limit, then smaller ones (a smaller running batch trades queueing for TPOT):
+  -- the fewest replicas wins, the larger limit on a tie
+  for _, seqs in ipairs(M.seq_limits(x0.sched.max_num_seqs)) do
+    local x = x0
+    if seqs ~= x0.sched.max_num_seqs then
+      x = {}
+      for k, v in pairs(x0) do x[k] = v end
+      x.sched = {}
+      for k, v in pairs(x0.sched) do x.sched[k] = v end
+      x.sched.max_num_seqs = seqs
     end
-    replicas = replicas + 1
+    local one = M.max_rate(x, slo)
+    if one > 0 then
+      local replicas = math.max(1, math.ceil(o.rate / one - 1e-9))
+      while replicas * t <= o.max_gpus and not (best and replicas >= best.replicas) do
+        local y = at_rate(x, o.rate, replicas)
+        local r = simulate.run(y, 1)
+        if meets(r, slo) then
+          best = { x = x, y = y, r = r, one = one, replicas = replicas }
+          break
+        end
+        replicas = replicas + 1
+      end
+      if not best then why = format("needs more than max_gpus %d GPUs", o.max_gpus) end
+    end
   end
-  return nil, format("needs more than max_gpus %d GPUs", o.max_gpus)
+  if not best then return nil, why end
+  local p = M.p_meet(best.x, o.rate, best.replicas, slo, o.samples)
+  local d = simulate.shape(best.y, best.r)
+  d.max_rate_rps, d.max_rate_per_replica_rps = best.one * best.replicas, best.one
+  return priced(d, best.r, p, o.samples, cost_h)
 end
 
 --- Rank deployments of a model that serve `rate` within `slo`.
