@@ -110,6 +110,8 @@ typedef struct {
     double blocks_all;                      /* KV blocks of every replica */
     double dec_blocks;                      /* KV blocks of a decode replica (disaggregated) */
     double spec_steps, spec_tokens;         /* decode steps of sequences and the tokens they emitted */
+    double gap_last;                        /* the last ITL binned and its bin: the sequences of one */
+    size_t gap_bin;                         /* step mostly share their gap */
 } sim_t;
 
 static double blocks_for(double tokens, double bs) { return ceil(tokens / bs); }
@@ -412,7 +414,11 @@ static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_tot
                     s->itl_n++;
                     s->itl_sum += gap;
                     if (gap > s->itl_max) s->itl_max = gap;
-                    s->bins[tw__itl_bin(gap)]++;
+                    if (gap != s->gap_last) {
+                        s->gap_last = gap;
+                        s->gap_bin = tw__itl_bin(gap);
+                    }
+                    s->bins[s->gap_bin]++;
                 }
                 q->gen += decode ? (int32_t)emitted : 1;
                 q->last = t;
@@ -584,6 +590,7 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
     s.series = series;
     s.series_max = series_max;
     s.stride = 1;
+    s.gap_last = -1.0;
     tw__rng_seed(&s.spec_rng, w->seed, 3);
     memset(s.bins, 0, TW__ITL_BINS * sizeof(uint64_t));
     n = h.n;

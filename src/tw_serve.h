@@ -57,7 +57,8 @@
  * (e2e - TTFT) / (output - 1) for outputs above 1 token; ITL = every gap between two
  * consecutive tokens of a request, pooled over all requests; duration = last completion
  * - first arrival. Percentiles interpolate linearly between order statistics (numpy's
- * default); ITL percentiles come from a histogram of relative bin width 2^-9.
+ * default); ITL percentiles come from a histogram of relative bin width at most 2^-9 (the middle
+ * of the bin).
  */
 #ifndef TW_SERVE_H
 #define TW_SERVE_H

@@ -34,7 +34,8 @@ double tw__serve_attn(const tw_serve_costs *c, double s);
 /* Statistics of n values (sorted in place): mean, p50, p90, p99, max; all 0 when n = 0. */
 void tw__serve_stat(double *v, size_t n, tw_serve_stat *out);
 
-/* The ITL histogram: bins of relative width 2^(1/TW__ITL_PER_OCTAVE) from 2^TW__ITL_LOG2_MIN s. */
+/* The ITL histogram: each octave from 2^TW__ITL_LOG2_MIN s split into TW__ITL_PER_OCTAVE equal
+ * steps (relative width at most 1/TW__ITL_PER_OCTAVE). */
 #define TW__ITL_PER_OCTAVE 512
 #define TW__ITL_LOG2_MIN (-30)
 #define TW__ITL_OCTAVES 50

@@ -217,7 +217,11 @@ void tw__serve_stat(double *v, size_t n, tw_serve_stat *out)
 
 size_t tw__itl_bin(double x)
 {
-    double b = (log2(x) - TW__ITL_LOG2_MIN) * TW__ITL_PER_OCTAVE;
+    /* x = f 2^e, f in [0.5, 1): octave e - 1, and 512 equal steps of the mantissa within it (no log) */
+    int e;
+    double f = frexp(x, &e), b;
+    if (!(x > 0.0) || !isfinite(x)) return x > 0.0 ? TW__ITL_BINS - 1 : 0;
+    b = (double)(e - 1 - TW__ITL_LOG2_MIN) * TW__ITL_PER_OCTAVE + floor((2.0 * f - 1.0) * TW__ITL_PER_OCTAVE);
     if (!(b > 0.0)) return 0;
     if (b >= TW__ITL_BINS - 1) return TW__ITL_BINS - 1;
     return (size_t)b;
@@ -233,7 +237,9 @@ static double itl_percentile(const uint64_t *bins, double n, double q)
         if (seen >= want) break;
     }
     if (i == TW__ITL_BINS) i = TW__ITL_BINS - 1;
-    return exp2(TW__ITL_LOG2_MIN + ((double)i + 0.5) / TW__ITL_PER_OCTAVE);
+    /* the middle of bin i: octave i / 512, mantissa step i % 512 */
+    return ldexp(1.0 + ((double)(i % TW__ITL_PER_OCTAVE) + 0.5) / TW__ITL_PER_OCTAVE,
+                 (int)(i / TW__ITL_PER_OCTAVE) + TW__ITL_LOG2_MIN);
 }
 
 void tw__itl_stat(const uint64_t *bins, double n, double sum, double max, tw_serve_stat *out)

@@ -74,6 +74,22 @@ describe("tilewave.serve", function()
     assert.equal(0, r.preemptions) -- 440k tokens of KV: never short
   end)
 
+  it("computes percentiles as numpy does, from the requests' own records", function()
+    local r = run { workload = { rate = 25, requests = 997, dataset = "sharegpt" }, detail = true }
+    local c, v = r.records, {}
+    for i = 1, #c.arrival_s do v[i] = c.first_token_s[i] - c.arrival_s[i] end
+    table.sort(v)
+    local function pct(q)
+      local pos = q / 100 * (#v - 1)
+      local i = math.floor(pos)
+      return v[i + 1] + (pos - i) * ((v[i + 2] or v[i + 1]) - v[i + 1])
+    end
+    for _, q in ipairs { 50, 90, 99 } do
+      assert.is_true(math.abs(r.ttft_s["p" .. q] - pct(q)) <= 1e-12 * pct(q), "p" .. q)
+    end
+    assert.equal(v[#v], r.ttft_s.max)
+  end)
+
   it("preempts only when the KV cache runs out, and never holds more than it has", function()
     local small = run { scheduler = { base = "vllm", gpu_memory_utilization = 0.25 },
                         workload = { arrival = "offline", requests = 600, isl = 1000, osl = 1000 } }
