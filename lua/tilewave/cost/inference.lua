@@ -104,12 +104,22 @@ local function weights(c, t, fmt, batch, ep)
   return bytes + 2 * other, params, ops, moe_layers, experts[1]
 end
 
---- The bandwidth between the ranks of a device (NVLink, fabric or PCIe), byte/s.
+--- The bandwidth between the ranks of a device (NVLink, fabric or PCIe), byte/s (bidirectional
+-- total, as the spec states it); over PCIe with more than 2 ranks, times M.PCIE_COLLECTIVE_FRAC.
 -- @raise `decode.<what>: <device> has no interconnect bandwidth for <what> = n`
+-- Over PCIe (no NVLink or fabric) every rank's traffic crosses the host's PCIe switches and CPU
+-- links at once: NCCL's all-reduce bus bandwidth there is a fraction of a link's. Measured on 8
+-- and 4 PCIe Gen5 RTX 5090s, 28 and 35 GB/s of 64 GB/s per direction (NVIDIA/nccl issue #1639,
+-- 2025-03; the NCCL maintainer there: "on PCI systems, the performance you get is usually
+-- determined by the bandwidth your CPU and memory can deliver").
+M.PCIE_COLLECTIVE_FRAC = { [4] = 35 / 64, [8] = 28 / 64 }
 function M.link_bw(spec, what, n)
   local ic = spec.interconnect
   local link = ic and (ic.nvlink_bw or ic.fabric_bw or ic.pcie_bw)
   if not link then error(format("decode.%s: %s has no interconnect bandwidth for %s = %d", what, spec.id, what, n), 0) end
+  if not (ic.nvlink_bw or ic.fabric_bw) and n > 2 then
+    link = link * (n <= 4 and M.PCIE_COLLECTIVE_FRAC[4] or M.PCIE_COLLECTIVE_FRAC[8])
+  end
   return link
 end
 
