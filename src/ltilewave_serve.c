@@ -43,7 +43,19 @@ static int option(lua_State *L, int t, const char *key, const char *const names[
             }
         }
     }
-    return tw_lua_field_error(L, P, key, "expected one of the names the binding documents", -1);
+    {
+        /* "expected one of a, b, c" from the names */
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        luaL_addstring(&b, "expected one of ");
+        for (i = 0; names[i] != NULL; i++) {
+            if (i > 0) luaL_addstring(&b, ", ");
+            luaL_addstring(&b, names[i]);
+        }
+        luaL_pushresult(&b);
+        lua_insert(L, -2);
+        return tw_lua_field_error(L, P, key, lua_tostring(L, -2), -1);
+    }
 }
 
 static int flag(lua_State *L, int t, const char *key, int dflt)

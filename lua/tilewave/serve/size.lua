@@ -38,13 +38,8 @@ local OPTIONS = { model = true, workload = true, rate = true, slo = true, hw = t
                   kv_dtype = true, group = true, seed = true, prices = true, t = true, allow_long_context = true,
                   speculative = true }
 
--- the standard normal CDF (Abramowitz & Stegun 26.2.17) and its inverse by bisection
-local function phi(x)
-  local t = 1 / (1 + 0.2316419 * math.abs(x))
-  local d = 0.3989422804014327 * exp(-x * x / 2)
-  local p = d * t * (0.319381530 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))))
-  return x >= 0 and 1 - p or p
-end
+-- the standard normal CDF (tilewave.serve.workload) and its inverse by bisection
+local phi = require("tilewave.serve.workload").normal_cdf
 local function z_of(q)
   local a, b = -10, 10
   for _ = 1, 100 do
@@ -277,6 +272,15 @@ function M.size(o)
   local specs, unpriced = devices(q)
   local result = { deployments = {}, below_confidence = {}, rejected = {}, unpriced = unpriced, rate = o.rate,
                    confidence = q.confidence, samples = q.samples }
+  -- a candidate ranks, waits below the confidence, or is rejected with its reason
+  local function file(hw_id, t, d, why)
+    if d then
+      local list = d.p_meet >= q.confidence and result.deployments or result.below_confidence
+      list[#list + 1] = d
+    else
+      result.rejected[#result.rejected + 1] = { hw = hw_id, t = t, reason = why }
+    end
+  end
   for _, spec in ipairs(specs) do
     local cost_h = price_of(spec, o.prices, "size")
     if not cost_h then
@@ -289,26 +293,14 @@ function M.size(o)
         elseif t > q.max_gpus then
           result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = "t above max_gpus" }
         elseif modes.agg then
-          local d, why = evaluate(q, spec, t, cost_h)
-          if d then
-            local list = d.p_meet >= q.confidence and result.deployments or result.below_confidence
-            list[#list + 1] = d
-          else
-            result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = why }
-          end
+          file(spec.id, t, evaluate(q, spec, t, cost_h))
         end
       end
       if modes.disagg then
         for _, tp in ipairs(ts) do
           for _, td in ipairs(ts) do
             if tp + td <= q.max_gpus and pcall(transformer.check_t, c, tp, "t") and pcall(transformer.check_t, c, td, "t") then
-              local d, why = evaluate_disagg(q, spec, tp, td, cost_h)
-              if d then
-                local list = d.p_meet >= q.confidence and result.deployments or result.below_confidence
-                list[#list + 1] = d
-              else
-                result.rejected[#result.rejected + 1] = { hw = spec.id, t = tp .. "P/" .. td .. "D", reason = why }
-              end
+              file(spec.id, tp .. "P/" .. td .. "D", evaluate_disagg(q, spec, tp, td, cost_h))
             end
           end
         end

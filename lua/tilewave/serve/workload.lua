@@ -74,13 +74,15 @@ M.datasets = {
   },
 }
 
--- the standard normal CDF (Abramowitz & Stegun 26.2.17, |error| < 7.5e-8)
+--- The standard normal CDF (Abramowitz & Stegun 26.2.17, |error| < 7.5e-8).
 local function phi(x)
   local t = 1 / (1 + 0.2316419 * math.abs(x))
   local d = 0.3989422804014327 * math.exp(-x * x / 2)
   local p = d * t * (0.319381530 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))))
   return x >= 0 and 1 - p or p
 end
+
+M.normal_cdf = phi
 
 -- mean of a lognormal (mu, s) truncated to [lo, hi]
 local function truncated_mean(mu, s, lo, hi)
