@@ -1,6 +1,14 @@
--- Benchmarks with the targets of issue 14 ("Speed"): each figure is repeated (min and
--- median of --repeats runs) and printed next to its goal. It asserts nothing: speed is
--- read, not tested (a timed test would fail on a busy machine).
+-- Benchmarks with the targets of issues 14 ("Speed") and 34 ("Speed and scale"): each figure
+-- is repeated (min and median of --repeats runs) and printed next to its goal. It asserts
+-- nothing: speed is read, not tested (a timed test would fail on a busy machine). Issue 34's
+-- goals are ratios to one C GEMM estimate timed in the same run (tw_gemm_plan_estimate_many's
+-- min per shape), since machines of one class differ 3x in absolute speed:
+--   tw.transformer.estimate of a config never seen (a new models.define each call), totals <= 60x
+--   tilewave sweep of 10^6 distinct configs (250,000 vocabulary sizes x 4 shapes), per row <= 100x;
+--     its peak RSS <= 1.5x the RSS of the same grid at 10^4 rows
+--   a grid of 10^9 combinations: its first 1,000 rows in <= 1 s and <= 50 MB
+--   tilewave check over a 10^6-config sweep: its first line (it streams)
+--   tw.gemm_many per shape <= 2x
 --
 --   GEMM estimate in C on a prepared device (tests/bench/bench_gemm,
 --     tw_gemm_plan_estimate_many; the one-shot tw_gemm_estimate is printed beside it)  <= 50 ns
@@ -86,6 +94,19 @@ local function row(what, min, med, unit, goal, scale)
   print(format("%-46s min %10.3f %s, median %10.3f %s (goal %s %s)", what, min * scale, unit, med * scale, unit,
     goal and format("<= %g", goal) or "-", unit))
 end
+-- one C GEMM estimate (s), the unit of issue 34's ratios, once the C benchmark has run
+local c_unit
+-- a figure in seconds printed with its ratio to c_unit and the goal on that ratio
+local function ratio_row(what, min, med, goal)
+  if not c_unit then
+    row(what, min, med, "us", nil, 1e6)
+    return
+  end
+  results[#results + 1] = { what = what .. " (x C GEMM)", min = min / c_unit, med = med / c_unit, unit = "x",
+                            goal = goal, scale = 1 }
+  print(format("%-46s min %10.3f us, median %10.3f us = %.0fx / %.0fx a C GEMM estimate (goal <= %gx)", what,
+    min * 1e6, med * 1e6, min / c_unit, med / c_unit, goal))
+end
 
 -- GEMM estimates -------------------------------------------------------------------------
 local spec = assert(tw.hw.load(args.hw))
@@ -118,6 +139,13 @@ if f then
   -- the goal is for estimates on a device prepared once (the Lua device is a prepared plan)
   c_row("C tw_gemm_estimate one-shot, per shape", "tw_gemm_estimate %(one%-shot%)", nil)
   c_row("C tw_gemm_plan_estimate_many, per shape", "tw_gemm_plan_estimate_many", 50)
+  local cmin = out:match("tw_gemm_plan_estimate_many[^:]*:%s+%d+ shapes, min ([%d.]+) ns")
+  c_unit = cmin and tonumber(cmin) / 1e9
+  if c_unit then
+    results[#results + 1] = { what = "tw.gemm_many per shape (x C GEMM)", min = gemm_many_s / c_unit, med = gemm_many_s / c_unit,
+                              unit = "x", goal = 2, scale = 1 }
+    print(format("%-46s %.2fx a C GEMM estimate (goal <= 2x)", "tw.gemm_many per shape", gemm_many_s / c_unit))
+  end
 else
   print("C benchmark not found at " .. args.c_bench .. " (build it with ./scripts/build)")
 end
@@ -137,6 +165,27 @@ lo, md = timed(function()
   for _ = 1, calls do tw.transformer.estimate("llama-2-7b", args.hw, { b = 4, s = 2048, detail = false }) end
 end)
 row("tw.transformer.estimate llama-2-7b, totals", lo / calls, md / calls, "us", 5, 1e6)
+
+-- a config never seen (issue 34): a new models.define per call, as a sweep row of a new
+-- config costs; the define alone and the estimate of the defined config beside it
+do
+  local models = tw.models
+  local raw = {}
+  for k, v in pairs(models.resolve("llama-2-7b")) do raw[k] = v end
+  raw.id, raw.name = nil, nil
+  local next_v = 32000
+  local function fresh()
+    next_v = next_v + 1
+    raw.vocab_size = next_v
+    return models.define(raw)
+  end
+  lo, md = timed(function()
+    for _ = 1, calls do tw.transformer.estimate(fresh(), args.hw, { b = 4, s = 2048, detail = false }) end
+  end)
+  ratio_row("estimate of a config never seen (define+totals)", lo / calls, md / calls, 60)
+  lo, md = timed(function() for _ = 1, calls do fresh() end end)
+  row("  of which models.define", lo / calls, md / calls, "us", nil, 1e6)
+end
 
 -- processes ------------------------------------------------------------------------------
 lo, md = wall(format("%s report > /dev/null", args.exe))
@@ -177,6 +226,68 @@ for size in args.rows:gmatch("[^,]+") do
     print(format("%-46s peak RSS %s kB", format("tilewave sweep %d rows", total), rss or "?"))
   end
   os.remove(path)
+end
+
+-- scale (issue 34) -------------------------------------------------------------------------
+local function spec_file(text)
+  local path = os.tmpname()
+  local fh = assert(io.open(path, "w"))
+  fh:write(text)
+  fh:close()
+  return path
+end
+-- distinct configs: llama-2-7b with 4 shapes (h x I) and rows / 4 vocabulary sizes
+local function distinct_spec(rows)
+  return spec_file(format([[
+local vs = {}
+for j = 0, %d do vs[#vs + 1] = 32000 + j end
+return { base = "llama-2-7b", hw = { %q }, workload = { b = 4, s = 2048 },
+         vary = { hidden_size = { 4096, 5120 }, intermediate_size = { 11008, 13824 }, vocab_size = vs } }
+]], rows // 4 - 1, args.hw))
+end
+local function peak_rss(cmd)
+  if not has_time then return nil end
+  return tonumber(io.popen(format("/usr/bin/time -f %%M %s 2>&1 > /dev/null | tail -1", cmd)):read("l"))
+end
+do
+  local big = args.quick and 100000 or 1000000
+  local small_path, big_path = distinct_spec(10000), distinct_spec(big)
+  lo, md = wall(format("%s sweep %s > /dev/null", args.exe, big_path))
+  ratio_row(format("tilewave sweep %d distinct configs, per row", big), lo / big, md / big, 100)
+  local r_small, r_big = peak_rss(format("%s sweep %s", args.exe, small_path)), peak_rss(format("%s sweep %s", args.exe, big_path))
+  if r_small and r_big then
+    results[#results + 1] = { what = format("sweep RSS %d rows / 10^4 rows", big), min = r_big / r_small,
+                              med = r_big / r_small, unit = "x", goal = 1.5, scale = 1 }
+    print(format("%-46s %d kB at 10^4 rows, %d kB at %d: %.2fx (goal <= 1.5x)", "tilewave sweep peak RSS", r_small, r_big,
+      big, r_big / r_small))
+  end
+  -- a grid of 10^9 combinations (h x I x v, 1000 values each): its first 1,000 rows
+  local huge = spec_file(format([[
+local hs, is, vs = {}, {}, {}
+for j = 0, 999 do hs[#hs + 1] = 2048 + 32 * j; is[#is + 1] = 8192 + 64 * j; vs[#vs + 1] = 32000 + 64 * j end
+return { base = "llama-2-7b", hw = { %q }, workload = { b = 4, s = 2048 },
+         vary = { hidden_size = hs, intermediate_size = is, vocab_size = vs } }
+]], args.hw))
+  local first = format("%s sweep %s 2>/dev/null | head -1001 > /dev/null", args.exe, huge)
+  lo, md = wall(first)
+  row("10^9-row grid, its first 1,000 rows, wall", lo, md, "s", 1, 1)
+  local rss = has_time and tonumber(io.popen(format("/usr/bin/time -f %%M sh -c '%s' 2>&1 | tail -1", first)):read("l"))
+  if rss then
+    results[#results + 1] = { what = "10^9-row grid, first 1,000 rows, peak RSS", min = rss / 1024, med = rss / 1024,
+                              unit = "MB", goal = 50, scale = 1 }
+    print(format("%-46s %.1f MB (goal <= 50 MB)", "10^9-row grid, first 1,000 rows, peak RSS", rss / 1024))
+  end
+  -- check over a 10^6-config sweep: the time to its first line
+  local ck = spec_file(format([[
+local vs = {}
+for j = 0, 249999 do vs[#vs + 1] = 32000 + j end
+return { name = "bench", sweep = { base = "llama-2-7b", vary = { hidden_size = { 4096, 5120 },
+         intermediate_size = { 11008, 13824 }, vocab_size = vs } }, hw = { %q }, workload = { b = 4, s = 2048 },
+         expect = { mfu = { min = 0, max = 1 } } }
+]], args.hw))
+  lo, md = wall(format("%s check %s 2>/dev/null | head -1 > /dev/null", args.exe, ck))
+  row("check of a 10^6-config sweep, first line, wall", lo, md, "s", nil, 1)
+  for _, path in ipairs { small_path, big_path, huge, ck } do os.remove(path) end
 end
 
 -- serving simulation (issue 35) ------------------------------------------------------------

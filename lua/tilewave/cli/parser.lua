@@ -147,6 +147,8 @@ function M.parser()
   sw:option("--shard", "I/N: shard I of N (0 <= I < N): the configs that pass the filters, dealt out in turn, so shards differ by at most one row; shards concatenate to the full grid.")
   sw:option("--out", "Write rows to FILE instead of stdout.")
   sw:option("--format", "Row format."):choices({ "csv", "jsonl" }):default("csv")
+  sw:flag("--progress", "Report configs done, configs per second and an ETA on stderr (on by default when stderr "
+    .. "is a terminal).")
 
   local ck = p:command("check", "Regression checks of config families against bounds, co-design rules and baselines.")
   ck:argument("files", "Check files (Lua)."):args("+")

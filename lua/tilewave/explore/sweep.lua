@@ -7,15 +7,13 @@
 --
 -- Order: hw outermost, then the vary fields in sorted name order, the last
 -- field fastest; `index` (0-based, per hw) is the position in that order, so
--- sharded runs can be merged back into it. The model is the one of
--- tilewave.transformer.estimate, made fast by factorization: each op's shape
--- depends on only some of the varied fields (found by changing one field at a
--- time from the base), so ops are grouped by that dependency set, each
--- group's time and FLOPs are computed once per combination of its own fields
--- (GEMMs through the pricing layer's batch entry point, tilewave.cost.price.gemm_many), and a config's
--- total is a handful of table lookups. The factorization is verified against
--- transformer.estimate on sampled configs; if they disagree (a family whose op
--- list changes structure across the grid), the sweep falls back to calling
+-- sharded runs can be merged back into it. Rows are produced one at a time from a mixed-radix
+-- counter over the vary lists, with `where` applied as they come: nothing proportional to the
+-- grid is held. The model is the one of tilewave.transformer.estimate, made fast by
+-- factorization (tilewave.explore.sweep_factor: ops grouped by the varied fields their shapes
+-- depend on, each group priced once per combination of its fields, up front or through a
+-- bounded cache), verified against transformer.estimate on sampled configs; if they disagree
+-- (a family whose op list changes structure across the grid), the sweep falls back to calling
 -- transformer.estimate per config.
 --
 -- Derived fields follow the varied ones unless varied themselves: head_dim =
@@ -29,7 +27,7 @@ local models = require "tilewave.data.models"
 local transformer = require "tilewave.ops.transformer"
 local forward = require "tilewave.cost.forward"
 local engines = require "tilewave.cost.engines"
-local price = require "tilewave.cost.price"
+local factor = require "tilewave.explore.sweep_factor"
 
 local M = {}
 
@@ -57,14 +55,6 @@ local function valid(r, conv, t)
   if t > a then return false end
   return true
 end
-
-local function op_sig(op)
-  return format("%s|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g", op.role, op.kind, op.m, op.n, op.k, op.batch, op.count, op.bytes)
-end
-
---- Most combinations of one group of fields the factorized mode prices up front (2^16); a
--- grid with a larger group is priced config by config as it is enumerated.
-M.FACTORIZE_MAX = 65536
 
 --- Iterate a sweep.
 -- @tparam table o `base` (model id or config), `vary` (field -> list of
@@ -154,126 +144,13 @@ function M.sweep(o)
     return r
   end
 
-  -- Factorization for one device: groups of ops by dependency set, each with
-  -- per-combination sums of time and FLOPs. Returns nil if not applicable.
-  local function factorize(spec)
-    -- a list longer than a group may hold: row by row, without looking at its values
-    for _, f in ipairs(fields) do
-      if #vary[f] > M.FACTORIZE_MAX then return nil end
-    end
-    local base_ops = fam.ops(base, ew)
-    local deps = {}
-    for i = 1, #base_ops do deps[i] = {} end
-    for fi, f in ipairs(fields) do
-      for _, v in ipairs(vary[f]) do
-        local r = copy(base)
-        r[f] = v
-        derive(r, conv)
-        local ok, ops = pcall(fam.ops, r, ew)
-        if not ok or #ops ~= #base_ops then return nil end
-        for i, op in ipairs(ops) do
-          if op.role ~= base_ops[i].role then return nil end
-          if op_sig(op) ~= op_sig(base_ops[i]) then deps[i][fi] = true end
-        end
-      end
-    end
-    -- group ops by dependency set
-    local groups, by_key = {}, {}
-    for i = 1, #base_ops do
-      local key, list = {}, {}
-      for fi = 1, nf do
-        if deps[i][fi] then key[#key + 1] = tostring(fi); list[#list + 1] = fi end
-      end
-      local k = table.concat(key, ",")
-      if not by_key[k] then
-        by_key[k] = { fields = list, ops = {} }
-        groups[#groups + 1] = by_key[k]
-      end
-      local g = by_key[k].ops
-      g[#g + 1] = i
-    end
-    -- a group's combinations are priced up front: past M.FACTORIZE_MAX of them the grid is
-    -- priced row by row instead, lazily (the first row of any grid at once, constant memory)
-    for _, g in ipairs(groups) do
-      local n = 1.0
-      for _, fi in ipairs(g.fields) do n = n * size[fi] end
-      if n > M.FACTORIZE_MAX then return nil end
-    end
-    -- per group: strides over its own fields, and the sums for every combination
-    local ctx = price.context(spec, wl.dtype, eng, "sweep.workload")
-    for _, g in ipairs(groups) do
-      local gsize, gstride, n = {}, {}, 1
-      for j = #g.fields, 1, -1 do
-        gsize[j] = size[g.fields[j]]
-        gstride[j] = n
-        n = n * gsize[j]
-      end
-      g.n, g.gstride, g.time, g.flops, g.model_flops = n, gstride, {}, {}, {}
-      -- shapes of every combination, GEMMs batched per BMM batch count through price.gemm_many
-      local pending = {}
-      for combo = 0, n - 1 do
-        local r = copy(base)
-        for j, fi in ipairs(g.fields) do
-          r[fields[fi]] = vary[fields[fi]][(combo // gstride[j]) % gsize[j] + 1]
-        end
-        derive(r, conv)
-        local ok, ops = pcall(fam.ops, r, ew)
-        local t, f, mf = 0, 0, 0
-        if not ok then t = nil end
-        if ok then
-          for _, i in ipairs(g.ops) do
-            local op = ops[i]
-            if op.kind ~= "elementwise"
-               and not (op.m >= 1 and op.n >= 1 and op.k >= 1 and op.m % 1 == 0 and op.n % 1 == 0 and op.k % 1 == 0) then
-              t = nil
-              break
-            elseif op.kind ~= "gemm" and op.kind ~= "bmm" then
-              t = t + op.count * price.op(ctx, op).time_s
-              f, mf = f + op.flops * op.count, mf + op.model_flops * op.count
-            else
-              local key = op.batch
-              pending[key] = pending[key] or { shapes = {}, refs = {} }
-              local pb = pending[key]
-              local s = pb.shapes
-              s[#s + 1], s[#s + 2], s[#s + 3] = op.m, op.n, op.k
-              pb.refs[#pb.refs + 1] = { combo, op.count }
-              f, mf = f + op.flops * op.count, mf + op.model_flops * op.count
-            end
-          end
-        end
-        g.time[combo], g.flops[combo], g.model_flops[combo] = t, f, mf
-      end
-      for batch, pb in pairs(pending) do
-        local times = price.gemm_many(ctx, pb.shapes, batch)
-        for i, ref in ipairs(pb.refs) do
-          if g.time[ref[1]] then g.time[ref[1]] = g.time[ref[1]] + times[i] * ref[2] end
-        end
-      end
-    end
-    return groups
-  end
+  local grid = { base = base, fam = fam, fields = fields, vary = vary, size = size, stride = stride, ew = ew, wl = wl,
+                raw_at = raw_at, derive = function(r) derive(r, conv) end }
 
   local function slow_est(r, spec)
     local ok, est = pcall(forward.estimate, models.define(r), spec, wl)
     if not ok then return nil end
     return est.time_s, est.flops, est.model_flops
-  end
-
-  local function fast_est(groups, idx)
-    local t, f, mf = 0, 0, 0
-    for _, g in ipairs(groups) do
-      local combo = 0
-      local gf, gs = g.fields, g.gstride
-      for j = 1, #gf do
-        local fi = gf[j]
-        combo = combo + ((idx // stride[fi]) % size[fi]) * gs[j]
-      end
-      local gt = g.time[combo]
-      if not gt then return nil end -- a combination the factorization could not price
-      t = t + gt
-      f, mf = f + g.flops[combo], mf + g.model_flops[combo]
-    end
-    return t, f, mf
   end
 
   -- prepare every device
@@ -284,7 +161,7 @@ function M.sweep(o)
     if not plan.peak then
       error(format("sweep.workload.dtype: '%s' not supported by %s", wl.dtype, spec.id), 0)
     end
-    if not o.slow then plan.groups = factorize(spec) end
+    if not o.slow then plan.groups = factor.factorize(grid, spec) end
     if plan.groups then
       -- verify on samples: first, last, and a spread of valid configs
       for _, idx in ipairs { 0, per_hw - 1, per_hw // 2, per_hw // 3, per_hw // 7, per_hw // 11 } do
@@ -292,7 +169,7 @@ function M.sweep(o)
         if valid(r, conv, wl.t) then
           local t1 = slow_est(r, spec)
           if t1 then
-            local t2 = fast_est(plan.groups, idx)
+            local t2 = factor.row(plan.groups, idx)
             if not t2 or math.abs(t2 - t1) > 1e-9 * t1 then plan.groups = nil break end
           end
         end
@@ -331,7 +208,7 @@ function M.sweep(o)
       if not mine then keep = nil end
       if keep then
         local t, f, mf
-        if plan.groups then t, f, mf = fast_est(plan.groups, idx) end
+        if plan.groups then t, f, mf = factor.row(plan.groups, idx) end
         if not t then t, f, mf = slow_est(cfg, plan.spec) end
         if t then
           stats.done = stats.done + 1
