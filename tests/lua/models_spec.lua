@@ -92,7 +92,8 @@ describe("tilewave.data.models", function()
 
     it("lists every family's presets, lower-case ids", function()
       local all = tw.models.list()
-      assert.equal(43, #all) -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, phi-3-mini, gemma-2-9b, deepseek-v3
+      -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, phi-3-mini, gemma-2-9b, deepseek-v3, gpt-oss-20b, gpt-oss-120b
+      assert.equal(45, #all)
       for _, id in ipairs(all) do assert.equal(id:lower(), id) end
       assert.same({ "modernbert-base", "modernbert-large" }, tw.models.list("modernbert"))
       assert.equal(8, #tw.models.list("gpt3"))
@@ -156,7 +157,7 @@ describe("tilewave.data.models", function()
       local _, missing = pcall(tw.models.define, c)
       assert.equal("model.num_hidden_layers: expected positive integer, got nil", missing)
       assert.truthy(err_of { hidden_sise = 1 }:find("model: unknown field 'hidden_sise' (did you mean 'hidden_size'?) for family llama", 1, true))
-      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gemma2, gpt3, gpt_neox, llama, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
+      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gemma2, gpt3, gpt_neox, gpt_oss, llama, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
     end)
     it("rejects a non-boolean tie_word_embeddings", function()
       assert.equal("model.tie_word_embeddings: expected boolean, got 1", err_of { tie_word_embeddings = 1 })
@@ -236,6 +237,50 @@ describe("tilewave.data.models", function()
       assert.equal(2047, names.attention.s_kv)
     end)
 
+    it("reads a gpt-oss config.json: sliding and full layers, biased experts (20,914,757,184)", function()
+      -- openai/gpt-oss-20b config.json fields. By hand, per layer: Q and O 2880 x 64 x 64 = 11,796,480
+      -- each, K and V 2880 x 8 x 64 = 1,474,560 each, Q/K/V biases 4096 + 2 x 512, O bias 2880, 64 sinks:
+      -- 26,550,144; router 2880 x 32 + 32 = 92,192; 32 experts of 3 x 2880 x 2880 + 2 x 2880 + 2880 =
+      -- 24,891,840 (796,538,880); two RMSNorms 5,760: 823,186,976. 24 layers 19,756,487,424 + final
+      -- norm 2,880 + embedding and LM head 2 x 201088 x 2880 = 1,158,266,880: 20,914,757,184 (the
+      -- model card's 20.91B)
+      local types = {}
+      for i = 0, 23 do types[#types + 1] = i % 2 == 0 and '"sliding_attention"' or '"full_attention"' end
+      local path = write([[{"architectures":["GptOssForCausalLM"],"attention_bias":true,"attention_dropout":0.0,
+        "experts_per_token":4,"head_dim":64,"hidden_act":"silu","hidden_size":2880,"initial_context_length":4096,
+        "intermediate_size":2880,"layer_types":[]] .. table.concat(types, ",") .. [[],
+        "max_position_embeddings":131072,"model_type":"gpt_oss","num_attention_heads":64,"num_experts_per_tok":4,
+        "num_hidden_layers":24,"num_key_value_heads":8,"num_local_experts":32,"rms_norm_eps":1e-05,
+        "rope_scaling":{"beta_fast":32.0,"beta_slow":1.0,"factor":32.0,"rope_type":"yarn"},"rope_theta":150000,
+        "router_aux_loss_coef":0.9,"sliding_window":128,"swiglu_limit":7.0,"tie_word_embeddings":false,
+        "vocab_size":201088,"quantization_config":{"quant_method":"mxfp4"}}]])
+      local c = assert(tw.models.from_hf_config(path))
+      os.remove(path)
+      assert.same({ "gpt_oss", 128, 32, 4, 24 },
+        { c.family, c.sliding_window, c.num_local_experts, c.num_experts_per_tok, #c.layer_types })
+      assert.equal(20914757184, tw.params(c).total)
+      assert.equal(tw.params(c).total, tw.params("gpt-oss-20b").total)
+      -- 120B: 36 layers of 128 experts: 36 x 3,213,080,192 + 2,880 + 1,158,266,880 (model card 116.83B)
+      assert.equal(116829156672, tw.params("gpt-oss-120b").total)
+      -- 12 layers attend over the 128-token window, 12 over all 4096 tokens; experts at M = 4096 x 4 / 32
+      local by = {}
+      for _, op in ipairs(tw.transformer.ops(c, { b = 1, s = 4096 })) do by[op.name] = op end
+      assert.same({ 12, 4096 }, { by.attention.count, by.attention.s_kv })
+      assert.same({ 12, 128 }, { by.attention_local.count, by.attention_local.s_kv })
+      assert.same({ 512, 2880, 2880, 32 }, { by.expert_mlp_gate.m, by.expert_mlp_gate.n, by.expert_mlp_gate.k,
+                                             by.expert_mlp_gate.experts })
+      -- a KV cache of 12 x 128 + 12 x context tokens per sequence
+      assert.equal(12 * 128 + 12 * 8192, tw.models.kv_layer_tokens(c, 8192))
+      types[3] = '"global"'
+      path = write([[{"model_type":"gpt_oss","hidden_size":64,"num_attention_heads":4,"num_key_value_heads":2,
+        "num_hidden_layers":24,"intermediate_size":64,"vocab_size":100,"num_local_experts":4,"num_experts_per_tok":2,
+        "sliding_window":16,"layer_types":[]] .. table.concat(types, ",") .. "]}")
+      local ok, err = pcall(tw.models.from_hf_config, path)
+      os.remove(path)
+      assert.is_false(ok)
+      assert.truthy(err:find("layer_types[3]: expected sliding_attention or full_attention, got string 'global'", 1, true))
+    end)
+
     it("reads a Gemma 2 config.json: 4 norms, alternating windows, tied embeddings (9,241,705,984)", function()
       -- google/gemma-2-9b config.json fields (tie_word_embeddings absent: Gemma2Config's default, tied).
       -- By hand (model_configs.md, Gemma 2 9B), per layer: Q and O 3584 x 16 x 256 = 14,680,064 each,
@@ -291,7 +336,7 @@ describe("tilewave.data.models", function()
       local p = write([[{"model_type":"mamba","hidden_size":768}]])
       local c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)
-      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gemma2, gpt_neox, llama, mistral, mixtral, modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
+      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gemma2, gpt_neox, gpt_oss, llama, mistral, mixtral, modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
       local f = io.open(p, "w"); f:write("{not json"); f:close()
       c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)

@@ -29,7 +29,8 @@ local type, pairs, ipairs, format, sort, math_type = type, pairs, ipairs, string
 --- Families by name; each a module of tilewave.families (see
 -- families/llama.lua for the shape). `M.register(family)` adds one.
 M.families = {}
-local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2", "qwen3", "phi3", "gemma2", "deepseek", "qwen_moe" }
+local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2", "qwen3", "phi3", "gemma2", "deepseek", "qwen_moe",
+                       "gpt_oss" }
 for _, name in ipairs(FAMILY_ORDER) do M.families[name] = require("tilewave.data.families." .. name) end
 
 local function boolean(v, path)
