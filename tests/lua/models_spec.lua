@@ -92,8 +92,9 @@ describe("tilewave.data.models", function()
 
     it("lists every family's presets, lower-case ids", function()
       local all = tw.models.list()
-      -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, phi-3-mini, gemma-2-9b, deepseek-v3, gpt-oss-20b, gpt-oss-120b
-      assert.equal(45, #all)
+      -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, phi-3-mini, gemma-2-9b, deepseek-v3, gpt-oss-20b,
+      -- gpt-oss-120b, gemma-3-1b
+      assert.equal(46, #all)
       for _, id in ipairs(all) do assert.equal(id:lower(), id) end
       assert.same({ "modernbert-base", "modernbert-large" }, tw.models.list("modernbert"))
       assert.equal(8, #tw.models.list("gpt3"))
@@ -157,7 +158,7 @@ describe("tilewave.data.models", function()
       local _, missing = pcall(tw.models.define, c)
       assert.equal("model.num_hidden_layers: expected positive integer, got nil", missing)
       assert.truthy(err_of { hidden_sise = 1 }:find("model: unknown field 'hidden_sise' (did you mean 'hidden_size'?) for family llama", 1, true))
-      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gemma2, gpt3, gpt_neox, gpt_oss, llama, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
+      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gemma2, gemma3, gpt3, gpt_neox, gpt_oss, llama, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
     end)
     it("rejects a non-boolean tie_word_embeddings", function()
       assert.equal("model.tie_word_embeddings: expected boolean, got 1", err_of { tie_word_embeddings = 1 })
@@ -281,6 +282,39 @@ describe("tilewave.data.models", function()
       assert.truthy(err:find("layer_types[3]: expected sliding_attention or full_attention, got string 'global'", 1, true))
     end)
 
+    it("reads a Gemma 3 config.json, nested or not: QK-norm, five sliding layers per global one (999,885,952)", function()
+      -- google/gemma-3-1b-it config.json fields. By hand, per layer: Q and O 1152 x 4 x 256 = 1,179,648 each,
+      -- K and V 1152 x 1 x 256 = 294,912 each (2,949,120); GeGLU 3 x 1152 x 6912 = 23,887,872; four RMSNorms
+      -- 4,608; q_norm and k_norm 512: 26,842,112. 26 layers 697,894,912 + final norm 1,152 + one embedding
+      -- 262144 x 1152 = 301,989,888: 999,885,952 (Hugging Face's count for google/gemma-3-1b-it)
+      local text = [["model_type":"gemma3_text","hidden_size":1152,"intermediate_size":6912,"num_hidden_layers":26,
+        "num_attention_heads":4,"num_key_value_heads":1,"head_dim":256,"sliding_window":512,"sliding_window_pattern":6,
+        "vocab_size":262144,"final_logit_softcapping":null,"query_pre_attn_scalar":256,"rope_theta":1000000.0]]
+      local path = write("{" .. text .. "}")
+      local c = assert(tw.models.from_hf_config(path))
+      os.remove(path)
+      assert.same({ "gemma3", true, 256, 512 }, { c.family, c.tie_word_embeddings, c.head_dim, c.sliding_window })
+      assert.equal(999885952, tw.params(c).total)
+      assert.equal(999885952, tw.params("gemma-3-1b").total)
+      -- the multimodal type: the language model's fields in text_config (the vision tower left out)
+      path = write([[{"model_type":"gemma3","vision_config":{"hidden_size":1152},"text_config":{]] .. text .. "}}")
+      assert.equal(999885952, tw.params(assert(tw.models.from_hf_config(path))).total)
+      os.remove(path)
+      path = write([[{"model_type":"gemma3","text_config":[1]}]])
+      local none, msg = tw.models.from_hf_config(path)
+      os.remove(path)
+      assert.is_nil(none)
+      assert.truthy(msg:find("text_config: expected an object (the text model's config)", 1, true))
+      -- layers 5, 11, 17 and 23 are global (every 6th), the other 22 slide over 512 keys; QK-norm per layer
+      local by = {}
+      for _, op in ipairs(tw.transformer.ops(c, { b = 1, s = 4096 })) do by[op.name] = op end
+      assert.same({ 4, 4096 }, { by.attention.count, by.attention.s_kv })
+      assert.same({ 22, 512 }, { by.attention_local.count, by.attention_local.s_kv })
+      assert.same({ 26, 4096 * 5 * 256 }, { by.qk_rmsnorm.count, by.qk_rmsnorm.elems })
+      assert.is_nil(by.logit_softcap)
+      assert.equal(4 * 8192 + 22 * 512, tw.models.kv_layer_tokens(c, 8192))
+    end)
+
     it("reads a Gemma 2 config.json: 4 norms, alternating windows, tied embeddings (9,241,705,984)", function()
       -- google/gemma-2-9b config.json fields (tie_word_embeddings absent: Gemma2Config's default, tied).
       -- By hand (model_configs.md, Gemma 2 9B), per layer: Q and O 3584 x 16 x 256 = 14,680,064 each,
@@ -336,7 +370,7 @@ describe("tilewave.data.models", function()
       local p = write([[{"model_type":"mamba","hidden_size":768}]])
       local c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)
-      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gemma2, gpt_neox, gpt_oss, llama, mistral, mixtral, modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
+      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gemma2, gemma3, gemma3_text, gpt_neox, gpt_oss, llama, mistral, mixtral, modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
       local f = io.open(p, "w"); f:write("{not json"); f:close()
       c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)

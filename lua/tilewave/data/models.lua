@@ -30,7 +30,7 @@ local type, pairs, ipairs, format, sort, math_type = type, pairs, ipairs, string
 -- families/llama.lua for the shape). `M.register(family)` adds one.
 M.families = {}
 local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2", "qwen3", "phi3", "gemma2", "deepseek", "qwen_moe",
-                       "gpt_oss" }
+                       "gpt_oss", "gemma3" }
 for _, name in ipairs(FAMILY_ORDER) do M.families[name] = require("tilewave.data.families." .. name) end
 
 local function boolean(v, path)
@@ -288,6 +288,15 @@ function M.from_hf_config(path)
       check.describe(j.model_type))
   end
   local fam = M.families[family]
+  -- a multimodal type holds its language model's fields in a nested object (Gemma 3: text_config)
+  if kind.nested then
+    local inner = j[kind.nested]
+    if type(inner) ~= "table" or inner[1] ~= nil then
+      return nil, format("%s: %s: expected an object (the text model's config), got %s", path, kind.nested,
+        check.describe(inner))
+    end
+    j = inner
+  end
   -- fields read elsewhere from config.json that tilewave does not model still must be sane:
   -- rope_scaling (Hugging Face transformers' RoPE scaling) an object with a positive factor
   local rs = j.rope_scaling

@@ -22,6 +22,7 @@
 -- models/gemma2/modeling_gemma2.py.
 local llama = require "tilewave.data.families.llama"
 local layers = require "tilewave.ops.layers"
+local windows = require "tilewave.data.families.windows"
 
 local G2 = "../shared/reference/model_configs.md, Gemma 2 9B: d 3584, 42 layers, 16/8 heads, head 256, "
   .. "HF intermediate_size 14336, vocab 256000, tied, sliding window 4096 alternating with global 8192, "
@@ -40,26 +41,19 @@ local F = llama.variant {
 F.defaults = { tie_word_embeddings = true, hidden_act = "gelu_pytorch_tanh" }
 
 --- Layers with a sliding window: the even ones, ceil(L / 2) (none without sliding_window).
-function F.local_layers(c)
-  return c.sliding_window and (c.num_hidden_layers + 1) // 2 or 0
-end
+function F.local_layers(c) return windows.sliding_layers(c, function(x) return (x.num_hidden_layers + 1) // 2 end) end
 
 --- KV spans (models.kv_windows): the local layers keep sliding_window tokens, the rest all.
-function F.kv_windows(c)
-  local n_local = F.local_layers(c)
-  local spans = { { count = c.num_hidden_layers - n_local } }
-  if n_local > 0 then spans[2] = { count = n_local, window = c.sliding_window } end
-  return spans
-end
+function F.kv_windows(c) return windows.kv_windows(c, F.local_layers(c)) end
 
 --- Parameter count: the LLaMA block's with four RMSNorms per layer instead of two.
 function F.params(c) return llama.params_plus(c, 2 * c.hidden_size) end
 
---- Ops of one forward pass.
-function F.ops(c, w)
+--- Ops of one forward pass with `n_local` sliding-window layers (shared with Gemma 3,
+-- tilewave.data.families.gemma3, which adds its QK-norm).
+function F.block_ops(c, w, n_local)
   local ops, L = {}, c.num_hidden_layers
   local e, bs, h = w.e, w.b * w.s, c.hidden_size
-  local n_local = F.local_layers(c)
   ops[#ops + 1] = layers.embedding(c, w)
   -- the embedding times sqrt(h): read + write
   ops[#ops + 1] = layers.outside(layers.elementwise("scale", "embedding_scale", 2 * bs * h * e.in_bytes, 1, bs * h,
@@ -85,5 +79,8 @@ function F.ops(c, w)
   end
   return ops
 end
+
+--- Ops of one forward pass.
+function F.ops(c, w) return F.block_ops(c, w, F.local_layers(c)) end
 
 return F

@@ -30,6 +30,7 @@
 local check = require "tilewave.util.check"
 local layers = require "tilewave.ops.layers"
 local llama = require "tilewave.data.families.llama"
+local windows = require "tilewave.data.families.windows"
 
 local SRC = "openai/gpt-oss-%s config.json (Hugging Face): h 2880, I 2880, 64 heads x 64, 8 KV heads, vocab 201088, "
   .. "sliding window 128 on even layers, %d experts, 4 per token, %d layers; OpenAI gpt-oss model card (2025-08-05)"
@@ -56,47 +57,21 @@ local F = llama.variant {
 }
 F.defaults = { tie_word_embeddings = false, hidden_act = "silu", attention_bias = true }
 
-local LAYER_TYPES = { sliding_attention = true, full_attention = true }
-
 --- Checks: experts present and k <= E; layer_types, when given, one known type per layer.
 function F.validate(c, path)
   for _, k in ipairs { "num_local_experts", "num_experts_per_tok" } do
     if c[k] == nil then check.fail(check.field(path, k), "expected positive integer", nil) end
   end
   llama.validate(c, path)
-  local lt = c.layer_types
-  if lt ~= nil then
-    if #lt ~= c.num_hidden_layers then
-      check.fail(check.field(path, "layer_types"), string.format("expected one entry per layer (%d)", c.num_hidden_layers),
-        #lt .. " entries")
-    end
-    for i, t in ipairs(lt) do
-      if not LAYER_TYPES[t] then
-        check.fail(check.field(path, "layer_types") .. "[" .. i .. "]", "expected sliding_attention or full_attention", t)
-      end
-    end
-  end
+  windows.validate(c, path)
 end
 
 --- Layers with a sliding window: those layer_types marks, else the even ones, ceil(L / 2)
 -- (none without sliding_window).
-function F.local_layers(c)
-  if not c.sliding_window then return 0 end
-  if c.layer_types then
-    local n = 0
-    for _, t in ipairs(c.layer_types) do if t == "sliding_attention" then n = n + 1 end end
-    return n
-  end
-  return (c.num_hidden_layers + 1) // 2
-end
+function F.local_layers(c) return windows.sliding_layers(c, function(x) return (x.num_hidden_layers + 1) // 2 end) end
 
 --- KV spans (models.kv_windows): the sliding layers keep sliding_window tokens, the rest all.
-function F.kv_windows(c)
-  local n_local = F.local_layers(c)
-  local spans = { { count = c.num_hidden_layers - n_local } }
-  if n_local > 0 then spans[2] = { count = n_local, window = c.sliding_window } end
-  return spans
-end
+function F.kv_windows(c) return windows.kv_windows(c, F.local_layers(c)) end
 
 --- Parameter counts (see the module comment).
 function F.params(c)
