@@ -18,6 +18,7 @@ return {
     fp16 = 2250 * TFLOPS,
     bf16 = 2250 * TFLOPS,
     fp8 = 4500 * TFLOPS,
+    fp4 = 9000 * TFLOPS,
     int8 = 4500 * TFLOPS,
   },
   interconnect = {  -- byte/s, bidirectional totals
@@ -35,7 +36,7 @@ return {
     l2_bytes = "NVIDIA Blackwell Tuning Guide (https://docs.nvidia.com/cuda/blackwell-tuning-guide/) -- stated for GB200",
     smem_per_sm_bytes = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     tdp_w = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering) -- max TGP; 700 W default",
-    peak_flops = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering); Google DeepMind scaling-book gpus.md @1a55377 (https://github.com/jax-ml/scaling-book) -- dense",
+    peak_flops = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering); Google DeepMind scaling-book gpus.md @1a55377 (https://github.com/jax-ml/scaling-book) -- dense; fp4 (block-scaled E2M1, MXFP4 / NVFP4) 9000 dense from ../shared/reference/hardware_specs.md (B200 row, \"FP4 9000\"; ML Engineering's separate \"nvfp4 10000\" is unexplained there and not used)",
     interconnect = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering) -- NVLink 5, 1800 GB/s bidirectional",
   },
 }

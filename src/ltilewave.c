@@ -99,7 +99,7 @@ static void read_shape(lua_State *L, int t, tw_gemm_shape *s)
     s->n = tw_lua_get_int(L, t, "n", "gemm", -1);
     s->k = tw_lua_get_int(L, t, "k", "gemm", -1);
     s->batch = tw_lua_get_int(L, t, "batch", "gemm", 1);
-    s->in_bytes = (int)tw_lua_get_int(L, t, "in_bytes", "gemm", 2);
+    s->in_bytes = tw_lua_get_num(L, t, "in_bytes", "gemm", 2);
     s->out_bytes = (int)tw_lua_get_int(L, t, "out_bytes", "gemm", 2);
 }
 
@@ -184,7 +184,7 @@ static int l_gemm_many(lua_State *L)
     count = len / 3;
     proto.m = proto.n = proto.k = 1;
     proto.batch = tw_lua_get_int(L, 3, "batch", "gemm", 1);
-    proto.in_bytes = (int)tw_lua_get_int(L, 3, "in_bytes", "gemm", 2);
+    proto.in_bytes = tw_lua_get_num(L, 3, "in_bytes", "gemm", 2);
     proto.out_bytes = (int)tw_lua_get_int(L, 3, "out_bytes", "gemm", 2);
 
     shapes = (tw_gemm_shape *)scratch(L, (size_t)(count ? count : 1) * (sizeof *shapes + 2 * sizeof(double)));
@@ -247,7 +247,7 @@ static int l_gemm_time(lua_State *L)
 {
     const tw_gemm_plan *dev = (const tw_gemm_plan *)luaL_checkudata(L, 1, DEVICE_MT);
     tw_gemm_shape s;
-    int64_t in, out;
+    int64_t out;
     double t;
     const char *bad = NULL;
     int status;
@@ -255,9 +255,8 @@ static int l_gemm_time(lua_State *L)
     s.n = int_arg(L, 3, "n", -1);
     s.k = int_arg(L, 4, "k", -1);
     s.batch = int_arg(L, 5, "batch", 1);
-    in = int_arg(L, 6, "in_bytes", 2);
+    s.in_bytes = luaL_optnumber(L, 6, 2); /* the core names anything but 0.5, 1, 2, 4, 8 */
     out = int_arg(L, 7, "out_bytes", 2);
-    s.in_bytes = in >= 0 && in <= 64 ? (int)in : -1; /* the core names anything but 1, 2, 4, 8 */
     s.out_bytes = out >= 0 && out <= 64 ? (int)out : -1;
     status = tw_gemm_plan_estimate_many(dev, &s, 1, &t, NULL, NULL, &bad);
     if (status != TW_OK)

@@ -49,6 +49,8 @@ static double value(lua_State *L, lua_Integer i)
 static int64_t integer(double v) { return v >= -9.2e18 && v <= 9.2e18 && v == (double)(int64_t)v ? (int64_t)v : -1; }
 /* an element size: 1..64, else -1 */
 static int elem_size(double v) { return v >= 1 && v <= 64 && v == (double)(int)v ? (int)v : -1; }
+/* an input element size, FP4's half byte included (the core refuses anything but 0.5, 1, 2, 4, 8) */
+static double in_size(double v) { return v == v ? v : -1; }
 
 /* core.pass(flat): count the ops and steps, then copy them into one userdata. */
 static int l_pass(lua_State *L)
@@ -100,7 +102,7 @@ static int l_pass(lua_State *L)
                 s->gemm.n = integer(v[1]);
                 s->gemm.k = integer(v[2]);
                 s->gemm.batch = integer(v[3]);
-                s->gemm.in_bytes = elem_size(v[4]);
+                s->gemm.in_bytes = in_size(v[4]);
                 s->gemm.out_bytes = elem_size(v[5]);
             } else {
                 s->bytes = v[0];

@@ -21,13 +21,18 @@ static int64_t ceil_div(int64_t a, int64_t b, int shift)
 }
 
 /* Alignment class: log2 of the coarsest power of two (in bytes) dividing
- * N and K times the element size, capped at 128 bytes (class 7). N and K are
+ * N and K times the element size, capped at 128 bytes (class 7), at least 0 (FP4 with
+ * an odd N or K). N and K are
  * the leading dimensions of row-major A[MxK], B[KxN] and C[MxN]; M is a row
  * count, never a stride, and enters only through tile quantization. */
 int tw_gemm__align_class(const tw_gemm_shape *s)
 {
     uint64_t bits = (uint64_t)(s->n | s->k);
-    int cls = __builtin_ctzll(bits) + __builtin_ctz((unsigned)s->in_bytes);
+    /* log2 of the element size: -1 for FP4's half byte (an odd N or K then falls below one
+       byte: class 0, the worst there is) */
+    int log2_elem = s->in_bytes < 1.0 ? -1 : __builtin_ctz((unsigned)s->in_bytes);
+    int cls = __builtin_ctzll(bits) + log2_elem;
+    if (cls < 0) cls = 0;
     return cls < TW_ALIGN_CLASSES - 1 ? cls : TW_ALIGN_CLASSES - 1;
 }
 

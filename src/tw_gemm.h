@@ -113,7 +113,7 @@ typedef struct {
 typedef struct {
     int64_t m, n, k;   /* 1..TW_DIM_MAX each; M*N*batch <= TW_OUTPUT_MAX */
     int64_t batch;     /* batch count (1 for a plain GEMM); 1..TW_DIM_MAX */
-    int in_bytes;      /* bytes per element of A and B: 1, 2, 4 or 8 */
+    double in_bytes;   /* bytes per element of A and B: 0.5 (FP4), 1, 2, 4 or 8 */
     int out_bytes;     /* bytes per element of C: 1, 2, 4 or 8 */
 } tw_gemm_shape;
 

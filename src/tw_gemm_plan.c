@@ -59,6 +59,8 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
 }
 
 static int elem_size_ok(int b) { return b == 1 || b == 2 || b == 4 || b == 8; }
+/* A and B: FP4's half byte too (Blackwell's FP4 tensor cores) */
+static int in_size_ok(double b) { return b == 0.5 || b == 1.0 || b == 2.0 || b == 4.0 || b == 8.0; }
 
 int tw_gemm__check_shape(const tw_gemm_shape *s, const char **bad_field)
 {
@@ -70,7 +72,7 @@ int tw_gemm__check_shape(const tw_gemm_shape *s, const char **bad_field)
     else if (s->n < 1) bad = "n";
     else if (s->k < 1) bad = "k";
     else if (s->batch < 1) bad = "batch";
-    else if (!elem_size_ok(s->in_bytes)) bad = "in_bytes";
+    else if (!in_size_ok(s->in_bytes)) bad = "in_bytes";
     else if (!elem_size_ok(s->out_bytes)) bad = "out_bytes";
     else {
         status = TW_ERANGE;

@@ -36,7 +36,7 @@ static const struct {
     {"k", "expected positive integer"},
     {"batch", "expected positive integer"},
     {"m*n*batch", "expected M*N*batch <= 2^53"},
-    {"in_bytes", "expected 1, 2, 4 or 8"},
+    {"in_bytes", "expected 0.5, 1, 2, 4 or 8"},
     {"out_bytes", "expected 1, 2, 4 or 8"},
     {"flops", "expected positive number"},
     {"bytes", "expected positive number"},

@@ -291,6 +291,19 @@ static void test_gemm_alignment_classes(void **state)
     r = run(&d, s);
     assert_int_equal(r.align_bytes, 1);
     assert_close(r.align_eff, 0.1, 0);
+    /* FP4 (half a byte): K = 4095 is below one byte (class 0, the worst); K = 4094 -> 1 B;
+       K = 4096 -> 2048 B, capped at 128; operands counted at half a byte each:
+       64 x 64 x 64 moves (64*64 + 64*64) * 0.5 + 64*64 * 2 = 12,288 B */
+    s = fp16(4096, 4096, 4095);
+    s.in_bytes = 0.5;
+    assert_int_equal(run(&d, s).align_bytes, 1);
+    s.k = 4094;
+    assert_int_equal(run(&d, s).align_bytes, 1);
+    s.k = 4096;
+    assert_int_equal(run(&d, s).align_bytes, 128);
+    s = fp16(64, 64, 64);
+    s.in_bytes = 0.5;
+    assert_close(run(&d, s).bytes, 12288.0, 0);
     /* compute time scales by 1/align_eff. N=128 -> 32 tiles, N=130 -> 64 tiles:
        both one wave of 108, so only the factor 1/0.3 separates them. */
     {
@@ -424,6 +437,7 @@ static void test_gemm_rejects_bad_shapes(void **state)
     s = fp16(1, 1, -1); expect_shape_error(s, TW_EINVAL, "k");
     s = fp16(1, 1, 1); s.batch = 0; expect_shape_error(s, TW_EINVAL, "batch");
     s = fp16(1, 1, 1); s.in_bytes = 3; expect_shape_error(s, TW_EINVAL, "in_bytes");
+    s = fp16(1, 1, 1); s.in_bytes = 0.25; expect_shape_error(s, TW_EINVAL, "in_bytes");
     s = fp16(1, 1, 1); s.out_bytes = 0; expect_shape_error(s, TW_EINVAL, "out_bytes");
     s = fp16(TW_DIM_MAX + 1, 1, 1); expect_shape_error(s, TW_ERANGE, "m");
     s = fp16(1, 1, INT64_MAX); expect_shape_error(s, TW_ERANGE, "k");

@@ -105,8 +105,23 @@ describe("tilewave.cost.gemm", function()
       { { m = 1, n = 1, k = 1, dtype = "fp8" },
         "gemm.dtype: 'fp8' not supported by a100_sxm4_80gb (supported: bf16, fp16, fp32, fp64, int8, tf32)" },
       { { m = 1, n = 1, k = 1, dtype = "fp12" },
-        "gemm.dtype: expected one of bf16, fp16, fp32, fp64, fp8, int8, tf32, got string 'fp12'" },
+        "gemm.dtype: expected one of bf16, fp16, fp32, fp4, fp64, fp8, int8, tf32, got string 'fp12'" },
     }
+    it("prices FP4 on Blackwell: half-byte operands, the 9000 TFLOP/s dense peak, faster than fp8", function()
+      -- B200 FP4 9000 TFLOP/s dense (../shared/reference/hardware_specs.md); operands at half a byte,
+      -- bf16 output: 4096^3 moves 2 x 4096^2 x 0.5 + 4096^2 x 2 = 50,331,648 B
+      local r4 = tw.gemm { m = 4096, n = 4096, k = 4096, hw = "b200", dtype = "fp4" }
+      local r8 = tw.gemm { m = 4096, n = 4096, k = 4096, hw = "b200", dtype = "fp8" }
+      assert.equal(9000e12, r4.peak_flops)
+      assert.equal(50331648, r4.bytes)
+      assert.is_true(r4.time_s < r8.time_s and r4.tflops * 1e12 <= r4.peak_flops)
+      -- half a byte: K = 4094 is 1-byte aligned (class 0), K = 4096 128-byte aligned
+      assert.equal(1, tw.gemm { m = 4096, n = 4096, k = 4094, hw = "b200", dtype = "fp4" }.align_bytes)
+      assert.equal(128, r4.align_bytes)
+      assert.has_error(function() tw.gemm { m = 64, n = 64, k = 64, hw = "h100_sxm5", dtype = "fp4" } end,
+        "gemm.dtype: 'fp4' not supported by h100_sxm5 (supported: bf16, fp16, fp32, fp64, fp8, int8, tf32)")
+    end)
+
     for _, case in ipairs(errors) do
       it("raises '" .. case[2] .. "'", function()
         local opts = case[1]

@@ -113,7 +113,7 @@ describe("tilewave.cost.forward", function()
         err)
       ok, err = pcall(tw.transformer.ops, SMALL, { b = 2 ^ 62, s = 4 }) -- 2^64 wraps to 0 in integers
       assert.equal("transformer.ops.b*s: expected at most 2^31-1 tokens, got 1.844674407371e+19", err)
-      ok, err = pcall(tw.transformer.ops, SMALL, { dtype = "fp4" })
+      ok, err = pcall(tw.transformer.ops, SMALL, { dtype = "fp2" })
       assert.truthy(err:find("transformer.ops.dtype: expected one of", 1, true))
       ok, err = pcall(tw.transformer.ops, SMALL, { batch = 2 })
       assert.truthy(err:find("transformer.ops: unknown option 'batch'", 1, true))

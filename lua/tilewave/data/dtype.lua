@@ -2,7 +2,8 @@
 --
 -- `in_bytes` is the size of an element of A and B; `out_bytes` of C as
 -- libraries write it: fp8 GEMMs write bf16, int8 GEMMs accumulate into int32
--- (cuBLASLt conventions). Names follow PyTorch / NVIDIA datasheets.
+-- (cuBLASLt conventions). Names follow PyTorch / NVIDIA datasheets. A whole pass in a dtype
+-- counts its activations at the same size (fp8 and fp4 passes included).
 local M = {}
 
 M.sizes = {
@@ -12,6 +13,9 @@ M.sizes = {
   fp16 = { in_bytes = 2, out_bytes = 2 },
   bf16 = { in_bytes = 2, out_bytes = 2 },
   fp8 = { in_bytes = 1, out_bytes = 2 },
+  -- E2M1 elements, half a byte (Blackwell's block-scaled FP4 MMA, MXFP4 / NVFP4 operands; their
+  -- 8-bit block scales, 1/32 or 1/16 byte per element, are left out of the traffic); bf16 output
+  fp4 = { in_bytes = 0.5, out_bytes = 2 },
   int8 = { in_bytes = 1, out_bytes = 4 },
 }
 

@@ -88,6 +88,6 @@ describe("core.gemm_time", function()
   it("names the bad field", function()
     assert.has_error(function() tw.core.gemm_time(ctx.dev, 4096, 2.5, 4096) end,
       "gemm.n: expected positive integer, got 2.5")
-    assert.has_error(function() tw.core.gemm_time(ctx.dev, 4, 4, 4, 1, 3) end, "gemm.in_bytes: expected 1, 2, 4 or 8")
+    assert.has_error(function() tw.core.gemm_time(ctx.dev, 4, 4, 4, 1, 3) end, "gemm.in_bytes: expected 0.5, 1, 2, 4 or 8")
   end)
 end)
