@@ -93,8 +93,8 @@ describe("tilewave.data.models", function()
     it("lists every family's presets, lower-case ids", function()
       local all = tw.models.list()
       -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, phi-3-mini, gemma-2-9b, deepseek-v3, gpt-oss-20b,
-      -- gpt-oss-120b, gemma-3-1b
-      assert.equal(46, #all)
+      -- gpt-oss-120b, gemma-3-1b, llama-4-scout, llama-4-maverick
+      assert.equal(48, #all)
       for _, id in ipairs(all) do assert.equal(id:lower(), id) end
       assert.same({ "modernbert-base", "modernbert-large" }, tw.models.list("modernbert"))
       assert.equal(8, #tw.models.list("gpt3"))
@@ -158,7 +158,7 @@ describe("tilewave.data.models", function()
       local _, missing = pcall(tw.models.define, c)
       assert.equal("model.num_hidden_layers: expected positive integer, got nil", missing)
       assert.truthy(err_of { hidden_sise = 1 }:find("model: unknown field 'hidden_sise' (did you mean 'hidden_size'?) for family llama", 1, true))
-      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gemma2, gemma3, gpt3, gpt_neox, gpt_oss, llama, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
+      assert.truthy(err_of { family = "mamba" }:find("model.family: expected one of deepseek, gemma2, gemma3, gpt3, gpt_neox, gpt_oss, llama, llama4, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe, got string 'mamba'", 1, true))
     end)
     it("rejects a non-boolean tie_word_embeddings", function()
       assert.equal("model.tie_word_embeddings: expected boolean, got 1", err_of { tie_word_embeddings = 1 })
@@ -315,6 +315,48 @@ describe("tilewave.data.models", function()
       assert.equal(4 * 8192 + 22 * 512, tw.models.kv_layer_tokens(c, 8192))
     end)
 
+    it("reads a Llama 4 config.json: chunked and NoPE layers, shared + routed experts (107,769,861,120)", function()
+      -- meta-llama/Llama-4-Scout-17B-16E config.json text_config fields. By hand, per layer: Q and O 5120 x
+      -- 40 x 128 = 26,214,400 each, K and V 5120 x 8 x 128 = 5,242,880 each (62,914,560); router
+      -- 5120 x 16 = 81,920; 16 routed + 1 shared experts of 3 x 5120 x 8192 = 125,829,120
+      -- (2,139,095,040); two RMSNorms 10,240: 2,202,101,760. 48 layers 105,700,884,480 + final norm
+      -- 5,120 + embedding and LM head 2 x 202048 x 5120 = 2,068,971,520: 107,769,861,120, the HF
+      -- checkpoint's 108,641,793,536 less its 871,932,416 vision parameters
+      local text = [["model_type":"llama4_text","hidden_size":5120,"intermediate_size":8192,
+        "intermediate_size_mlp":16384,"num_hidden_layers":48,"num_attention_heads":40,"num_key_value_heads":8,
+        "head_dim":128,"num_local_experts":16,"num_experts_per_tok":1,"interleave_moe_layer_step":1,
+        "attention_chunk_size":8192,"use_qk_norm":true,"vocab_size":202048,"rope_theta":500000.0,
+        "attention_bias":false,"tie_word_embeddings":false,"max_position_embeddings":10485760]]
+      local path = write([[{"model_type":"llama4","vision_config":{"hidden_size":1408},"text_config":{]] .. text .. "}}")
+      local c = assert(tw.models.from_hf_config(path))
+      os.remove(path)
+      assert.same({ "llama4", 16, 1, 8192 }, { c.family, c.num_local_experts, c.num_experts_per_tok, c.attention_chunk_size })
+      assert.equal(107769861120, tw.params(c).total)
+      assert.equal(17172894720, tw.params(c).active)
+      -- Maverick: 24 dense layers (62,914,560 + 3 x 5120 x 16384 + 10,240 = 314,583,040) and 24 of
+      -- 128 + 1 experts (16,295,536,640) + 5,120 + 2,068,971,520: the HF 401,583,781,376 less vision
+      assert.equal(400711848960, tw.params("llama-4-maverick").total)
+      assert.equal(17184691200, tw.params("llama-4-maverick").active)
+      -- 12 NoPE layers over the whole context, 36 chunked (rotary, QK L2-norm) over 8192 keys at most
+      local by = {}
+      for _, op in ipairs(tw.transformer.ops(c, { b = 1, s = 16384 })) do by[op.name] = op end
+      assert.same({ 12, 16384 }, { by.attention.count, by.attention.s_kv })
+      assert.same({ 36, 8192 }, { by.attention_chunked.count, by.attention_chunked.s_kv })
+      assert.same({ 36, 36 }, { by.qk_l2norm.count, by.rotary_chunked.count })
+      assert.is_nil(by.rotary)
+      -- every layer routes one token to 1 of 16 experts (M = 16384 / 16) beside the shared expert
+      assert.same({ 48, 1024, 8192, 48 }, { by.expert_mlp_gate.count, by.expert_mlp_gate.m, by.expert_mlp_gate.n,
+                                            by.shared_expert_gate.count })
+      assert.is_nil(by.mlp_gate)
+      assert.equal(36 * 8192 + 12 * 32768, tw.models.kv_layer_tokens(c, 32768))
+      local bad = write("{" .. text:gsub('"interleave_moe_layer_step":1', '"interleave_moe_layer_step":2')
+        :gsub('"intermediate_size_mlp":16384,', "") .. "}")
+      local ok, err = pcall(tw.models.from_hf_config, bad)
+      os.remove(bad)
+      assert.is_false(ok)
+      assert.truthy(err:find("intermediate_size_mlp: expected positive integer (the dense layers' width), got nil", 1, true))
+    end)
+
     it("reads a Gemma 2 config.json: 4 norms, alternating windows, tied embeddings (9,241,705,984)", function()
       -- google/gemma-2-9b config.json fields (tie_word_embeddings absent: Gemma2Config's default, tied).
       -- By hand (model_configs.md, Gemma 2 9B), per layer: Q and O 3584 x 16 x 256 = 14,680,064 each,
@@ -370,7 +412,7 @@ describe("tilewave.data.models", function()
       local p = write([[{"model_type":"mamba","hidden_size":768}]])
       local c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)
-      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gemma2, gemma3, gemma3_text, gpt_neox, gpt_oss, llama, mistral, mixtral, modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
+      assert.truthy(err:find("model_type: expected one of deepseek_v2, deepseek_v3, gemma2, gemma3, gemma3_text, gpt_neox, gpt_oss, llama, llama4, llama4_text, mistral, mixtral, modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'mamba'", 1, true))
       local f = io.open(p, "w"); f:write("{not json"); f:close()
       c, err = tw.models.from_hf_config(p)
       assert.is_nil(c)

@@ -40,7 +40,7 @@ describe("Mistral, Qwen2 and Mixtral", function()
     assert.truthy(err:find("num_local_experts: a mixture-of-experts field on model_type 'llama'", 1, true))
     local c, msg = tw.models.from_hf_config(HF .. "unknown-type.json")
     assert.is_nil(c)
-    assert.truthy(msg:find("model_type: expected one of deepseek_v2, deepseek_v3, gemma2, gemma3, gemma3_text, gpt_neox, gpt_oss, llama, mistral, mixtral, "
+    assert.truthy(msg:find("model_type: expected one of deepseek_v2, deepseek_v3, gemma2, gemma3, gemma3_text, gpt_neox, gpt_oss, llama, llama4, llama4_text, mistral, mixtral, "
       .. "modernbert, phi3, qwen2, qwen2_moe, qwen3, qwen3_moe, got string 'jamba'", 1, true))
     assert.has_error(function()
       tw.models.define { family = "mistral", hidden_size = 64, num_attention_heads = 4, num_hidden_layers = 1,

@@ -30,7 +30,7 @@ local type, pairs, ipairs, format, sort, math_type = type, pairs, ipairs, string
 -- families/llama.lua for the shape). `M.register(family)` adds one.
 M.families = {}
 local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2", "qwen3", "phi3", "gemma2", "deepseek", "qwen_moe",
-                       "gpt_oss", "gemma3" }
+                       "gpt_oss", "gemma3", "llama4" }
 for _, name in ipairs(FAMILY_ORDER) do M.families[name] = require("tilewave.data.families." .. name) end
 
 local function boolean(v, path)
