@@ -250,6 +250,15 @@ function M.logits(c, w)
   return M.outside(M.gemm("logits", "logits", m, idiv_up(c.vocab_size, w.t), c.hidden_size, 1, w.e))
 end
 
+--- Append the end of a pre-norm decoder's pass to `ops`: each layer's MLP residual (L of
+-- them), the final RMSNorm and the logits; returns ops.
+function M.pre_norm_tail(ops, c, w, L)
+  ops[#ops + 1] = M.residual("mlp_residual", c, w, L, 2)
+  ops[#ops + 1] = M.outside(M.norm("final_rmsnorm", c, w, 1, "rms"))
+  ops[#ops + 1] = M.logits(c, w)
+  return ops
+end
+
 --- The GEMMs of a gated MLP (M.glu_mlp's), in its order, without building ops (searches that
 -- price only the MLP's GEMMs at many widths): `{ { role, name, m, n, k }, ... }` (batch 1) and I/t.
 function M.glu_gemms(c, w, fused)

@@ -129,10 +129,7 @@ function F.ops(c, w)
       width = c.moe_intermediate_size, shared_width = c.n_shared_experts > 0
         and c.n_shared_experts * c.moe_intermediate_size or nil })
   end
-  ops[#ops + 1] = layers.residual("mlp_residual", c, w, L, 2)
-  ops[#ops + 1] = layers.outside(layers.norm("final_rmsnorm", c, w, 1, "rms"))
-  ops[#ops + 1] = layers.logits(c, w)
-  return ops
+  return layers.pre_norm_tail(ops, c, w, L)
 end
 
 return F

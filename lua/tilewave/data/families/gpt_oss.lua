@@ -103,10 +103,7 @@ function F.ops(c, w)
   ops[#ops + 1] = layers.residual("attention_residual", c, w, L, 2)
   ops[#ops + 1] = layers.norm("post_attention_rmsnorm", c, w, L, "rms")
   mlp(ops, c, w, L)
-  ops[#ops + 1] = layers.residual("mlp_residual", c, w, L, 2)
-  ops[#ops + 1] = layers.outside(layers.norm("final_rmsnorm", c, w, 1, "rms"))
-  ops[#ops + 1] = layers.logits(c, w)
-  return ops
+  return layers.pre_norm_tail(ops, c, w, L)
 end
 
 F.mlp_ops = llama.mlp_ops_of(mlp)

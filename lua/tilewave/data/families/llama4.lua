@@ -165,10 +165,7 @@ function F.ops(c, w)
       false)
   end
   if n_moe > 0 then layers.moe_mlp(ops, c, w, n_moe, { shared_width = c.intermediate_size }) end
-  ops[#ops + 1] = layers.residual("mlp_residual", c, w, L, 2)
-  ops[#ops + 1] = layers.outside(layers.norm("final_rmsnorm", c, w, 1, "rms"))
-  ops[#ops + 1] = layers.logits(c, w)
-  return ops
+  return layers.pre_norm_tail(ops, c, w, L)
 end
 
 return F
