@@ -33,11 +33,41 @@ local function svg_facts(text)
   return n, table.concat(texts, "|")
 end
 
+-- The x-axis tic labels of an SVG: centred labels on the lowest baseline of the plot's tics,
+-- `{ x (px), text }` in order. A label is about 0.6 em wide per character (Helvetica 12: 7.2 px).
+local function x_tic_labels(text)
+  local found, base = {}, 0
+  for x, y, body in text:gmatch('<g transform="translate%(([%d.]+),([%d.]+)%)"[^>]-text%-anchor="middle">%s*<text>([^<]*)</text>') do
+    found[#found + 1] = { x = tonumber(x), y = tonumber(y), text = body }
+    if tonumber(y) > base then base = tonumber(y) end
+  end
+  local row = {}
+  for _, l in ipairs(found) do
+    -- the axis title sits below the tics: keep the row of labels nearest to the axis
+    if l.y < base - 1 then row[#row + 1] = l end
+  end
+  if #row == 0 then row = found end
+  local y_row = 0
+  for _, l in ipairs(row) do if l.y > y_row then y_row = l.y end end
+  local out = {}
+  for _, l in ipairs(row) do if math.abs(l.y - y_row) < 1 then out[#out + 1] = l end end
+  table.sort(out, function(a, b) return a.x < b.x end)
+  return out
+end
+
 local function check_chart(path, units)
   local text = read(path)
   local n, shown = svg_facts(text)
   assert.is_true(n >= 3, path .. ": " .. n .. " series")
   for _, u in ipairs(units) do assert.truthy(shown:find(u, 1, true), path .. " lacks " .. u) end
+  -- x tic labels do not overlap: each gap between centres holds half of both labels and a space
+  local ticks = x_tic_labels(text)
+  for i = 2, #ticks do
+    local a, b = ticks[i - 1], ticks[i]
+    local need = (utf8.len(a.text) + utf8.len(b.text)) / 2 * 7.2 + 7.2
+    assert.is_true(b.x - a.x >= need, string.format("%s: x tic labels '%s' and '%s' overlap (%.0f px apart, %.0f needed)",
+      path, a.text, b.text, b.x - a.x, need))
+  end
 end
 
 describe("charts", function()
@@ -54,6 +84,13 @@ describe("charts", function()
     assert.truthy(s:find("set arrow 1 from 3, graph 0 to 3, graph 1", 1, true))
     assert.truthy(s:find("1 2\nEOD", 1, true))
     assert.has_error(function() plot.script({ series = {} }, "o.svg") end, "plot: expected a chart with at least one series")
+    -- at most plot.X_TICS_MAX x tics: 0-61.8 ms by 20 ms (61.8 / 5 = 12.4 -> 20), 12 decades by 100x
+    s = plot.script({ xunit = "s", series = { { points = { { 0, 1 }, { 0.0618, 2 } } } } }, "o.svg")
+    assert.truthy(s:find("set xtics 0.02\n", 1, true) or s:find("set xtics 0.02\n", 1, true))
+    s = plot.script({ logx = true, series = { { points = { { 1, 1 }, { 1e12, 2 } } } } }, "o.svg")
+    assert.truthy(s:find("set xtics 100\n", 1, true))
+    s = plot.script({ logx = true, series = { { points = { { 1, 1 }, { 1e4, 2 } } } } }, "o.svg")
+    assert.is_nil(s:find("set xtics", 1, true))
   end)
 
   it("places a model's GEMMs under the roof on a roofline", function()

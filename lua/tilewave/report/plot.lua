@@ -29,8 +29,50 @@ end
 
 local function num(x) return format("%.17g", x) end
 
+local x_tics
+
 local STYLE = { lines = "lines lw 2", points = "points pt 7 ps 0.9", linespoints = "linespoints lw 2 pt 7 ps 0.6",
                 steps = "steps lw 2" }
+
+--- Most tic labels on the x axis: at 960 px, with the key outside, about 110 px each, room for
+-- a label such as "20.0 ms" or "100 TFLOP/s" and a gap (gnuplot spaces tics by the range alone).
+M.X_TICS_MAX = 6
+
+-- The x axis's span: xrange, else the points' and marks' extremes; nil when empty or flat.
+local function x_span(chart)
+  if chart.xrange then return chart.xrange[1], chart.xrange[2] end
+  local lo, hi = math.huge, -math.huge
+  for _, s in ipairs(chart.series) do
+    for _, p in ipairs(type(s.points) == "table" and s.points or {}) do
+      local x = tonumber(p[1])
+      if x and x == x and (not chart.logx or x > 0) then lo, hi = math.min(lo, x), math.max(hi, x) end
+    end
+  end
+  for _, m in ipairs(chart.marks or {}) do
+    local x = tonumber(m.x)
+    if x and x == x and (not chart.logx or x > 0) then lo, hi = math.min(lo, x), math.max(hi, x) end
+  end
+  if not (hi > lo) or hi == math.huge or lo == -math.huge then return nil end
+  return lo, hi
+end
+
+-- "set xtics" with a step that leaves at most M.X_TICS_MAX labels: 1, 2 or 5 times a power of ten
+-- on a linear axis, a power of ten per tic on a log one; nil where gnuplot's own choice fits.
+x_tics = function(chart)
+  local lo, hi = x_span(chart)
+  if not lo then return nil end
+  local span = chart.logx and math.log(hi / lo, 10) or hi - lo
+  if not (span > 0) or span == math.huge then return nil end
+  if chart.logx then
+    if span <= M.X_TICS_MAX then return nil end
+    return format("set xtics %s", num(10 ^ math.ceil(span / M.X_TICS_MAX)))
+  end
+  local raw = span / (M.X_TICS_MAX - 1)
+  local p10 = 10 ^ math.floor(math.log(raw, 10))
+  for _, f in ipairs { 1, 2, 5, 10 } do
+    if f * p10 >= raw then return format("set xtics %s", num(f * p10)) end
+  end
+end
 
 --- The gnuplot script that draws `chart` into the SVG file `path`.
 -- @raise `plot: <field>: ...` for a malformed chart
@@ -60,6 +102,8 @@ function M.script(chart, path)
       L[#L + 1] = format("set format %s %s", ax, quote((chart["log" .. ax] and "%.0s %c" or "%.1s %c") .. unit))
     end
   end
+  local xticks = x_tics(chart)
+  if xticks then L[#L + 1] = xticks end
   if chart.xrange then L[#L + 1] = format("set xrange [%s:%s]", num(chart.xrange[1]), num(chart.xrange[2])) end
   if chart.yrange then L[#L + 1] = format("set yrange [%s:%s]", num(chart.yrange[1]), num(chart.yrange[2])) end
   for i, m in ipairs(chart.marks or {}) do
