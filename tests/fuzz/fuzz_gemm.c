@@ -46,7 +46,7 @@ static void fill_shape(fuzz_in *in, tw_gemm_shape *s)
     s->n = fuzz_int(in);
     s->k = fuzz_int(in);
     s->batch = fuzz_int(in);
-    s->in_bytes = (int)fuzz_int(in);
+    s->in_bytes = fuzz_elem_bytes(fuzz_int(in));
     s->out_bytes = (int)fuzz_int(in);
 }
 

@@ -82,4 +82,14 @@ static inline void check_status(int st, const char *bad)
     }
 }
 
+/* An A/B element size from a fuzzed integer: 0-4 give the valid 0.5 (FP4), 1, 2, 4, 8; 1000-1004
+ * near misses 0.75 ... 12; anything else the integer itself (8 valid; 0, negatives, huge refused). */
+static inline double fuzz_elem_bytes(int64_t v)
+{
+    static const double valid[] = {0.5, 1.0, 2.0, 4.0, 8.0};
+    if (v >= 0 && v < 5) return valid[v];
+    if (v >= 1000 && v < 1005) return valid[v - 1000] * 1.5; /* 0.75, 1.5, 3, 6, 12: near misses */
+    return (double)v;
+}
+
 #endif

@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s->gemm.n = fuzz_int(&in);
         s->gemm.k = fuzz_int(&in);
         s->gemm.batch = fuzz_int(&in);
-        s->gemm.in_bytes = (int)fuzz_int(&in);
+        s->gemm.in_bytes = fuzz_elem_bytes(fuzz_int(&in));
         s->gemm.out_bytes = (int)fuzz_int(&in);
         s->bytes = fuzz_double(&in);
         s->bw = fuzz_double(&in);
