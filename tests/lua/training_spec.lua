@@ -67,6 +67,16 @@ describe("tilewave.cost.training", function()
       assert.equal(0, one.breakdown.bubble_s)
     end)
 
+    it("sends v times the point-to-point traffic with v virtual stages (Narayanan et al. 2021 §2.2.2)", function()
+      local four = {}
+      for k, v in pairs(SMALL) do four[k] = v end
+      four.num_hidden_layers = 4 -- p * v = 4 divides the layers
+      local plain, inter = step { model = four, p = 2 }, step { model = four, p = 2, interleave = 2 }
+      assert.is_true(plain.breakdown.pp_s > 0)
+      assert.near(2 * plain.breakdown.pp_s, inter.breakdown.pp_s, 1e-12 * inter.breakdown.pp_s)
+      assert.is_true(inter.breakdown.bubble_s < plain.breakdown.bubble_s)
+    end)
+
     it("counts recomputation in hardware FLOPs only", function()
       local none = step { checkpointing = "none" }
       local full = step { checkpointing = "full" }

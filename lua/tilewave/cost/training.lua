@@ -193,10 +193,12 @@ local function step_base(x, cache)
     moe_frac = moe_frac * (L - dense_layers) / L
     a2a = collective("alltoall", act * x.k, x.ep, x.t * x.p, cl, coll)
   end
-  -- pipeline point-to-point: activations forward, gradients backward, per micro-batch
+  -- pipeline point-to-point: activations forward, gradients backward, per micro-batch; with v
+  -- virtual stages per GPU a micro-batch crosses v times as many stage boundaries (the interleaved
+  -- schedule's extra communication, Narayanan et al. 2021 §2.2.2: "increases by v")
   local pp = 0
   if x.p > 1 then
-    pp = 2 * collective("p2p", act / (x.sp and x.t or 1), 2, x.t, cl, coll) * (1 - x.overlap.pp)
+    pp = 2 * x.v * collective("p2p", act / (x.sp and x.t or 1), 2, x.t, cl, coll) * (1 - x.overlap.pp)
   end
   -- data parallel: gradients (bf16) of this rank's parameters
   local stage_params, dense_params, expert_rank = tmem.stage_params(x)
