@@ -106,6 +106,10 @@ function M.elementwise(op, fusion)
   return { op.bytes }, VECTOR
 end
 
+--- True when engine fusion `fusion` runs elementwise op `op` as one vector kernel of op.bytes
+-- (what M.elementwise then returns), so a caller may skip building the lists.
+function M.single(op, fusion) return fusion ~= "unfused" or UNFUSED[op.role] == nil end
+
 --- Extra copies an unfused materialized attention makes around its batched
 -- GEMMs (Q, K^T made contiguous: 1 and 2 tensors' worth; V; the output), byte
 -- per kernel; none when fused.

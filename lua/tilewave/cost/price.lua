@@ -225,8 +225,7 @@ function M.op(ctx, op)
                  limits.op(ctx, op, bytes))
 end
 
--- core.pass's flat array (src/ltilewave_pass.c): per op count, layer (1/0), steps, floor (s), then per
--- step kind (0 GEMM, 1 kernel, 2 fused), part and six values; `n` values are in `t` so far
+-- core.pass's flat array (src/ltilewave_pass.c; `n` values in `t` so far): per op count, layer, steps, floor, then per step kind, part and six values
 local function push(t, n, kind, part, a, b, c, d, e, f)
   t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7], t[n + 8] = kind, part, a, b, c, d, e, f
   return n + 8
@@ -262,8 +261,7 @@ end
 -- @return `{ pass (core userdata), flops (executed FLOP per pass), model_flops (FLOP per pass
 --   the model needs, tilewave.ops.layers), kernels (launches per pass),
 --   op_kernels = { launches per call of each op } }`; M.pass_time prices it
--- compile's array, reused: core.pass copies the first n values out of it
-local flat = {}
+local flat = {} -- compile's array, reused: core.pass copies the first n values out of it
 
 function M.compile(ctx, ops, backward)
   local n, flops, model_flops, launches, op_kernels = 0, 0, 0, 0, {}
@@ -296,6 +294,8 @@ function M.compile(ctx, ops, backward)
         n, b = kernel_steps(ctx, flat, n, copies, copy_cls, 2, 1)
         steps = 2 + a + b
       end
+    elseif not backward and kernels.single(op, ctx.fusion) then -- one vector kernel: no lists built
+      n, steps, floor = push(flat, n, 1, 1, op.bytes, ctx.kbw.vector, 0, 0, 0, 0), 1, limits.op(ctx, op, op.bytes)
     else
       local l, cls
       if backward then l, cls = kernels.backward(op, ctx.fusion) else l, cls = kernels.elementwise(op, ctx.fusion) end

@@ -86,11 +86,16 @@ end
 --- Per-rank attention geometry of config `c` under workload `w`.
 -- @return table `{ hd, a_t, kv_t, batch }`: head dim, query and key/value
 --   heads per rank, BMM batch ceil(b*a/t)
+-- the last geometry computed and its inputs (a pass asks for it once per attention op with the
+-- same values; read-only to callers)
+local last_g, last_hd, last_a, last_kv, last_b, last_t
+
 function M.heads(c, w)
-  return {
-    hd = c.head_dim, a_t = idiv_up(c.num_attention_heads, w.t), kv_t = idiv_up(c.num_key_value_heads, w.t),
-    batch = idiv_up(w.b * c.num_attention_heads, w.t),
-  }
+  local hd, a, kv, b, t = c.head_dim, c.num_attention_heads, c.num_key_value_heads, w.b, w.t
+  if hd == last_hd and a == last_a and kv == last_kv and b == last_b and t == last_t then return last_g end
+  last_g = { hd = hd, a_t = idiv_up(a, t), kv_t = idiv_up(kv, t), batch = idiv_up(b * a, t) }
+  last_hd, last_a, last_kv, last_b, last_t = hd, a, kv, b, t
+  return last_g
 end
 
 --- Append to `ops` the attention block of one layer class: QKV GEMM,
@@ -195,14 +200,19 @@ end
 function M.core_attention(c, w, count, s_kv, suffix, causal)
   local e, g = w.e, M.heads(c, w)
   local impl = w.attention or "standard"
-  local score = M.gemm("attn_score", "attention_score" .. (suffix or ""), w.s, s_kv, g.hd, count, e, g.batch)
-  local av = M.gemm("attn_av", "attention_over_value" .. (suffix or ""), w.s, g.hd, s_kv, count, e, g.batch)
-  score.kind, av.kind = "bmm", "bmm"
   local scores = g.batch * w.s * s_kv -- elements of the score matrix
-  -- scale, mask, softmax on the score matrix: read + write
-  local softmax = M.elementwise("softmax", "softmax" .. (suffix or ""), 2 * scores * e.out_bytes, count, scores,
-    e.out_bytes)
-  softmax.masked = causal and true or false -- a causal mask is added; a bidirectional layer has none to add
+  -- materialized: the score BMM, the softmax over the scores in DRAM, the BMM over V (a fused
+  -- kernel has none of them)
+  local score, av, softmax
+  if impl == "standard" then
+    score = M.gemm("attn_score", "attention_score" .. (suffix or ""), w.s, s_kv, g.hd, count, e, g.batch)
+    av = M.gemm("attn_av", "attention_over_value" .. (suffix or ""), w.s, g.hd, s_kv, count, e, g.batch)
+    score.kind, av.kind = "bmm", "bmm"
+    -- scale, mask, softmax on the score matrix: read + write
+    softmax = M.elementwise("softmax", "softmax" .. (suffix or ""), 2 * scores * e.out_bytes, count, scores,
+      e.out_bytes)
+    softmax.masked = causal and true or false -- a causal mask is added; a bidirectional layer has none to add
+  end
   local qkvo = w.b * w.s * (2 * g.a_t + 2 * g.kv_t) * g.hd * e.in_bytes * 1.0
   local computed = causal and impl == "flash" and g.batch * M.causal_elems(w.s, s_kv) or scores * 1.0
   local needed = g.batch * M.needed_elems(w.s, s_kv, causal)
@@ -211,7 +221,7 @@ function M.core_attention(c, w, count, s_kv, suffix, causal)
       .. (suffix or ""), scope = "layer", count = count,
     m = w.s, n = s_kv, k = g.hd, batch = g.batch, s_kv = s_kv, head_dim = g.hd,
     flops = 4.0 * g.hd * computed, model_flops = 4.0 * g.hd * needed,
-    bytes = impl == "flash" and qkvo or score.bytes + softmax.bytes + av.bytes,
+    bytes = impl == "standard" and score.bytes + softmax.bytes + av.bytes or qkvo,
     qkv_bytes = qkvo, -- Q, K, V read and O written once, byte
     parts = impl == "standard" and { score, softmax, av } or nil,
     elems = scores * 1.0, elem_bytes = e.out_bytes, causal = causal and true or false,
