@@ -217,6 +217,16 @@ function M.resolve(e, path)
   return out
 end
 
+--- The resolved table of a preset (nil: M.DEFAULT), one shared by every caller: read it, never
+-- change it (M.resolve gives a copy to change). A table is resolved as M.resolve does.
+-- @raise as M.resolve
+function M.shared(e, path)
+  if e == nil then e = M.DEFAULT end
+  if type(e) == "string" and resolved[e] then return resolved[e] end
+  local out = M.resolve(e, path)
+  return type(e) == "string" and resolved[e] or out
+end
+
 --- The per-kernel device cost of engine `e` on a device of `vendor`, s.
 function M.kernel_s(e, vendor)
   local l = e.kernel_s

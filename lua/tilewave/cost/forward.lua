@@ -37,7 +37,7 @@ end
 local function resolve(model, device, opts)
   local path = "transformer.estimate"
   local c = models.resolve(model, path .. ".model")
-  local eng = engines.resolve((opts or {}).engine, path .. ".engine")
+  local eng = engines.shared((opts or {}).engine, path .. ".engine")
   local w = transformer.workload(opts, path, OPTIONS, eng.attention)
   w.last_logits = eng.logits == "last" or nil -- serving engines: logits of the sampled positions only
   local spec = hw.resolve(device, path .. ".hw")

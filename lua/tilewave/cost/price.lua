@@ -17,7 +17,6 @@
 -- bytes over the link, no decode step faster than HBM; a context refuses fractions above the
 -- ceilings, so core.gemm and core.gemm_many meet the floors by construction.
 -- Units: s, byte, FLOP, FLOP/s, byte/s.
-local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local engines = require "tilewave.cost.engines"
 local kernels = require "tilewave.cost.kernels"
@@ -29,43 +28,8 @@ local M = {}
 
 local format, ipairs, min, max, huge = string.format, ipairs, math.min, math.max, math.huge
 
-local cache = setmetatable({}, { __mode = "k" })
-
-local TIMING = { kernel = true, isolated = true }
-
---- A pricing context for `spec` (resolved), dtype `dt`, engine `eng` (anything
--- tilewave.cost.engines.resolve takes) and GEMM `timing` ("kernel" default or
--- "isolated"). Contexts are cached per spec.
--- @return `{ spec, dtype, e = {in_bytes, out_bytes}, engine (resolved), dev
---   (core device), bw (elementwise byte/s), kbw (by kernel class), kernel_s, host_s, launch,
---   fusion, peak (FLOP/s), gemm (architecture GEMM parameters), lim (tilewave.cost.limits.rates) }`
--- @raise `<path>.dtype: ...`, `<path>.engine...: ...`, `<path>.timing: ...`
-function M.context(spec, dt, eng, path, timing)
-  path = path or "price"
-  timing = timing or "kernel"
-  if not TIMING[timing] then check.one_of(timing, TIMING, path .. ".timing") end
-  local e = type(eng) == "table" and eng.name and eng.fusion and eng or engines.resolve(eng, path .. ".engine")
-  local key = format("%s|%s|%s", tostring(dt), timing, engines.key(e))
-  local per = cache[spec]
-  if per and per[key] then return per[key] end
-  local g = hw.gemm_params(spec)
-  local ks = engines.kernel_s(e, spec.vendor)
-  local isolated = timing == "isolated"
-  local overhead = isolated and g.call_overhead_s or ks
-  -- a split-K GEMM is two kernels: the reduction costs one more kernel's gap and fill
-  local dev, sizes = hw.gemm_device(spec, dt, path .. ".dtype", overhead, ks)
-  limits.check_arch(spec, g, hw.compute_frac(g, dt))
-  local ctx = {
-    spec = spec, dtype = dt, e = sizes, engine = e, dev = dev, gemm = g, timing = timing,
-    bw = spec.mem_bw * g.mem_frac, kbw = kernels.bandwidths(spec, g), kernel_s = ks,
-    launch = isolated and "graph" or e.launch, host_s = isolated and 0 or (e.launch == "host" and e.host_s or 0),
-    fusion = e.fusion, peak = spec.peak_flops[dt], lim = limits.rates(spec, spec.peak_flops[dt]),
-  }
-  per = per or {}
-  per[key] = ctx
-  cache[spec] = per
-  return ctx
-end
+--- A pricing context (tilewave.cost.price_context: device, dtype, engine and GEMM timing bound once).
+M.context = require("tilewave.cost.price_context").context
 
 -- The cost of one kernel of device time `t` (without the per-kernel cost).
 local function launched(ctx, t)
