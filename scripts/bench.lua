@@ -237,13 +237,14 @@ local function spec_file(text)
   return path
 end
 -- distinct configs: llama-2-7b with 4 shapes (h x I) and rows / 4 vocabulary sizes
-local function distinct_spec(rows)
+-- (ranged: the vocabulary axis as tw.range, which holds no list)
+local function distinct_spec(rows, ranged)
   return spec_file(format([[
 local vs = {}
-for j = 0, %d do vs[#vs + 1] = 32000 + j end
+if %s then vs = require("tilewave").range(32000, 32000 + %d) else for j = 0, %d do vs[#vs + 1] = 32000 + j end end
 return { base = "llama-2-7b", hw = { %q }, workload = { b = 4, s = 2048 },
          vary = { hidden_size = { 4096, 5120 }, intermediate_size = { 11008, 13824 }, vocab_size = vs } }
-]], rows // 4 - 1, args.hw))
+]], tostring(ranged == true), rows // 4 - 1, rows // 4 - 1, args.hw))
 end
 local function peak_rss(cmd)
   if not has_time then return nil end
@@ -261,6 +262,17 @@ do
     print(format("%-46s %d kB at 10^4 rows, %d kB at %d: %.2fx (goal <= 1.5x)", "tilewave sweep peak RSS", r_small, r_big,
       big, r_big / r_small))
   end
+  -- the same grids with the vocabulary as tw.range (no list of rows / 4 values held)
+  local small_r, big_r = distinct_spec(10000, true), distinct_spec(big, true)
+  r_small, r_big = peak_rss(format("%s sweep %s", args.exe, small_r)), peak_rss(format("%s sweep %s", args.exe, big_r))
+  if r_small and r_big then
+    results[#results + 1] = { what = format("sweep RSS %d rows / 10^4, tw.range axis", big), min = r_big / r_small,
+                              med = r_big / r_small, unit = "x", goal = 1.5, scale = 1 }
+    print(format("%-46s %d kB at 10^4 rows, %d kB at %d: %.2fx (goal <= 1.5x)", "  the vocabulary as tw.range", r_small,
+      r_big, big, r_big / r_small))
+  end
+  os.remove(small_r)
+  os.remove(big_r)
   -- a grid of 10^9 combinations (h x I x v, 1000 values each): its first 1,000 rows
   local huge = spec_file(format([[
 local hs, is, vs = {}, {}, {}

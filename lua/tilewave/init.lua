@@ -50,6 +50,7 @@ local fields = {
                         { __index = require "tilewave.cost.training" })
   end,
   sweep = from("tilewave.explore.sweep", "sweep"),
+  range = from("tilewave.explore.sweep", "range"),
   serve = mod "tilewave.serve.simulate",
 }
 

@@ -87,6 +87,7 @@ function M.cases(repo)
     { "debug.sethook off", "debug.sethook() while true do end", "debug" },
     { "metatable __index loop", "return setmetatable({}, { __index = function() while true do end end })", "plain tables" },
     { "nested metatable", "return { base = 'pythia-70m', vary = setmetatable({}, { __pairs = function() while true do end end }) }", "plain tables" },
+    { "a forged range", "return { base = 'pythia-70m', vary = { vocab_size = setmetatable({}, { __metatable = 'tilewave.range', __len = function() while true do end end }) } }", "plain tables" },
     { "os.execute", "os.execute('touch pwned') return {}", "execute" },
     { "io.open", "local f = io.open('/etc/passwd') return {}", "io" },
     { "require of os", "local os2 = require 'os' return {}", "require" },

@@ -132,6 +132,9 @@ return function(add, shared, json, llama)
     cmd = "serve pythia-70m --trace t.csv", err = "arrival_s" })
   add("message", "serve: an encoder", { cmd = "serve modernbert-base --rate 1 --isl 10 --osl 5", err = "encoder" })
   add("message", "an unknown device", { cmd = "gemm 64 64 64 --hw h100", err = { "hw", "h100" } })
+  add("message", "sweep: a range changed after it was made", { files = { ["r.lua"] = "local r = require('tilewave')"
+    .. ".range(50000, 50010) rawset(r, 1, -5) return { base = 'pythia-70m', vary = { vocab_size = r } }" },
+    cmd = "sweep r.lua", err = { "sweep.vary.vocab_size", "a changed one" } })
   add("message", "an unknown model", { cmd = "decode llama-9 --context 64", err = "llama-9" })
   add("message", "an unknown engine", { cmd = "decode pythia-70m --context 64 --engine tgi", err = "decode.engine" })
   add("message", "an unknown dtype", { cmd = "gemm 64 64 64 --dtype fp2", err = "dtype" })

@@ -60,6 +60,30 @@ describe("tw.sweep", function()
     end
   end)
 
+  it("takes a range for a vary list: the same rows as the list, no values held, checked by its ends", function()
+    local r = tw.range(50240, 50304, 32) -- 50240, 50272, 50304
+    assert.same({ 3, 50240, 50272, 50304 }, { #r, r[1], r[2], r[3] })
+    assert.is_nil(r[4])
+    assert.is_nil(next(r))
+    local listed = collect { vary = { hidden_size = { 2048 }, vocab_size = { 50240, 50272, 50304 } } }
+    local ranged = collect { vary = { hidden_size = { 2048 }, vocab_size = r } }
+    assert.equal(6, #listed)
+    for i, row in ipairs(listed) do assert.same(row, ranged[i]) end
+    assert.has_error(function() tw.range(1, 10, 0) end, "range.step: expected a positive integer, got 0")
+    assert.has_error(function() tw.range(10, 1) end, "range.last: expected at least first (10), got 1")
+    assert.has_error(function() tw.range(1.5, 10) end, "range.first: expected an integer, got 1.5")
+    assert.has_error(function() r.n = 5 end)
+    assert.equal("tilewave.range", getmetatable(r))
+    -- its ends are validated as the field's values would be
+    assert.has_error(function() tw.sweep { base = "pythia-1b", vary = { vocab_size = tw.range(0, 10) } } end,
+      "sweep.vary.vocab_size[1]: expected positive integer, got 0")
+    -- a changed range is refused
+    local bent = tw.range(50240, 50304, 32)
+    rawset(bent, 2, 7)
+    assert.has_error(function() tw.sweep { base = "pythia-1b", vary = { vocab_size = bent } } end,
+      "sweep.vary.vocab_size: expected a range as M.range made it, got string 'a changed one'")
+  end)
+
   it("shards the grid so that the shards cover it exactly once, even with more shards than configs", function()
     local all = collect()
     local want = {}

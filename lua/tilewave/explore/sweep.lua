@@ -28,6 +28,7 @@ local transformer = require "tilewave.ops.transformer"
 local forward = require "tilewave.cost.forward"
 local engines = require "tilewave.cost.engines"
 local factor = require "tilewave.explore.sweep_factor"
+local sandbox = require "tilewave.util.sandbox"
 
 local M = {}
 
@@ -56,9 +57,41 @@ local function valid(r, conv, t)
   return true
 end
 
+-- ranges: arithmetic sequences read as lists (__index, __len) without holding their values; the
+-- numbers live in a private table, the metatable is hidden (__metatable) and the range itself
+-- takes no fields (__newindex), so a spec file cannot change one after it is made
+local range_of = setmetatable({}, { __mode = "k" })
+local RANGE = { __name = "tilewave.range", __metatable = "tilewave.range" }
+RANGE.__index = function(r, i)
+  local d = range_of[r]
+  if d and math.type(i) == "integer" and i >= 1 and i <= d.n then return d.first + (i - 1) * d.step end
+  return nil
+end
+RANGE.__len = function(r) return range_of[r].n end
+RANGE.__newindex = function() error("range: a range cannot be changed", 2) end
+sandbox.trust(RANGE)
+
+--- An arithmetic sequence for a `vary` list: first, first + step, ... up to last (integers; step
+-- default 1), read as a list (`#r`, `r[i]`, ipairs) but holding three numbers, so an axis of 10^6
+-- values costs no memory. Its values are validated by their ends.
+-- @raise `range.<field>: <expectation>, got <value>`
+function M.range(first, last, step)
+  step = step or 1
+  for _, a in ipairs { { "first", first }, { "last", last }, { "step", step } } do
+    if math.type(a[2]) ~= "integer" then check.fail("range." .. a[1], "expected an integer", a[2]) end
+  end
+  if step < 1 then check.fail("range.step", "expected a positive integer", step) end
+  if last < first then check.fail("range.last", format("expected at least first (%d)", first), last) end
+  local n = (last - first) // step + 1
+  if n > 2 ^ 31 - 1 then check.fail("range", "expected at most 2^31-1 values", n) end
+  local r = setmetatable({}, RANGE)
+  range_of[r] = { first = first, step = step, n = n }
+  return r
+end
+
 --- Iterate a sweep.
 -- @tparam table o `base` (model id or config), `vary` (field -> list of
---   values; HF field names), `where` (optional predicate on the config),
+--   values, or M.range; HF field names), `where` (optional predicate on the config),
 --   `hw` (device id or list of ids, default "h100_sxm5"), `workload`
 --   ({ b, s, t, dtype, attention, engine }, as tilewave.transformer.estimate),
 --   `shard` ({ i, n }: the rows passing validity and `where`, dealt out in turn over the devices,
@@ -83,8 +116,15 @@ function M.sweep(o)
     if #list == 0 then check.fail("sweep.vary." .. f, "expected a non-empty list", list) end
     -- each value by its field's validator (a config that the combination makes invalid, such
     -- as heads that do not divide h, is skipped as the grid runs)
-    for i, v in ipairs(list) do
-      models.check_field(base.family, f, v, format("sweep.vary.%s[%d]", f, i))
+    if range_of[list] then
+      -- an arithmetic range of integers (M.range, with no field set on it): its ends bound every value
+      if next(list) ~= nil then check.fail("sweep.vary." .. f, "expected a range as M.range made it", "a changed one") end
+      models.check_field(base.family, f, list[1], format("sweep.vary.%s[1]", f))
+      models.check_field(base.family, f, list[#list], format("sweep.vary.%s[%d]", f, #list))
+    else
+      for i, v in ipairs(list) do
+        models.check_field(base.family, f, v, format("sweep.vary.%s[%d]", f, i))
+      end
     end
     fields[#fields + 1] = f
   end
