@@ -55,10 +55,10 @@ local function x_tic_labels(text)
   return out
 end
 
-local function check_chart(path, units)
+local function check_chart(path, units, min_series)
   local text = read(path)
   local n, shown = svg_facts(text)
-  assert.is_true(n >= 3, path .. ": " .. n .. " series")
+  assert.is_true(n >= (min_series or 3), path .. ": " .. n .. " series")
   for _, u in ipairs(units) do assert.truthy(shown:find(u, 1, true), path .. " lacks " .. u) end
   -- x tic labels do not overlap: each gap between centres holds half of both labels and a space
   local ticks = x_tic_labels(text)
@@ -109,15 +109,18 @@ describe("charts", function()
 
   it("draws roofline, gemm, sweep and decode charts through the CLI", function()
     local cases = {
+      -- each with its title, its axes' units and a series name
       { "plot roofline --hw h100_sxm5,a100_sxm4_80gb --models llama-2-7b,pythia-1b", "roof.svg",
         -- rates on a log axis read with SI prefixes: "100 TFLOP/s", "1 PFLOP/s"
-        { "(FLOP/byte)", "100 TFLOP/s", "1 PFLOP/s" } },
+        { "Roofline, bf16: ops of 2 model(s) on h100_sxm5", "(FLOP/byte)", "100 TFLOP/s", "1 PFLOP/s" } },
       { "plot gemm --sweep wave --hw h100_sxm5 --measured ../shared/reference/calibration/h100/gemm.csv",
-        "wave.svg", { "N (elements)", "TFLOP/s", "measured" } },
-      { "plot gemm --sweep tile --hw a100_sxm4_80gb", "tile.svg", { "N (elements)" } },
+        "wave.svg", { "wave quantization: M = 2304, K = 4096", "N (elements)", "TFLOP/s", "measured" } },
+      { "plot gemm --sweep tile --hw a100_sxm4_80gb", "tile.svg",
+        { "tile quantization: M = 27648, K = 4096", "N (elements)" } },
       { "plot sweep tests/lua/fixtures/plot/sweep3.lua --x hidden_size --y tflops", "sweep.svg",
-        { "(TFLOP/s)", "l4" } },
-      { "plot decode llama-3.1-8b --hw h100_sxm5,l4", "decode.svg", { " tokens/s", "(sequences)" } },
+        { "achieved rate (TFLOP/s) against hidden_size", "(TFLOP/s)", "l4" } },
+      { "plot decode llama-3.1-8b --hw h100_sxm5,l4", "decode.svg",
+        { "Decode of llama-3.1-8b, context 2048, compiled engine", " tokens/s", "(sequences)" } },
     }
     for _, c in ipairs(cases) do
       local path = dir .. "/" .. c[2]
@@ -129,6 +132,27 @@ describe("charts", function()
       assert.equal(0, (process.run(c[1] .. " --out " .. path)))
       assert.equal(first, read(path), c[2] .. " is not deterministic")
     end
+  end)
+
+  it("draws the serving and sizing charts: titles, units, series, tics apart, the same bytes twice", function()
+    local serve = "serve llama-3-8b --hw h100_sxm5 --rate 2,8 --requests 300 --plots " .. dir .. "/serve"
+    local code, _, err = process.run(serve)
+    assert.equal(0, code, err)
+    code, _, err = process.run("serve llama-3-8b --search --rate 4 --slo ttft=1s,tpot=50ms --hw h100_sxm5,l40s "
+      .. "--requests 300 --plots " .. dir .. "/serve")
+    assert.equal(0, code, err)
+    local charts = {
+      { "serve_latency.svg", { "Latency against load: llama-3-8b on h100_sxm5", "10 ms", "request rate (req/s)",
+                               "TTFT p99" }, 4 },
+      { "serve_throughput.svg", { "Throughput against load", "ktok/s", "offered" }, 2 },
+      { "serve_timeline.svg", { "One run, rate 8 req/s", "10.0 s", "KV cache in use (%)" }, 3 },
+      { "size_pareto.svg", { "Deployments serving 4 req/s within the SLO" }, 1 },
+      { "size_cost_tpot.svg", { "Cheapest deployment serving 4 req/s against the TPOT target", "USD" }, 1 },
+    }
+    for _, c in ipairs(charts) do check_chart(dir .. "/serve/" .. c[1], c[2], c[3]) end
+    local first = read(dir .. "/serve/serve_latency.svg")
+    assert.equal(0, (process.run(serve)))
+    assert.equal(first, read(dir .. "/serve/serve_latency.svg"), "serve_latency.svg is not deterministic")
   end)
 
   it("writes the report's figures and links them", function()
