@@ -355,6 +355,12 @@ describe("tilewave.data.models", function()
       os.remove(bad)
       assert.is_false(ok)
       assert.truthy(err:find("intermediate_size_mlp: expected positive integer (the dense layers' width), got nil", 1, true))
+      -- moe_layers: indices of layers, each once
+      local cfg = tw.models.load("llama-4-maverick")
+      cfg.moe_layers = { 1, 3, 3 }
+      assert.has_error(function() tw.models.define(cfg) end, "model.moe_layers[3]: expected a layer not listed before, got 3")
+      cfg.moe_layers = { 1, 48 }
+      assert.has_error(function() tw.models.define(cfg) end, "model.moe_layers[2]: expected an integer in [0, 47], got 48")
     end)
 
     it("reads a Gemma 2 config.json: 4 norms, alternating windows, tied embeddings (9,241,705,984)", function()

@@ -89,7 +89,14 @@ function F.validate(c, path)
     end
     int_list(c, "no_rope_layers", 0, 1, path)
   end
-  if c.moe_layers then int_list(c, "moe_layers", 0, L - 1, path) end
+  if c.moe_layers then
+    int_list(c, "moe_layers", 0, L - 1, path)
+    local seen = {}
+    for i, v in ipairs(c.moe_layers) do
+      if seen[v] then check.fail(check.field(path, "moe_layers") .. "[" .. i .. "]", "expected a layer not listed before", v) end
+      seen[v] = true
+    end
+  end
   if F.moe_layers(c) < L and c.intermediate_size_mlp == nil then
     check.fail(check.field(path, "intermediate_size_mlp"), "expected positive integer (the dense layers' width)", nil)
   end
