@@ -30,4 +30,26 @@ describe("tilewave.explore.calibration", function()
     -- measured 72.0 vs 261.0 TFLOP/s: a drop of 72%
     assert.is_true(odd < 0.35 * aligned)
   end)
+
+  it("keeps the GEMM intervals honest out of sample: 80-97% coverage by shape fold and by device", function()
+    local accuracy = require "tilewave.explore.accuracy"
+    local csv = require "tilewave.util.csv"
+    local cv = accuracy.interval_cv(accuracy.random_half(csv.shared_dir() .. "/calibration/random_half"))
+    assert.equal(6, #cv) -- bf16, fp16, fp32, fp8, int8, tf32
+    for _, c in ipairs(cv) do
+      assert.is_true(c.kfold >= 0.80 and c.kfold <= 0.97, string.format("%s 5-fold %.3f", c.dtype, c.kfold))
+      assert.equal(2, #c.devices)
+      for _, d in ipairs(c.devices) do
+        assert.is_true(d.coverage >= 0.80 and d.coverage <= 0.97, string.format("%s on %s %.3f", c.dtype, d.name,
+          d.coverage))
+      end
+    end
+    -- the method on a set worked by hand: 20 ratios 1..20, 5th and 95th percentiles by nearest rank
+    -- (1.95 -> 2, 19.05 -> 19): 18 of 20 inside
+    local rows = {}
+    for i = 1, 20 do
+      rows[i] = { set = "random_half h100_first_machine: gemm random bf16 nn", measured = i, predicted = 1 }
+    end
+    assert.near(0.9, accuracy.interval_cv(rows)[1].in_sample, 1e-12)
+  end)
 end)

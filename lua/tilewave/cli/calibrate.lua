@@ -133,6 +133,19 @@ function M.run(args, out)
                     format("%+.1f%%", 100 * s.worst), pct(s.coverage) }
     end
     out:write(table_text({ "set", "engine", "rows", "MAPE", "bias", "worst", "in interval" }, t), "\n")
+    local cv = #args.dir == 0 and accuracy.interval_cv(rows) or {}
+    if #cv > 0 then
+      -- the intervals out of sample: refit on 4/5 of the first H100's shapes, and on other devices
+      local ct, head = {}, { "dtype", "rows", "in sample", "5-fold by shape" }
+      for _, d in ipairs(cv[1].devices) do head[#head + 1] = "on " .. d.name end
+      for _, c in ipairs(cv) do
+        local line = { c.dtype, tostring(c.n), pct(c.in_sample), pct(c.kfold) }
+        for _, d in ipairs(c.devices) do line[#line + 1] = pct(d.coverage) end
+        ct[#ct + 1] = line
+      end
+      out:write("\nGEMM intervals out of sample (5th-95th percentile of measured / predicted on the first H100's "
+        .. "random half, nominal 90%):\n", table_text(head, ct), "\n")
+    end
   end
   if not args.bounds then return 0 end
   local bounds, err = require("tilewave.util.sandbox").load(args.bounds)

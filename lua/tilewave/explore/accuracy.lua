@@ -242,6 +242,63 @@ function M.summarize(rows)
   return order
 end
 
+--- Interval coverage out of sample on the random half (issue 33): per dtype, the 5th-95th
+-- percentile interval of measured / predicted (the method of hw/arch `intervals`, nominal 90%)
+-- refit on `k` - 1 folds of the first H100's shapes and tested on the fold left out (folds by
+-- shape, the k-th of the shapes in file order), and the interval fitted on all of the first
+-- H100's shapes tested on each other device's rows.
+-- @tparam table rows as M.random_half returns them
+-- @tparam[opt=5] integer k folds
+-- @return `{ { dtype, n, in_sample, kfold, devices = { { name, n, coverage } } } }` (fractions),
+--   dtypes sorted; empty without the first H100's file
+function M.interval_cv(rows, k)
+  k = k or 5
+  local by = {}
+  for _, r in ipairs(rows) do
+    local file, dt = r.set:match("^random_half (%S+): gemm random (%S+) ")
+    if file then
+      by[dt] = by[dt] or { fit = {}, other = {} }
+      local ratio = r.measured / r.predicted
+      if file == "h100_first_machine" then
+        local f = by[dt].fit
+        f[#f + 1] = ratio
+      else
+        local o = by[dt].other
+        o[file] = o[file] or {}
+        o[file][#o[file] + 1] = ratio
+      end
+    end
+  end
+  local out = {}
+  for dt, d in pairs(by) do
+    local xs = d.fit
+    if #xs >= 2 * k then
+      local lo, hi = M.quantile(xs, 0.05), M.quantile(xs, 0.95)
+      local inside = function(x, a, b) return x >= a and x <= b and 1 or 0 end
+      local ins, cv = 0, 0
+      for _, x in ipairs(xs) do ins = ins + inside(x, lo, hi) end
+      for f = 0, k - 1 do
+        local train, test = {}, {}
+        for i, x in ipairs(xs) do
+          if (i - 1) % k == f then test[#test + 1] = x else train[#train + 1] = x end
+        end
+        local a, b = M.quantile(train, 0.05), M.quantile(train, 0.95)
+        for _, x in ipairs(test) do cv = cv + inside(x, a, b) end
+      end
+      local devices = {}
+      for name, ys in pairs(d.other) do
+        local c = 0
+        for _, y in ipairs(ys) do c = c + inside(y, lo, hi) end
+        devices[#devices + 1] = { name = name, n = #ys, coverage = c / #ys }
+      end
+      table.sort(devices, function(a, b) return a.name < b.name end)
+      out[#out + 1] = { dtype = dt, n = #xs, in_sample = ins / #xs, kfold = cv / #xs, devices = devices }
+    end
+  end
+  table.sort(out, function(a, b) return a.dtype < b.dtype end)
+  return out
+end
+
 --- The q-quantile (0..1) of measured / predicted over `rows` with class `class`
 -- and engine `engine` (any when nil): how the intervals of hw/arch are derived.
 function M.ratio_quantile(rows, class, q, engine)
