@@ -174,8 +174,10 @@ function M.sweep(o)
 
   local stats = { total = per_hw * #hws, done = 0, skipped = 0, mode = "factorized" }
 
-  local function raw_at(idx)
-    local r = copy(base)
+  -- the config of row idx, in `into` (a table raw_at filled before: only the varied and derived
+  -- fields change) or a new one
+  local function raw_at(idx, into)
+    local r = into or copy(base)
     for i = 1, nf do
       local j = (idx // stride[i]) % size[i]
       r[fields[i]] = vary[fields[i]][j + 1]

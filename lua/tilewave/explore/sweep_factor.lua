@@ -46,7 +46,8 @@ end
 -- across the grid (the sweep then prices config by config).
 -- @tparam table G `{ base (config), fam (family), fields (sorted names), vary, size, stride
 --   (per field, last fastest), ew (workload), wl (with its engine), derive (function(r) filling
---   the derived fields), raw_at (function(idx) -> the config of row idx) }`
+--   the derived fields), raw_at (function(idx[, into]) -> the config of row idx, filled into a table
+--   it filled before when given) }`
 -- @tparam table spec a resolved device spec (tilewave.data.hw)
 -- @return a pricer `{ groups, ... }` for M.row
 function M.factorize(G, spec)
@@ -153,7 +154,9 @@ end
 -- or have another structure than the base's)
 local function row_ops(P, idx)
   if P.ops_idx ~= idx then
-    local ok, ops = pcall(P.G.fam.ops, P.G.raw_at(idx), P.G.ew)
+    -- one config table for every row (the ops keep no reference to it)
+    P.scratch = P.G.raw_at(idx, P.scratch)
+    local ok, ops = pcall(P.G.fam.ops, P.scratch, P.G.ew)
     P.ops_idx, P.ops = idx, ok and #ops == P.n_ops and ops
   end
   return P.ops
