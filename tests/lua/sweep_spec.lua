@@ -60,6 +60,26 @@ describe("tw.sweep", function()
     end
   end)
 
+  it("prices a GEMM op's time alone as the full prediction does, bit for bit (price.op_time)", function()
+    local price = require "tilewave.cost.price"
+    local layers = require "tilewave.ops.layers"
+    local seed = 7
+    local function rnd(k)
+      seed = (seed * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
+      return (seed >> 33) % k
+    end
+    for _, id in ipairs { "h100_sxm5", "l4" } do
+      for _, eng in ipairs { "compiled", "hf" } do
+        local ctx = price.context(tw.hw.resolve(id, "x"), "bf16", eng, "x")
+        for _ = 1, 2000 do
+          local op = layers.gemm("x", "x", 1 + rnd(20000), 1 + rnd(20000), 1 + rnd(20000), 1,
+            { in_bytes = 2, out_bytes = 2 }, 1 + rnd(3))
+          assert.equal(price.op(ctx, op).time_s, price.op_time(ctx, op))
+        end
+      end
+    end
+  end)
+
   it("takes a range for a vary list: the same rows as the list, no values held, checked by its ends", function()
     local r = tw.range(50240, 50304, 32) -- 50240, 50272, 50304
     assert.same({ 3, 50240, 50272, 50304 }, { #r, r[1], r[2], r[3] })

@@ -173,6 +173,17 @@ local function attention_pred(ctx, op)
   return floored(p, limits.op(ctx, op))
 end
 
+--- One op's time per call, s: M.op's time_s, without its prediction table for a GEMM/BMM (the
+-- GEMM model's time with the host floor, held to the op's floor, as gemm_pred does).
+function M.op_time(ctx, op)
+  local kind = op.kind
+  if kind == "gemm" or kind == "bmm" then
+    local t, floor = M.gemm_time(ctx, op.m, op.n, op.k, op.batch), limits.op(ctx, op)
+    return floor > t and floor or t
+  end
+  return M.op(ctx, op).time_s
+end
+
 --- Price one op (tilewave.ops.layers) under the context's engine: a
 -- prediction `{ time_s (per call, s), compute_s, memory_s, bound, loss,
 -- kernels, gemm_s (time in GEMM/BMM kernels, s), tile_eff, wave_eff,

@@ -178,7 +178,7 @@ local function lazy_sums(P, g, combo, idx)
         t = false
         break
       end
-      t = t + op.count * price.op(g.ctx, op).time_s
+      t = t + op.count * price.op_time(g.ctx, op)
       f, mf = f + op.flops * op.count, mf + op.model_flops * op.count
     end
   end
