@@ -299,6 +299,19 @@ return { name = "bench", sweep = { base = "llama-2-7b", vary = { hidden_size = {
 ]], args.hw))
   lo, md = wall(format("%s check %s 2>/dev/null | head -1 > /dev/null", args.exe, ck))
   row("check of a 10^6-config sweep, first line, wall", lo, md, "s", nil, 1)
+  -- its rate against the sweep's: 10^5 configs checked whole, and swept
+  local ck5 = spec_file(format([[
+return { name = "bench", sweep = { base = "llama-2-7b", vary = { hidden_size = { 4096, 5120 },
+         intermediate_size = { 11008, 13824 }, vocab_size = require("tilewave").range(32000, 56999) } },
+         hw = { %q }, workload = { b = 4, s = 2048 }, expect = { mfu = { min = 0, max = 1 } } }
+]], args.hw))
+  local sw5 = distinct_spec(100000, true)
+  local clo = wall(format("%s check %s > /dev/null", args.exe, ck5))
+  local slo = wall(format("%s sweep %s > /dev/null", args.exe, sw5))
+  print(format("%-46s %.2f us per config checked, %.2f us per row swept (%.1fx)", "check of 10^5 configs, whole",
+    clo / 1e5 * 1e6, slo / 1e5 * 1e6, clo / slo))
+  os.remove(ck5)
+  os.remove(sw5)
   for _, path in ipairs { small_path, big_path, huge, ck } do os.remove(path) end
 end
 
