@@ -199,6 +199,10 @@ describe("tilewave CLI", function()
       assert.near(d.tpot_s, r.decode.tpot_s, 1e-12 * d.tpot_s)
       assert.is_true(r.memory.fits)
     end
+    -- the text table says what each bound in it means
+    code, out = run("decode llama-3-8b --batch 1,32 --context 8192")
+    assert.equal(0, code)
+    assert.truthy(out:find("\nbound: memory = weights and KV cache streamed from HBM\n", 1, true))
     code, out = run("decode llama-3-8b --batch 1,8,32 --format csv")
     assert.equal(0, code)
     assert.truthy(out:find("^batch,context,TPOT,"))

@@ -11,6 +11,16 @@ local interval = require("tilewave.report.format").interval
 local M = {}
 local format = string.format
 
+-- the decode step's bounds, in words
+local BOUND_TEXT = {
+  memory = "weights and KV cache streamed from HBM",
+  compute = "the FLOP at the dtype's sustained rate",
+  overhead = "kernel launches (the engine's per-kernel cost) outlast the work",
+  host = "the host's work per step (dispatch, scheduling, sampling) outlasts the GPU",
+  communication = "the tensor-parallel all-reduces outlast the work",
+  ceiling = "held to the device's datasheet limits",
+}
+
 -- every (a, b) pair of two lists, a outermost
 local function pairs_of(as, bs)
   local out = {}
@@ -67,6 +77,15 @@ function M.decode(args, out)
   end
   write_rows(out, args.format, { "batch", "context", "TPOT", "tokens/s/seq", "tokens/s", "bound", "memory", "bytes" },
     rows, runs)
+  if args.format == "text" then
+    -- what each bound in the table means (tilewave.cost.inference.decode)
+    local seen, parts = {}, {}
+    for _, r in ipairs(runs) do
+      local b = r.decode.bound
+      if BOUND_TEXT[b] and not seen[b] then seen[b], parts[#parts + 1] = true, b .. " = " .. BOUND_TEXT[b] end
+    end
+    if #parts > 0 then out:write("bound: ", table.concat(parts, "; "), "\n") end
+  end
   return 0
 end
 
