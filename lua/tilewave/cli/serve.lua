@@ -253,7 +253,7 @@ function M.render(runs, fmt)
   end
   local r = runs[1]
   local head = format("serve %s on %s x %d (t = %d, %d replica%s): %s engine, %s scheduler (max_num_seqs %d, "
-    .. "max_num_batched_tokens %d), %s weights, %s KV cache, KV capacity %d tokens per replica, %d requests per run\n",
+    .. "max_num_batched_tokens %d), %s weights, %s KV cache, KV capacity %d tokens per replica, %d requests per run (--requests)\n",
     r.model, r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s", r.engine, r.scheduler, r.max_num_seqs,
     r.max_num_batched_tokens, r.weight_dtype, r.kv_dtype, r.kv_capacity_tokens, r.requests)
   local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
