@@ -59,11 +59,7 @@ function F.block_ops(c, w, n_local)
   ops[#ops + 1] = layers.outside(layers.elementwise("scale", "embedding_scale", 2 * bs * h * e.in_bytes, 1, bs * h,
     e.in_bytes))
   ops[#ops + 1] = layers.norm("input_rmsnorm", c, w, L, "rms")
-  if L - n_local > 0 then layers.attention(ops, c, w, { count = L - n_local, s_kv = w.s, rotary_frac = 1 }) end
-  if n_local > 0 then
-    layers.attention(ops, c, w, { count = n_local, s_kv = math.min(w.s, c.sliding_window), rotary_frac = 1,
-                                  suffix = "_local" })
-  end
+  windows.attention(ops, c, w, n_local)
   ops[#ops + 1] = layers.norm("post_attention_rmsnorm", c, w, L, "rms")
   ops[#ops + 1] = layers.residual("attention_residual", c, w, L, 2)
   ops[#ops + 1] = layers.norm("pre_feedforward_rmsnorm", c, w, L, "rms")

@@ -95,11 +95,7 @@ function F.ops(c, w)
   local n_local = F.local_layers(c)
   ops[#ops + 1] = layers.embedding(c, w)
   ops[#ops + 1] = layers.norm("input_rmsnorm", c, w, L, "rms")
-  if L - n_local > 0 then layers.attention(ops, c, w, { count = L - n_local, s_kv = w.s, rotary_frac = 1 }) end
-  if n_local > 0 then
-    layers.attention(ops, c, w, { count = n_local, s_kv = math.min(w.s, c.sliding_window), rotary_frac = 1,
-                                  suffix = "_local" })
-  end
+  windows.attention(ops, c, w, n_local)
   ops[#ops + 1] = layers.residual("attention_residual", c, w, L, 2)
   ops[#ops + 1] = layers.norm("post_attention_rmsnorm", c, w, L, "rms")
   mlp(ops, c, w, L)

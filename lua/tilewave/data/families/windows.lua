@@ -3,6 +3,7 @@
 -- ("sliding_attention" / "full_attention", one per layer), the count of sliding layers, and
 -- the KV-cache spans (tilewave.data.models.kv_windows).
 local check = require "tilewave.util.check"
+local layers = require "tilewave.ops.layers"
 
 local M = {}
 
@@ -42,6 +43,19 @@ function M.kv_windows(c, n_local)
   local spans = { { count = c.num_hidden_layers - n_local } }
   if n_local > 0 then spans[2] = { count = n_local, window = c.sliding_window } end
   return spans
+end
+
+--- Append to `ops` the attention blocks of a pass with `n_local` sliding-window layers: the
+-- full layers' (every key) and the sliding layers' (at most sliding_window keys, suffix "_local"),
+-- rotary on the whole head (tilewave.ops.layers.attention); returns ops.
+function M.attention(ops, c, w, n_local)
+  local L = c.num_hidden_layers
+  if L - n_local > 0 then layers.attention(ops, c, w, { count = L - n_local, s_kv = w.s, rotary_frac = 1 }) end
+  if n_local > 0 then
+    layers.attention(ops, c, w, { count = n_local, s_kv = math.min(w.s, c.sliding_window), rotary_frac = 1,
+                                  suffix = "_local" })
+  end
+  return ops
 end
 
 return M
