@@ -34,6 +34,7 @@ void tw_lua_set_int(lua_State *L, const char *k, int64_t v);
 /* The bindings of ltilewave_ops.c: decode, memory fit, attention IO, collectives. */
 int tw_lua_decode(lua_State *L);
 int tw_lua_memory_limit(lua_State *L); /* lbudget.c: core.memory_limit */
+int tw_lua_splitkv(lua_State *L);
 int tw_lua_memory_fit(lua_State *L);
 int tw_lua_attention_io(lua_State *L);
 int tw_lua_collective(lua_State *L);

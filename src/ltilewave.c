@@ -12,6 +12,7 @@
  *   core.pass(flat), core.pass_time(dev, pass, ...) -> a whole pass (ltilewave_pass.c)
  *   core.roofline(tbl)          -> result table
  *   core.decode(tbl)            -> decode step (tilewave.h tw_decode_result)
+ *   core.splitkv(tbl)           -> decode attention splits and occupancy (tw_splitkv_result)
  *   core.memory_fit(tbl)        -> memory budget (tw_memory_result)
  *   core.attention_io(tbl)      -> standard vs FlashAttention traffic (tw_attention_result)
  *   core.collective(tbl)        -> alpha-beta collective time (tw_collective_result)
@@ -297,6 +298,7 @@ static int l_roofline(lua_State *L)
 
 static const luaL_Reg funcs[] = {
     {"decode", tw_lua_decode},
+    {"splitkv", tw_lua_splitkv},
     {"memory_fit", tw_lua_memory_fit},
     {"attention_io", tw_lua_attention_io},
     {"collective", tw_lua_collective},

@@ -1,6 +1,6 @@
 /*
  * ltilewave_ops.c - the Lua bindings of the core's decode step, memory fit,
- * attention IO and collectives (tilewave.h): core.decode, core.memory_fit,
+ * split-KV occupancy, attention IO and collectives (tilewave.h): core.decode, core.splitkv, core.memory_fit,
  * core.attention_io, core.collective. Registered by ltilewave.c.
  */
 #include <math.h>
@@ -36,6 +36,7 @@ int tw_lua_decode(lua_State *L)
     in.kernels = tw_lua_get_num(L, 1, "kernels", P, 0.0);
     in.launch_s = tw_lua_get_num(L, 1, "launch_s", P, 0.0);
     in.attn_dim = tw_lua_get_num(L, 1, "attn_dim", P, 0.0);
+    in.kv_eff = tw_lua_get_num(L, 1, "kv_eff", P, 0.0);
     status = tw_decode_step(&in, &r, &bad);
     if (status != TW_OK) return tw_lua_core_error(L, 1, P, bad, status);
 
@@ -55,6 +56,30 @@ int tw_lua_decode(lua_State *L)
     tw_lua_set_num(L, "intensity", r.intensity);
     lua_pushstring(L, tw_bound_name(r.bound));
     lua_setfield(L, -2, "bound");
+    return 1;
+}
+
+int tw_lua_splitkv(lua_State *L)
+{
+    tw_splitkv_input in;
+    tw_splitkv_result r;
+    const char *bad = NULL;
+    const char *P = "splitkv";
+    int status;
+
+    luaL_checktype(L, 1, LUA_TTABLE);
+    in.blocks = tw_lua_get_num(L, 1, "blocks", P, NAN);
+    in.kv_blocks = tw_lua_get_num(L, 1, "kv_blocks", P, NAN);
+    in.sms = tw_lua_get_num(L, 1, "sms", P, NAN);
+    in.slots = tw_lua_get_num(L, 1, "slots", P, NAN);
+    in.max_splits = tw_lua_get_num(L, 1, "max_splits", P, 128.0);
+    status = tw_splitkv(&in, &r, &bad);
+    if (status != TW_OK) return tw_lua_core_error(L, 1, P, bad, status);
+
+    lua_createtable(L, 0, 3);
+    tw_lua_set_num(L, "splits", r.splits);
+    tw_lua_set_num(L, "blocks", r.blocks);
+    tw_lua_set_num(L, "efficiency", r.efficiency);
     return 1;
 }
 

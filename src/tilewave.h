@@ -111,7 +111,9 @@ int tw_roofline(const tw_roofline_input *in, tw_roofline_result *out, const char
  * 2 * L * kv_heads * head_dim * context * batch * bytes (K and V per layer).
  *
  *   weight_s  = weight_bytes / (mem_bw * mem_frac)
- *   kv_s      = kv_bytes / (mem_bw * mem_frac),  act likewise
+ *   kv_s      = kv_bytes / (mem_bw * mem_frac * kv_eff)  (kv_eff: the share of the
+ *               SMs the attention kernel keeps streaming, tw_splitkv; 0 means 1)
+ *   act_s     = act_bytes / (mem_bw * mem_frac)
  *   memory_s  = weight_s + kv_s + act_s
  *   dequant_s = matmul_params * dequant_ops / vector_flops  (unpacking and
  *               scaling quantized weights on the ALUs, once per weight per step)
@@ -144,6 +146,8 @@ typedef struct {
     double launch_s;       /* time per launch not hidden by the queue, s; >= 0 */
     double attn_dim;       /* score + value elements per query head per cached token (2 FLOP
                               each); 0 means 2 * head_dim; >= 0 */
+    double kv_eff;         /* share of the DRAM rate the attention kernels reach on the KV cache
+                              (tw_splitkv's efficiency); 0 means 1; [0, 1] */
 } tw_decode_input;
 
 typedef struct {
@@ -165,6 +169,50 @@ typedef struct {
  * positive range ("q_heads*head_dim*context*batch", "flops/(peak_flops*compute_frac)",
  * "bytes/(mem_bw*mem_frac)", "tpot_s", ...). Every output of TW_OK is finite. */
 int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char **bad_field);
+
+/*
+ * Decode attention's occupancy: how many SMs a decode attention kernel keeps
+ * streaming the KV cache. Without a split over the context, the kernel runs one
+ * thread block per (sequence, KV head) (flash-attn packs a GQA group's queries
+ * into one block of 64 rows), so with batch x kv_heads below the SM count most
+ * SMs idle. FlashDecoding (Dao, Haziza, Massa, Sizov 2023, "Flash-Decoding for
+ * long-context inference"; flash-attn >= 2.2) splits the context so that every
+ * SM streams, choosing the split count as flash-attn's num_splits_heuristic
+ * does (Dao-AILab/flash-attention csrc/flash_attn/flash_api.cpp):
+ *
+ *   blocks >= 0.8 * slots            -> 1 split
+ *   else, for s = 1 .. min(max_splits, slots, kv_blocks), skipping an s whose
+ *   ceil(kv_blocks / s) equals that of s - 1:  eff(s) = w / ceil(w),
+ *   w = blocks * s / slots;  splits = the smallest s with eff(s) >= 0.85 * max eff
+ *
+ * with slots = 2 x SMs (flash-attn: 128-thread blocks, two per SM) and
+ * kv_blocks = ceil(context / block_n), block_n = 256 for head_dim <= 64, 128
+ * for <= 128, else 64. A memory-bound stream's rate scales with the SMs
+ * issuing loads (each SM holds a bounded number of bytes in flight), and one
+ * block per SM reaches the device's rate, so
+ *
+ *   efficiency = min(1, blocks * splits / sms)
+ *
+ * max_splits = 0 prices the kernel without a split (FlashAttention before
+ * 2.2): splits = 1.
+ */
+typedef struct {
+    double blocks;     /* thread blocks without a split: batch * kv_heads * ceil(q_per_kv / 64); integer >= 1 */
+    double kv_blocks;  /* key/value blocks along the context, ceil(context / block_n); integer >= 1 */
+    double sms;        /* streaming multiprocessors; integer in [1, 65536] */
+    double slots;      /* thread blocks resident at once (flash-attn: 2 x sms); integer in [1, 2^20] */
+    double max_splits; /* 0: no split; else the most splits tried (flash-attn: 128); integer in [0, 4096] */
+} tw_splitkv_input;
+
+typedef struct {
+    double splits;     /* context splits chosen; integer >= 1 */
+    double blocks;     /* thread blocks launched: blocks * splits */
+    double efficiency; /* min(1, blocks * splits / sms): the share of the DRAM rate reached; (0, 1] */
+} tw_splitkv_result;
+
+/* TW_OK; TW_EINVAL naming the first bad field (blocks, kv_blocks, sms, slots, max_splits).
+ * Every output of TW_OK is finite. */
+int tw_splitkv(const tw_splitkv_input *in, tw_splitkv_result *out, const char **bad_field);
 
 /*
  * Memory budget of inference: resident weights + KV cache + workspace against

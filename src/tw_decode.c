@@ -21,7 +21,7 @@ static int fail(const char **bad_field, const char *field, int status)
 int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char **bad_field)
 {
     const char *bad = NULL;
-    double bw, kv, attn, flops, mem, busy;
+    double bw, kv, kv_eff, attn, flops, mem, busy;
 
     if (in == NULL) bad = "in";
     else if (out == NULL) bad = "out";
@@ -44,7 +44,9 @@ int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char 
     else if (!nonneg(in->kernels)) bad = "kernels";
     else if (!nonneg(in->launch_s)) bad = "launch_s";
     else if (!nonneg(in->attn_dim) || in->attn_dim > EXACT) bad = "attn_dim";
+    else if (!nonneg(in->kv_eff) || in->kv_eff > 1.0) bad = "kv_eff";
     if (bad != NULL) return fail(bad_field, bad, TW_EINVAL);
+    kv_eff = in->kv_eff > 0.0 ? in->kv_eff : 1.0;
 
     /* per-step element counts must stay exact in a double */
     kv = 2.0 * in->layers * in->kv_heads * in->head_dim * in->context * in->batch;
@@ -62,7 +64,8 @@ int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char 
     out->bytes = in->weight_bytes + kv + in->act_bytes;
     out->flops = flops;
     out->compute_s = flops / (in->peak_flops * in->compute_frac);
-    out->memory_s = out->bytes / bw;
+    /* kv_eff = 1 keeps the one division: the same bits as a kernel without an occupancy loss */
+    out->memory_s = kv_eff < 1.0 ? (in->weight_bytes + in->act_bytes) / bw + kv / (bw * kv_eff) : out->bytes / bw;
     out->dequant_s = in->matmul_params * in->dequant_ops / in->vector_flops;
     out->overhead_s = in->kernels * in->launch_s;
     mem = out->memory_s + out->dequant_s;
@@ -85,6 +88,44 @@ int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char 
              !positive(out->achieved_bw) || !positive(out->intensity))
         bad = "tpot_s";
     if (bad != NULL) return fail(bad_field, bad, TW_ERANGE);
+    return TW_OK;
+}
+
+int tw_splitkv(const tw_splitkv_input *in, tw_splitkv_result *out, const char **bad_field)
+{
+    const char *bad = NULL;
+    double best = 0.0, n_max, s, w, eff, splits = 1.0;
+
+    if (in == NULL) bad = "in";
+    else if (out == NULL) bad = "out";
+    else if (!count(in->blocks, 1) || in->blocks > EXACT) bad = "blocks";
+    else if (!count(in->kv_blocks, 1) || in->kv_blocks > EXACT) bad = "kv_blocks";
+    else if (!count(in->sms, 1) || in->sms > 65536.0) bad = "sms";
+    else if (!count(in->slots, 1) || in->slots > 1048576.0) bad = "slots";
+    else if (!count(in->max_splits, 0) || in->max_splits > 4096.0) bad = "max_splits";
+    if (bad != NULL) return fail(bad_field, bad, TW_EINVAL);
+
+    /* flash-attn's num_splits_heuristic (see tilewave.h) */
+    if (in->max_splits > 0.0 && in->blocks < 0.8 * in->slots) {
+        n_max = in->max_splits;
+        if (in->slots < n_max) n_max = in->slots;
+        if (in->kv_blocks < n_max) n_max = in->kv_blocks;
+        for (int pass = 0; pass < 2; pass++) {
+            for (s = 1.0; s <= n_max; s += 1.0) {
+                if (s > 1.0 && ceil(in->kv_blocks / s) == ceil(in->kv_blocks / (s - 1.0))) continue;
+                w = in->blocks * s / in->slots;
+                eff = w / ceil(w);
+                if (pass == 0 && eff > best) best = eff;
+                if (pass == 1 && eff >= 0.85 * best) {
+                    splits = s;
+                    break;
+                }
+            }
+        }
+    }
+    out->splits = splits;
+    out->blocks = in->blocks * splits;
+    out->efficiency = out->blocks >= in->sms ? 1.0 : out->blocks / in->sms;
     return TW_OK;
 }
 

@@ -22,6 +22,8 @@ static void test_null_inputs_and_outputs(void **state)
     tw_decode_result dr;
     tw_memory_input mi;
     tw_memory_result mr;
+    tw_splitkv_input si;
+    tw_splitkv_result sr;
     tw_attention_input ai;
     tw_attention_result ar;
     tw_collective_input ci;
@@ -29,12 +31,15 @@ static void test_null_inputs_and_outputs(void **state)
     memset(&ri, 0, sizeof ri);
     memset(&di, 0, sizeof di);
     memset(&mi, 0, sizeof mi);
+    memset(&si, 0, sizeof si);
     memset(&ai, 0, sizeof ai);
     memset(&ci, 0, sizeof ci);
     EXPECT(tw_roofline(NULL, &rr, &bad), TW_EINVAL, "in");
     EXPECT(tw_roofline(&ri, NULL, &bad), TW_EINVAL, "out");
     EXPECT(tw_decode_step(NULL, &dr, &bad), TW_EINVAL, "in");
     EXPECT(tw_decode_step(&di, NULL, &bad), TW_EINVAL, "out");
+    EXPECT(tw_splitkv(NULL, &sr, &bad), TW_EINVAL, "in");
+    EXPECT(tw_splitkv(&si, NULL, &bad), TW_EINVAL, "out");
     EXPECT(tw_memory_fit(NULL, &mr, &bad), TW_EINVAL, "in");
     EXPECT(tw_memory_fit(&mi, NULL, &bad), TW_EINVAL, "out");
     EXPECT(tw_attention_io(NULL, &ar, &bad), TW_EINVAL, "in");

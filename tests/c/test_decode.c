@@ -1,4 +1,4 @@
-/* test_decode.c - tw_decode_step() and tw_memory_fit() on hand-worked examples. */
+/* test_decode.c - tw_decode_step(), tw_splitkv() and tw_memory_fit() on hand-worked examples. */
 #include <string.h>
 
 #include "tilewave.h"
@@ -117,6 +117,97 @@ static void test_decode_step_rejects_bad_fields(void **state)
     assert_string_equal(bad, "flops/(peak_flops*compute_frac)");
 }
 
+static void test_decode_step_kv_occupancy(void **state)
+{
+    /* kv_eff 0.25 (a quarter of the SMs stream the cache): memory_s = 1e9 / 5e11 + 4,096,000 /
+       (5e11 * 0.25) = 2 ms + 32.768 us = 2.032768 ms; kv_eff 1 and 0 give the 2.008192 ms above */
+    tw_decode_input in = example();
+    tw_decode_result r;
+    const char *bad = NULL;
+    in.kv_eff = 0.25;
+    assert_int_equal(tw_decode_step(&in, &r, NULL), TW_OK);
+    assert_close(r.memory_s, 2.032768e-3, 1e-12);
+    assert_close(r.tpot_s, 0.3e-3 + 2.032768e-3 + 0.1e-3, 1e-12);
+    assert_close(r.bytes, 1004096000.0, 1e-12); /* the same bytes, moved more slowly */
+    in.kv_eff = 1.0;
+    assert_int_equal(tw_decode_step(&in, &r, NULL), TW_OK);
+    assert_close(r.memory_s, 2.008192e-3, 1e-12);
+    in.kv_eff = 1.5;
+    assert_int_equal(tw_decode_step(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "kv_eff");
+    in.kv_eff = -0.5;
+    assert_int_equal(tw_decode_step(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "kv_eff");
+    (void)state;
+}
+
+static tw_splitkv_input h100_llama2(double kv_blocks, double max_splits)
+{
+    /* Llama-2-7B at batch 1 on an H100: 32 KV heads (no GQA) = 32 blocks, 132 SMs, 264 slots */
+    tw_splitkv_input in = {32.0, kv_blocks, 132.0, 264.0, max_splits};
+    return in;
+}
+
+static void test_splitkv_flash_attn_heuristic(void **state)
+{
+    tw_splitkv_input in;
+    tw_splitkv_result r;
+    /* context 512 at head dim 128: 4 blocks of 128 keys. eff(s) = 32 s / 264 for s <= 4, the best
+       0.485 at s = 4 and 0.85 x 0.485 = 0.412 > eff(3) = 0.364: 4 splits, 128 blocks on 132 SMs */
+    in = h100_llama2(4.0, 128.0);
+    assert_int_equal(tw_splitkv(&in, &r, NULL), TW_OK);
+    assert_close(r.splits, 4.0, 0);
+    assert_close(r.blocks, 128.0, 0);
+    assert_close(r.efficiency, 128.0 / 132.0, 1e-15);
+    /* context 2048: 16 key blocks; s = 5, 7, 9-15 repeat the blocks per split of s - 1. eff: 6 ->
+       0.727, 8 -> 256/264 = 0.970, 16 -> 512/264 = 1.94 of 2 waves = 0.970; 0.85 x 0.970 = 0.824:
+       8 splits, 256 blocks, every SM busy */
+    in = h100_llama2(16.0, 128.0);
+    assert_int_equal(tw_splitkv(&in, &r, NULL), TW_OK);
+    assert_close(r.splits, 8.0, 0);
+    assert_close(r.efficiency, 1.0, 0);
+    /* no split (FlashAttention before 2.2): 32 blocks keep 32 of the 132 SMs streaming */
+    in = h100_llama2(64.0, 0.0);
+    assert_int_equal(tw_splitkv(&in, &r, NULL), TW_OK);
+    assert_close(r.splits, 1.0, 0);
+    assert_close(r.efficiency, 32.0 / 132.0, 1e-15);
+    /* 212 blocks >= 0.8 x 264 = 211.2: one split. 211 blocks: s = 1-4 give 0.799 (1.60 of 2 waves,
+       ...), s = 5 gives 1055/264 = 3.996 of 4 = 0.999 and 0.85 x 0.999 = 0.849: 5 splits */
+    in = h100_llama2(64.0, 128.0);
+    in.blocks = 212.0;
+    assert_int_equal(tw_splitkv(&in, &r, NULL), TW_OK);
+    assert_close(r.splits, 1.0, 0);
+    assert_close(r.efficiency, 1.0, 0);
+    in.blocks = 211.0;
+    assert_int_equal(tw_splitkv(&in, &r, NULL), TW_OK);
+    assert_close(r.splits, 5.0, 0);
+    assert_close(r.blocks, 1055.0, 0);
+    (void)state;
+}
+
+static void test_splitkv_rejects_bad_fields(void **state)
+{
+    tw_splitkv_input in;
+    tw_splitkv_result r;
+    const char *bad = NULL;
+    in = h100_llama2(4.0, 128.0); in.blocks = 0.0;
+    assert_int_equal(tw_splitkv(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "blocks");
+    in = h100_llama2(4.5, 128.0);
+    assert_int_equal(tw_splitkv(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "kv_blocks");
+    in = h100_llama2(4.0, 128.0); in.sms = NAN;
+    assert_int_equal(tw_splitkv(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "sms");
+    in = h100_llama2(4.0, 128.0); in.slots = 2097152.0;
+    assert_int_equal(tw_splitkv(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "slots");
+    in = h100_llama2(4.0, 4097.0);
+    assert_int_equal(tw_splitkv(&in, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "max_splits");
+    (void)state;
+}
+
 static tw_memory_input mem(double memory)
 {
     /* 10 B of weights, 1 B of KV per token, context 5, batch 2: total 20 B */
@@ -177,6 +268,9 @@ int main(void)
         cmocka_unit_test(test_decode_step_turns_compute_bound_at_large_batch),
         cmocka_unit_test(test_decode_step_launch_bound),
         cmocka_unit_test(test_decode_step_rejects_bad_fields),
+        cmocka_unit_test(test_decode_step_kv_occupancy),
+        cmocka_unit_test(test_splitkv_flash_attn_heuristic),
+        cmocka_unit_test(test_splitkv_rejects_bad_fields),
         cmocka_unit_test(test_memory_fit_exactly_and_one_byte_over),
         cmocka_unit_test(test_memory_fit_weights_alone_too_big),
         cmocka_unit_test(test_memory_fit_rejects_bad_fields),

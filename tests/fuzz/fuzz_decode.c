@@ -1,4 +1,4 @@
-/* fuzz_decode.c - libFuzzer target: tw_decode_step and tw_memory_fit. */
+/* fuzz_decode.c - libFuzzer target: tw_decode_step, tw_splitkv and tw_memory_fit. */
 #include "fuzz_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -6,6 +6,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_in in = {data, size};
     tw_decode_input x;
     tw_decode_result r;
+    tw_splitkv_input si;
+    tw_splitkv_result sr;
     tw_memory_input mi;
     tw_memory_result mr;
     const char *bad = NULL;
@@ -30,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     x.kernels = fuzz_double(&in);
     x.launch_s = fuzz_double(&in);
     x.attn_dim = fuzz_double(&in);
+    x.kv_eff = fuzz_double(&in);
     st = tw_decode_step(&x, &r, &bad);
     check_status(st, bad);
     if (st == TW_OK) {
@@ -41,6 +44,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                   finite_ge0(r.overhead_s),
               "a non-finite part");
         check(finite_gt0(r.achieved_bw) && finite_gt0(r.intensity), "a non-finite bandwidth or intensity");
+    }
+    si.blocks = fuzz_double(&in);
+    si.kv_blocks = fuzz_double(&in);
+    si.sms = fuzz_double(&in);
+    si.slots = fuzz_double(&in);
+    si.max_splits = fuzz_double(&in);
+    bad = NULL;
+    st = tw_splitkv(&si, &sr, &bad);
+    check_status(st, bad);
+    if (st == TW_OK) {
+        check(sr.splits >= 1.0 && sr.splits <= (si.max_splits > 1.0 ? si.max_splits : 1.0) &&
+                  sr.splits == floor(sr.splits),
+              "a split count outside [1, max_splits]");
+        check(finite_gt0(sr.blocks) && finite_gt0(sr.efficiency) && sr.efficiency <= 1.0,
+              "an efficiency outside (0, 1]");
     }
     mi.weight_bytes = fuzz_double(&in);
     mi.kv_bytes_per_token = fuzz_double(&in);

@@ -107,6 +107,38 @@ describe("tilewave.cost.inference", function()
                                            allow_long_context = true }.tpot_s > 0)
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, engine = "tgi" })
         :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, sglang, trtllm, vllm, got string 'tgi'", 1, true))
+      assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8,
+                                                   engine = { decode_attention = "flashdecoding" } })
+        :find("decode.engine.decode_attention: expected one of full, no_split, split_kv", 1, true))
+    end)
+
+    it("streams the KV cache from as many SMs as decode attention's thread blocks reach (FlashDecoding)", function()
+      -- Llama-2-7B at batch 1, context 2048 on an H100: 32 KV heads of 128, 16 blocks of 128 keys.
+      -- split_kv: flash-attn's heuristic picks 8 splits, 256 blocks on 132 SMs (src tests: c_decode).
+      -- no_split: 32 blocks, 32 of 132 SMs: the KV cache (2*32*32*128*2048*2 = 1,073,741,824 B)
+      -- streams at 32/132 of the rate, (132/32 - 1) x its time more: KV / (3.35e12 x mem_frac) x 3.125
+      local split = tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 2048 }
+      local none = tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 2048,
+                                         engine = { base = "compiled", decode_attention = "no_split" } }
+      assert.equal(8, split.kv_splits)
+      assert.equal(1, split.kv_eff)
+      assert.equal(1, none.kv_splits)
+      assert.equal(32 / 132, none.kv_eff)
+      assert.equal(1073741824, none.kv_bytes)
+      local kv_s = 1073741824 / (3.35e12 * 0.77) -- compiled engine: mem_frac 0.77
+      assert.near(kv_s * (132 / 32 - 1), none.tpot_s - split.tpot_s, 1e-9)
+      -- batch 16 fills the device without a split (512 blocks >= 0.8 x 264): both the same
+      local b16 = tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 2048, batch = 16,
+                                        engine = { base = "compiled", decode_attention = "no_split" } }
+      assert.equal(1, b16.kv_eff)
+      -- the ideal engine streams from every SM; llama.cpp's matrix-vector attention too
+      local ideal = tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 2048, engine = "ideal" }
+      assert.equal(1, ideal.kv_eff)
+      -- a GQA group's queries share one block: Llama-3-8B (8 KV heads) at batch 1, context 512 has 8 blocks
+      -- and 4 key blocks, so at most 4 splits: 32 blocks, 32/132 of the SMs even with FlashDecoding
+      local gqa = tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 512 }
+      assert.equal(4, gqa.kv_splits)
+      assert.equal(32 / 132, gqa.kv_eff)
     end)
   end)
 

@@ -27,6 +27,11 @@
 --                     h100/layers.csv, FlashAttention-3 class on Hopper) or "fa2"
 --                     (Dao's FlashAttention-2, no Hopper wgmma/TMA); priced at the
 --                     architecture's attention_frac or attention_frac_fa2
+--   decode_attention  how the decode attention kernel spreads over the SMs (price.decode_kv_eff):
+--                     "split_kv" (default: FlashDecoding splits the context so every SM
+--                     streams the KV cache; flash-attn >= 2.2, PyTorch SDPA), "no_split" (one
+--                     thread block per sequence and KV head: FlashAttention before 2.2) or
+--                     "full" (no occupancy loss: the ideal engine)
 --   mem_frac          achievable fraction of DRAM bandwidth for decode's weight
 --                     and KV stream (default: the architecture's GEMM mem_frac)
 --   compute_frac      achievable fraction of the dense peak in decode (default: the architecture's)
@@ -63,7 +68,7 @@ M.presets = {
   ideal = {
     description = "pure roofline: no kernel or launch cost, weights and KV cache at the datasheet bandwidth, free dequantization",
     fusion = "fused", launch = "graph", kernel_s = 0, host_s = 0, token_host_s = 0,
-    mem_frac = 1, compute_frac = 1, dequant = false, comm_latency_s = 0,
+    mem_frac = 1, compute_frac = 1, dequant = false, comm_latency_s = 0, decode_attention = "full",
     source = "roofline bound (Williams et al. 2009)",
   },
   compiled = {
@@ -124,6 +129,8 @@ M.presets = {
     -- ggml nodes per Llama layer: norm, mul, q/k/v mul_mat 3, rope 2, KV copy 2, attention (mul_mat,
     -- soft_max, mul_mat) 3, out mul_mat 1, add, norm, mul, gate/up mul_mat 2, silu, mul, down, add
     kernels_per_layer = 20, kernels_fixed = 4,
+    -- attention as matrix-vector products over the cache (mul_mat rows = cached tokens): every SM streams
+    decode_attention = "full",
     -- CUDA: the backend replays CUDA graphs (since 2024), leaving little per node; Metal encodes
     -- every node. amd: taken as nvidia's (no ROCm row to fit).
     kernel_s = { nvidia = 0.25e-6, amd = 0.25e-6, apple = 5e-6 },
@@ -151,6 +158,7 @@ local FIELDS = {
   host_spread = function(v, p) return check.within(v, 0, 0.9, "fraction", p) end,
   attention = function(v, p) return check.one_of(v, { flash = true, standard = true }, p) end,
   flash_kernel = function(v, p) return check.one_of(v, { cudnn = true, fa2 = true }, p) end,
+  decode_attention = function(v, p) return check.one_of(v, { split_kv = true, no_split = true, full = true }, p) end,
   mem_frac = check.fraction, compute_frac = check.fraction,
   dequant = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
   comm_latency_s = check.nonneg, kernels_per_layer = check.nonneg, kernels_fixed = check.nonneg,
