@@ -1,12 +1,13 @@
 -- Fit of the fused-attention fractions of hw/arch/hopper.lua (attention_frac, attention_bwd_frac and their
 -- FlashAttention-2 counterparts) to ../shared/reference/calibration/h100/attention.csv: a grid search
 -- (step 0.01) of MAPE per kernel and pass, the forward first, then the backward with the forward fixed.
--- Prints each fraction with its MAPE. Usage: build/tilewave run scripts/fit_attention.lua
+-- Prints each fraction with its MAPE. Usage: build/tilewave run scripts/fit_attention.lua [DIR [HW]]
+-- (default: the shared h100 folder on h100_sxm5; e.g. hw/measured/h200_probe_2026-11-22 h200_sxm).
 local tw = require "tilewave"
 local accuracy = require "tilewave.explore.accuracy"
 local csv = require "tilewave.util.csv"
-local dir = csv.shared_dir() .. "/calibration/h100"
-local base = assert(tw.hw.load("h100_sxm5"))
+local dir = arg[1] or csv.shared_dir() .. "/calibration/h100"
+local base = assert(tw.hw.load(arg[2] or "h100_sxm5"))
 
 local function spec_with(fields)
   local s, g = {}, {}
@@ -30,8 +31,8 @@ local function search(fields, name, set)
   local best, best_f = math.huge, nil
   for i = 20, 95 do
     fields[name] = i / 100
-    local e = mape(fields, set)
-    if e < best then best, best_f = e, i / 100 end
+    local ok, e = pcall(mape, fields, set) -- a fraction above its ceiling (tilewave.data.ceilings) is refused
+    if ok and e < best then best, best_f = e, i / 100 end
   end
   fields[name] = best_f
   local _, n = mape(fields, set)

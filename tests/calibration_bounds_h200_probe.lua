@@ -13,4 +13,6 @@ return {
   ["h200_probe_2026-11-22: gemm random bf16|compiled"] = 0.111,
   ["h200_probe_2026-11-22: gemm random fp16|compiled"] = 0.121,
   ["h200_probe_2026-11-22: attention cudnn fwd|eager+graph"] = 0.098,
+  ["h200_probe_2026-11-22: attention cudnn fwd+bwd|eager+graph"] = 0.087,
+  ["h200_probe_2026-11-22: attention fa2 fwd+bwd|eager+graph"] = 0.128,
 }

@@ -180,6 +180,22 @@ function M.backward(op, fusion)
   return out, cls
 end
 
+--- The memory-bound kernels around a fused attention backward (flash attention op `op`, activations of
+-- `eo` bytes): FlashAttention-2's mha_bwd (Dao-AILab/flash-attention csrc/flash_attn/flash_api.cpp,
+-- src/flash_bwd_launch_template.h) runs, besides the main kernel, (1) dot(dO, O) per row, which also
+-- clears the fp32 dQ accumulator: reads dO and O, writes D (fp32 per row) and dQaccum (fp32); (2) the
+-- conversion of dQaccum (fp32) to dQ; with grouped KV heads (3) the sum of the per-query-head dK and
+-- dV over each group. cuDNN's SDPA backward keeps dQ in an fp32 workspace the same way; its
+-- kernels are taken as these. An array of DRAM bytes per kernel and their classes (vectorized).
+function M.flash_backward(op, eo)
+  -- an op without the element counts (one built by hand) is taken as multi-head: K, V as Q
+  local q = op.q_elems or op.batch * op.m * op.head_dim
+  local kv = op.kv_elems or q
+  local list = { 2 * q * eo + 4 * q + 4 * q / op.head_dim, 4 * q + q * eo }
+  if kv < q then list[3] = 2 * q * eo + 2 * kv * eo end
+  return list, VECTOR
+end
+
 --- Kernels of one op under `fusion` (GEMMs and flash attention: 1).
 function M.count(op, fusion)
   if op.kind == "gemm" or op.kind == "bmm" then return 1 end

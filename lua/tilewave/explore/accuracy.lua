@@ -90,7 +90,8 @@ local function decode_rows(rows, dir, spec)
 end
 
 -- Fused SDPA kernels: cuDNN's (the backend PyTorch chose in layers.csv) and
--- FlashAttention-2's, causal, bf16, priced as one flash attention op.
+-- FlashAttention-2's, causal, bf16, priced as one flash attention op; fwd+bwd adds its backward
+-- (the main kernel and the kernels around it) and the harness's gradient accumulation.
 local FA2 = { base = "eager", launch = "graph", flash_kernel = "fa2" }
 local function attention_rows(rows, dir, spec)
   local cudnn, fa2 = price.context(spec, "bf16", ENGINE_OF.graph, "accuracy"), price.context(spec, "bf16", FA2, "accuracy")
@@ -100,11 +101,16 @@ local function attention_rows(rows, dir, spec)
       local b, h, s, hd = tonumber(r.b), tonumber(r.heads), tonumber(r.s), tonumber(r.hd)
       local op = { kind = "attention", impl = "flash", m = s, n = s, k = hd, batch = b * h, head_dim = hd,
                    elems = b * h * s * s, causal_elems = b * h * layers.causal_elems(s, s),
-                   qkv_bytes = 4.0 * b * s * h * hd * 2 }
+                   qkv_bytes = 4.0 * b * s * h * hd * 2, q_elems = 1.0 * b * h * s * hd, kv_elems = 1.0 * b * h * s * hd }
       op.flops, op.model_flops = 4.0 * hd * op.causal_elems, 4.0 * hd * b * h * layers.needed_elems(s, s, true)
       op.bytes = op.qkv_bytes
       local t = price.op(ctx, op).time_s
-      if r.pass == "fwd+bwd" then t = t + price.backward(ctx, op) end
+      if r.pass == "fwd+bwd" then
+        -- scripts/probe's timer_eager repeats o.backward(grad) on leaf q, k, v: autograd accumulates each
+        -- gradient into its .grad (grad += new: read two, write one, bf16), three vectorized kernels
+        local acc = 3 * op.q_elems * 2
+        t = t + price.backward(ctx, op) + price.kernels_s(ctx, { acc, acc, acc })
+      end
       row(rows, format("attention %s %s", r.impl == "flash" and "fa2" or r.impl, r.pass), M.engine_name(ctx.engine),
           "attention", spec, t, tonumber(r.time_s), format("b%s s%s hd%s", r.b, r.s, r.hd))
     end

@@ -227,6 +227,7 @@ function M.core_attention(c, w, count, s_kv, suffix, causal)
     elems = scores * 1.0, elem_bytes = e.out_bytes, causal = causal and true or false,
     causal_elems = causal and g.batch * M.causal_elems(w.s, s_kv) or scores * 1.0,
     needed_elems = needed,
+    q_elems = g.batch * w.s * g.hd * 1.0, kv_elems = w.b * s_kv * g.kv_t * g.hd * 1.0, -- Q (= O) and K (= V) elements
   }
 end
 

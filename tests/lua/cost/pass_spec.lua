@@ -91,3 +91,48 @@ describe("core.gemm_time", function()
     assert.has_error(function() tw.core.gemm_time(ctx.dev, 4, 4, 4, 1, 3) end, "gemm.in_bytes: expected 0.5, 1, 2, 4 or 8")
   end)
 end)
+
+describe("flash attention's backward", function()
+  local price = require "tilewave.cost.price"
+  local kernels = require "tilewave.cost.kernels"
+
+  it("runs dot(dO, O), the dQ conversion and, with grouped KV heads, the dK/dV group sum (hand-worked)", function()
+    -- Llama-3-8B at b = 1, s = 1024: 32 query heads and 8 KV heads of 128. Q elements 32*1024*128 =
+    -- 4,194,304; K elements 8*1024*128 = 1,048,576. dot(dO, O) + clear dQaccum: 2*Q*2 + 4*Q + 4*Q/128
+    -- = 33,685,504 B; convert dQaccum: 4*Q + 2*Q = 25,165,824 B; group sum: 2*Q*2 + 2*K*2 = 20,971,520 B
+    local op
+    for _, o in ipairs(tw.transformer.ops("llama-3-8b", { b = 1, s = 1024, attention = "flash" })) do
+      if o.kind == "attention" then op = o end
+    end
+    assert.equal(4194304, op.q_elems)
+    assert.equal(1048576, op.kv_elems)
+    local list = kernels.flash_backward(op, 2)
+    assert.same({ 33685504, 25165824, 20971520 }, list)
+    -- multi-head (Llama-2-7B): no group sum
+    for _, o in ipairs(tw.transformer.ops("llama-2-7b", { b = 1, s = 1024, attention = "flash" })) do
+      if o.kind == "attention" then op = o end
+    end
+    assert.equal(2, #kernels.flash_backward(op, 2))
+  end)
+
+  it("is priced the same, bit for bit, by price.backward and the compiled backward pass", function()
+    for _, case in ipairs { { "llama-3-8b", "h100_sxm5", "eager" }, { "pythia-1b", "h200_sxm", "compiled" },
+                            { "llama-2-7b", "a100_sxm4_80gb", "fused" } } do
+      local ctx = price.context(tw.hw.resolve(case[2]), "bf16", case[3])
+      local ops = tw.transformer.ops(case[1], { b = 2, s = 2048, attention = "flash" })
+      local _, _, _, per_op = price.pass_time(ctx, price.compile(ctx, ops, true), true)
+      local n = 0
+      for i, o in ipairs(ops) do
+        if o.kind == "attention" then
+          n = n + 1
+          assert.equal(price.backward(ctx, o), per_op[i])
+          -- the kernels around the main one at their bytes, plus the main kernel: 2.5x the forward's MMA
+          -- at a lower fraction, more than half the forward's compute (MMA and exponentials)
+          local l = kernels.flash_backward(o, 2)
+          assert.is_true(per_op[i] > price.kernels_s(ctx, l) + 2.5 * price.op(ctx, o).compute_s * 0.5)
+        end
+      end
+      assert.equal(1, n)
+    end
+  end)
+end)
