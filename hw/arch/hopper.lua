@@ -29,6 +29,8 @@ return {
     call_overhead_s = 39 * us,
     tile_latency_s = 0.002 * us,
     kstep_latency_s = 0.049 * us,
+    -- a split-K GEMM of the TMA class (16-byte aligned N and K) costs this much more than its reduce
+    splitk_latency_s = 1.0 * us,
     max_split_k = 16,
     -- cuBLAS's sm90 kernels include stream-K: a partial single wave costs its fraction of a wave
     stream_k = true,
@@ -88,6 +90,7 @@ return {
       align_mem_eff = "same fit to hw/measured/h100_probe_2026-11-22: its align set's memory-bound rows (M=8192, N=4096+d, K=128 and K=128+d) run 2.3-3.8x slower off 16-byte alignment; one factor for the 1-8 byte classes (0.356); held-out random shapes 15.2% -> 13.3% MAPE with the whole fit",
       call_overhead_s = "fitted to gemm_calibration.csv M=N<=512 rows: PyTorch torch.mm, wall clock with torch.cuda.synchronize() per call (timing T1)",
       kstep_latency_s = "refitted by tilewave calibrate to hw/measured/h100_probe_2026-11-22 once a CTA alone on its SM gets the whole SM (tw_gemm.c, resident CTAs): 0.087 -> 0.049 us per 64 bytes of K; the probe's splitk set (64x64 outputs, K 256-1024: 2.59, 2.97, 3.63 us on the H200) grows ~1.4 ns per K element in one kernel. Shared h100 sets under it: linears 8.8% -> 8.4%, others unchanged to 0.1 point",
+      splitk_latency_s = "mechanism from hw/measured/h200_kernels_2026-11-22/kernels.csv (cuBLASLt's TMA-class split-K GEMMs are an nvjet ..._splitK_ kernel, 3.9-6.3 us at outputs up to 256x256 where a one-kernel GEMM of the same output takes 2.2-2.6 us, plus a splitKreduce_kernel of 1.4-2.0 us); the value hw/h200_sxm.lua fits (1.04 us) and the best of a grid (0-2 us, step 0.5) on this project's H100 split-K set (hw/measured/h100_probe_2026-11-22, 'splitk': 0 -> 10.1%, 0.5 -> 9.8, 1.0 -> 10.0, 1.5 -> 11.7, 2.0 -> 14.4% MAPE); 2026-11-26. On the given random half (../shared/reference/calibration/random_half), not fitted on: first H100 612 rows 14.4 -> 14.0% MAPE (bf16 nn 15.1 -> 14.6, fp16 14.8 -> 14.4, tf32 15.6 -> 14.9, fp8 9.7 -> 9.3; fp32 and int8 never split on TMA kernels), second H100 14.6 -> 14.2%; h100 linears 8.0 -> 8.1%",
       tile_latency_s = "same fit: the per-tile cost goes to ~0 once the per-kernel cost (compiled engine kernel_s 2.5 us) is fitted with it; the 128^3 GEMM measures 2.4 us per call",
       max_split_k = "cuBLAS split-K heuristics use small powers of two; 16 is a modeling bound",
       stream_k = "Osama et al. 2023 (Stream-K, PPoPP) and CUTLASS's sm90 stream-K tile scheduler. Evidence: with data-parallel tiles alone the model was 20-35% slow on GEMMs whose 128x128 tiles fill 60-75% of one wave (e.g. 256x5120x13824 bf16: 61.3 us measured on the H200 probe, 74.6 us predicted with 80 tiles on 132 SMs). Limits stated in tw_gemm.c: TMA tiles only, a tile shared by at most two CTAs, only where one wave is not filled",
