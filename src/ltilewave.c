@@ -49,6 +49,8 @@ static int l_device(lua_State *L)
     dev.call_overhead_s = tw_lua_get_num(L, 1, "call_overhead_s", "device", 0.0);
     dev.reduce_overhead_s = tw_lua_get_num(L, 1, "reduce_overhead_s", "device", 0.0);
     dev.splitk_tma_latency_s = tw_lua_get_num(L, 1, "splitk_tma_latency_s", "device", 0.0);
+    dev.unsplit_reduce_m = tw_lua_get_num(L, 1, "unsplit_reduce_m", "device", 0.0);
+    dev.unsplit_reduce_n = tw_lua_get_num(L, 1, "unsplit_reduce_n", "device", 0.0);
     dev.tile_latency_s = tw_lua_get_num(L, 1, "tile_latency_s", "device", 0.0);
     dev.kstep_latency_s = tw_lua_get_num(L, 1, "kstep_latency_s", "device", 0.0);
     dev.max_split_k = (int)tw_lua_get_int(L, 1, "max_split_k", "device", 1);

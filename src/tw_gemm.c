@@ -278,6 +278,8 @@ static void choose(const shape_ctx *x, candidate *out)
     double loop_lb = x->t_loop + d->tile_latency_s;
     double loop_lb_sk = (0.5 * loop_lb + d->streamk_fixup_s) * BOUND_MARGIN;
 
+    int unsplit_reduce = x->cls <= 1 && (double)s->m <= d->unsplit_reduce_m && (double)s->n <= d->unsplit_reduce_n;
+    splits[0].k_split = 0;
     /* split-K only fills an unfilled wave (below) and keeps >= 64 of K per split */
     while ((2 << max_shift) <= d->max_split_k && (s->k >> (max_shift + 1)) >= 64) max_shift++;
     best->time_s = INFINITY;
@@ -300,8 +302,11 @@ static void choose(const shape_ctx *x, candidate *out)
         /* the first candidate is always kept (NAN bounds nothing), so the best tile is valid
          * even when every time is infinite (absurd device figures); the caller rejects that */
         if (!have || time_of(d, lb, x->hidden_lb, x->exposed_lb, 0.0) < best->time_s) {
-            int has_sk = evaluate(x, ti, grid_m, grid_n, 1, NULL, have ? best->time_s : NAN, c,
-                                  can_sk ? sk : NULL);
+            /* below 4-byte alignment, small outputs run the split-K form unsplit (tw_gemm.h) */
+            int has_sk;
+            if (unsplit_reduce && splits[0].k_split == 0) split_setup(&splits[0], x, 1, 0);
+            has_sk = evaluate(x, ti, grid_m, grid_n, 1, unsplit_reduce ? &splits[0] : NULL,
+                              have ? best->time_s : NAN, c, can_sk ? sk : NULL);
             if (has_sk >= 0 && (!have || c->time_s < best->time_s)) tmp = best, best = c, c = tmp;
             if (has_sk >= 0) have = 1;
             if (has_sk > 0 && sk->time_s < best->time_s) tmp = best, best = sk, sk = tmp;

@@ -57,6 +57,15 @@ typedef struct {
                                  takes this much longer than one kernel over the same K, while
                                  its non-TMA (CUTLASS) split-K kernels do not (tilewave.data.hw
                                  fills it from the architecture's splitk_latency_s), s; >= 0 */
+    double unsplit_reduce_m; /* a GEMM whose N or K is below 4-byte alignment (odd element
+                                 counts of a 2-byte dtype) with M <= unsplit_reduce_m and N <=
+                                 unsplit_reduce_n runs the split-K form even unsplit: fp32
+                                 partials, then the reduction kernel that sums and converts
+                                 them (cuBLAS on Hopper runs bf16 there as CUTLASS sm75
+                                 s1688gemm_bf16 kernels with fp32 output and splitKreduce_kernel,
+                                 hw/measured/h100_misalign_2026-11-22/kernels.csv); 0: never;
+                                 elements, >= 0 */
+    double unsplit_reduce_n; /* see unsplit_reduce_m; elements, >= 0 */
     double tile_latency_s;  /* fixed cost per tile (pipeline fill, epilogue), s; >= 0 */
     double kstep_latency_s; /* least time a CTA spends per 64 bytes of K (one main-loop
                                stage: load latency not hidden by math), s; >= 0 */
@@ -174,6 +183,8 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *             + write_exposed * writes   (epilogue stores after each tile's main loop)
  *             + (s > 1: reduce_overhead_s (+ splitk_tma_latency_s where N and K are 16-byte
                 aligned) + the reduction's reads and writes at the same rates)
+ *             (s = 1 takes that split-K form too where N or K is below 4-byte alignment and
+ *             M <= unsplit_reduce_m, N <= unsplit_reduce_n)
  * and the fastest candidate is kept (first in list order on ties; a candidate is skipped
  * only where a lower bound shows it cannot be faster, so the result is that of trying all). When N or K is not
  * 16-byte aligned only tiles with tma = 0 are candidates: TMA needs 16-byte global

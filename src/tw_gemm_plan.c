@@ -28,6 +28,8 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     else if (!nonneg(d->call_overhead_s)) bad = "device.call_overhead_s";
     else if (!nonneg(d->reduce_overhead_s)) bad = "device.reduce_overhead_s";
     else if (!nonneg(d->splitk_tma_latency_s)) bad = "device.splitk_tma_latency_s";
+    else if (!nonneg(d->unsplit_reduce_m)) bad = "device.unsplit_reduce_m";
+    else if (!nonneg(d->unsplit_reduce_n)) bad = "device.unsplit_reduce_n";
     else if (!nonneg(d->tile_latency_s)) bad = "device.tile_latency_s";
     else if (!nonneg(d->kstep_latency_s)) bad = "device.kstep_latency_s";
     else if (d->max_split_k < 1 || d->max_split_k > 64) bad = "device.max_split_k";

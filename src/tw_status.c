@@ -53,6 +53,8 @@ static const struct {
     {"device.call_overhead_s", "expected non-negative number"},
     {"device.reduce_overhead_s", "expected non-negative number"},
     {"device.splitk_tma_latency_s", "expected non-negative number"},
+    {"device.unsplit_reduce_m", "expected non-negative number"},
+    {"device.unsplit_reduce_n", "expected non-negative number"},
     {"device.write_frac", "expected number in (0, 1]"},
     {"device.write_exposed", "expected number in [0, 1]"},
     {"device.tile_latency_s", "expected non-negative number"},

@@ -341,6 +341,35 @@ static void test_gemm_picks_fastest_tile(void **state)
     }
 }
 
+static void test_gemm_unsplit_reduce_below_4_byte_alignment(void **state)
+{
+    /* 128x128x63: K odd (2-byte class), one tile. Compute 2*128*128*63 = 2,064,384 FLOP /
+       2.888889e12 = 0.714595 us; reads 2*(128*63*2) = 32,256 B hide under it. With
+       unsplit_reduce_m/_n covering the output the kernel writes fp32 partials (128*128*4 =
+       65,536 B, hidden too) and the reduction reads them and writes C (32,768 B): + 98,304 B /
+       1555e9 = 0.063218 us -> 0.777813 us, split_k still 1 */
+    tw_device d = bare();
+    tw_gemm_result plain, red;
+    plain = run(&d, fp16(128, 128, 63));
+    assert_close(plain.time_s, 2064384.0 / (312e12 / 108.0), 1e-12);
+    d.unsplit_reduce_m = 512;
+    d.unsplit_reduce_n = 1024;
+    red = run(&d, fp16(128, 128, 63));
+    assert_int_equal(red.split_k, 1);
+    assert_close(red.time_s, 2064384.0 / (312e12 / 108.0) + 98304.0 / 1555e9, 1e-12);
+    assert_close(red.dram_bytes, 32256.0 + 65536.0 + 65536.0 + 32768.0, 1e-12);
+    /* not at 4-byte alignment (K = 62), nor past the bounds (M = 513; N = 128 > 127) */
+    {
+        tw_device off = bare();
+        assert_true(run(&d, fp16(128, 128, 62)).time_s == run(&off, fp16(128, 128, 62)).time_s);
+        assert_true(run(&d, fp16(513, 128, 63)).time_s == run(&off, fp16(513, 128, 63)).time_s);
+        assert_true(run(&d, fp16(512, 128, 63)).time_s > run(&off, fp16(512, 128, 63)).time_s);
+        d.unsplit_reduce_n = 127;
+        assert_true(run(&d, fp16(128, 128, 63)).time_s == plain.time_s);
+    }
+    (void)state;
+}
+
 static void test_gemm_split_k_fills_idle_sms(void **state)
 {
     /* M=N=128, K=8192: one tile, 107 SMs idle. Split-K s in {2,4,8,16} with
@@ -511,6 +540,8 @@ static void test_device_validation(void **state)
     d = ok; d.write_frac = 1.5; expect_device_error(d, "device.write_frac");
     d = ok; d.reduce_overhead_s = -1e-6; expect_device_error(d, "device.reduce_overhead_s");
     d = ok; d.splitk_tma_latency_s = NAN; expect_device_error(d, "device.splitk_tma_latency_s");
+    d = ok; d.unsplit_reduce_m = -1; expect_device_error(d, "device.unsplit_reduce_m");
+    d = ok; d.unsplit_reduce_n = NAN; expect_device_error(d, "device.unsplit_reduce_n");
     d = ok; d.align_mem_eff[0] = NAN; expect_device_error(d, "device.align_mem_eff");
 }
 
@@ -547,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_gemm_alignment_classes),
         cmocka_unit_test(test_gemm_picks_fastest_tile),
         cmocka_unit_test(test_gemm_split_k_fills_idle_sms),
+        cmocka_unit_test(test_gemm_unsplit_reduce_below_4_byte_alignment),
         cmocka_unit_test(test_gemm_overheads_and_latency_bound_loop),
         cmocka_unit_test(test_gemm_batched_counts_every_matrix),
         cmocka_unit_test(test_gemm_rejects_bad_shapes),

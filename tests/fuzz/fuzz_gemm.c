@@ -18,6 +18,8 @@ static void fill_device(fuzz_in *in, tw_device *d)
     d->call_overhead_s = fuzz_double(in);
     d->reduce_overhead_s = fuzz_double(in);
     d->splitk_tma_latency_s = fuzz_double(in);
+    d->unsplit_reduce_m = fuzz_double(in);
+    d->unsplit_reduce_n = fuzz_double(in);
     d->tile_latency_s = fuzz_double(in);
     d->kstep_latency_s = fuzz_double(in);
     d->max_split_k = (int)fuzz_int(in);

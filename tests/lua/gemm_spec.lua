@@ -161,6 +161,21 @@ describe("tilewave.cost.gemm", function()
     end)
   end)
 
+  it("runs Hopper's bf16 GEMMs with an odd N or K and a small output as fp32 partials plus the reduction", function()
+    -- hw/arch/hopper.lua dtype_unsplit_reduce: bf16 up to M 512 x N 1024 (kernel traces of
+    -- hw/measured/h100_misalign_2026-11-22); 208x640x21 (K odd) pays the reduction's kernel and
+    -- traffic; fp16 (wmma kernels with fp16 output) and M = 2304 do not
+    local bf = tw.gemm { m = 208, n = 640, k = 21, dtype = "bf16", hw = "h100_sxm5" }
+    local fp = tw.gemm { m = 208, n = 640, k = 21, dtype = "fp16", hw = "h100_sxm5" }
+    assert.equal(1, bf.split_k)
+    -- partials 208*640*4 written and read, C 208*640*2 written: 1,331,200 B more than fp16's C
+    assert.is_true(bf.dram_bytes - fp.dram_bytes == 208 * 640 * 4 * 2)
+    assert.is_true(bf.time_s > fp.time_s + 1e-6) -- a second kernel: at least the engine's kernel cost
+    local big = tw.gemm { m = 2304, n = 64, k = 19, dtype = "bf16", hw = "h100_sxm5" }
+    local big16 = tw.gemm { m = 2304, n = 64, k = 19, dtype = "fp16", hw = "h100_sxm5" }
+    assert.equal(big16.dram_bytes, big.dram_bytes)
+  end)
+
   describe("gemm_many()", function()
     it("matches single calls", function()
       local shapes = { 2304, 1600, 4096, 27648, 64, 4096, 32, 32, 4096 }

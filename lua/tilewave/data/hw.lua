@@ -377,6 +377,7 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
   end
   local g = M.gemm_params(spec)
   local own = g.dtype_align and g.dtype_align[dt] or {}
+  local ur = g.dtype_unsplit_reduce and g.dtype_unsplit_reduce[dt]
   local align_eff = own.align_eff or g.align_eff
   if (g.align_ref_rate or 0) > 0 and sizes.in_bytes == 2 and not own.align_eff and spec.boost_clock_hz then
     align_eff = M.scale_align(align_eff, peak / (spec.sm_count * spec.boost_clock_hz) / g.align_ref_rate)
@@ -387,6 +388,7 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
     write_exposed = g.write_exposed or 0,
     call_overhead_s = (call_overhead_s or g.call_overhead_s) + (g.dtype_latency_s and g.dtype_latency_s[dt] or 0),
     reduce_overhead_s = reduce_overhead_s or 0, splitk_tma_latency_s = g.splitk_latency_s or 0,
+    unsplit_reduce_m = ur and ur.m or 0, unsplit_reduce_n = ur and ur.n or 0,
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
     max_split_k = g.dtype_max_split_k and g.dtype_max_split_k[dt] or g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,

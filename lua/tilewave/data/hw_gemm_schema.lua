@@ -108,6 +108,18 @@ local GEMM_FIELDS = {
     M.fields(v, dtype.sizes, p)
     for k, x in pairs(v) do check.positive_int(x, p .. "." .. k); check.within(x, 1, 64, "integer", p .. "." .. k) end
   end,
+  -- per dtype, the outputs (M <= m, N <= n elements) below which a GEMM under 4-byte alignment
+  -- runs the split-K form even unsplit: fp32 partials and the reduction kernel (tw_gemm.h,
+  -- unsplit_reduce_m/_n): { <dtype> = { m =, n = } }
+  dtype_unsplit_reduce = function(v, p)
+    check.table(v, p)
+    M.fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do
+      check.table(x, p .. "." .. k)
+      M.fields(x, { m = true, n = true }, p .. "." .. k)
+      for f in pairs { m = true, n = true } do check.within(x[f], 0, 2 ^ 31, "elements", p .. "." .. k .. "." .. f) end
+    end
+  end,
   dtype_align = function(v, p)
     check.table(v, p)
     M.fields(v, dtype.sizes, p)
@@ -126,7 +138,7 @@ local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stre
                    splitk_latency_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, kernel_sm_bytes_per_cycle = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
                    intervals = true, dtype_align = true, dtype_latency_s = true,
-                   dtype_max_split_k = true, align_ref_rate = true }
+                   dtype_max_split_k = true, align_ref_rate = true, dtype_unsplit_reduce = true }
 
 --- Validate GEMM parameters `g` at `path`; `complete`: every non-optional field present.
 function M.validate_gemm(g, path, complete)
