@@ -49,6 +49,17 @@ local function align_classes(v, p)
   for i = 1, 8 do frac(v[i], format("%s[%d]", p, i)) end
 end
 
+-- { <dtype> = { <field> = ... } }: dtype keys, then each table's own fields, then `each(x, path)`
+local function per_dtype_tables(v, p, allowed, each)
+  check.table(v, p)
+  M.fields(v, dtype.sizes, p)
+  for k, x in pairs(v) do
+    check.table(x, p .. "." .. k)
+    M.fields(x, allowed, p .. "." .. k)
+    each(x, p .. "." .. k)
+  end
+end
+
 local GEMM_FIELDS = {
   compute_frac = frac, mem_frac = frac, write_frac = frac,
   write_exposed = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
@@ -112,22 +123,15 @@ local GEMM_FIELDS = {
   -- runs the split-K form even unsplit: fp32 partials and the reduction kernel (tw_gemm.h,
   -- unsplit_reduce_m/_n): { <dtype> = { m =, n = } }
   dtype_unsplit_reduce = function(v, p)
-    check.table(v, p)
-    M.fields(v, dtype.sizes, p)
-    for k, x in pairs(v) do
-      check.table(x, p .. "." .. k)
-      M.fields(x, { m = true, n = true }, p .. "." .. k)
-      for f in pairs { m = true, n = true } do check.within(x[f], 0, 2 ^ 31, "elements", p .. "." .. k .. "." .. f) end
-    end
+    per_dtype_tables(v, p, { m = true, n = true }, function(x, q)
+      check.within(x.m, 0, 2 ^ 31, "elements", q .. ".m")
+      check.within(x.n, 0, 2 ^ 31, "elements", q .. ".n")
+    end)
   end,
   dtype_align = function(v, p)
-    check.table(v, p)
-    M.fields(v, dtype.sizes, p)
-    for k, x in pairs(v) do
-      check.table(x, p .. "." .. k)
-      M.fields(x, { align_eff = true, align_mem_eff = true }, p .. "." .. k)
-      for f, c in pairs(x) do align_classes(c, p .. "." .. k .. "." .. f) end
-    end
+    per_dtype_tables(v, p, { align_eff = true, align_mem_eff = true }, function(x, q)
+      for f, c in pairs(x) do align_classes(c, q .. "." .. f) end
+    end)
   end,
   sources = check.table,
 }
