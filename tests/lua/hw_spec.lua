@@ -57,6 +57,21 @@ describe("tilewave.data.hw", function()
       assert.has_error(function() core.device(dev) end, "device.align_mem_eff[5]: expected number in (0, 1], got 1.5")
     end)
 
+    it("rejects a per-dtype unsplit-reduction bound that is negative, missing or unknown", function()
+      local spec = {}
+      for k, v in pairs(assert(tw.hw.load("h100_sxm5"))) do spec[k] = v end
+      spec.gemm = { dtype_unsplit_reduce = { bf16 = { m = -1, n = 1024 } } }
+      local ok, err = tw.hw.validate(spec, "x.lua")
+      assert.is_nil(ok)
+      assert.matches("x.lua: hw.gemm.dtype_unsplit_reduce.bf16.m: expected elements", err, 1, true)
+      spec.gemm = { dtype_unsplit_reduce = { bf16 = { m = 512 } } }
+      ok, err = tw.hw.validate(spec, "x.lua")
+      assert.matches("x.lua: hw.gemm.dtype_unsplit_reduce.bf16.n: expected elements", err, 1, true)
+      spec.gemm = { dtype_unsplit_reduce = { bf17 = { m = 512, n = 1 } } }
+      ok, err = tw.hw.validate(spec, "x.lua")
+      assert.matches("x.lua: hw.gemm.dtype_unsplit_reduce: unknown field 'bf17'", err, 1, true)
+    end)
+
     it("rejects a kernel class's SM-side rate out of range, naming the class", function()
       local spec = {}
       for k, v in pairs(assert(tw.hw.load("h100_sxm5"))) do spec[k] = v end
