@@ -211,6 +211,25 @@ describe("tilewave CLI", function()
     assert.truthy(err:find("decode.batch: expected a comma-separated list of integers, got '8,x'", 1, true))
   end)
 
+  it("says when decode attention leaves SMs idle, and prices the kernel without a split on request", function()
+    -- Llama-3-8B at batch 1, context 512 on an H100: 8 KV heads x 4 context splits = 32 blocks of 132 SMs
+    local code, out = run("decode llama-3-8b --context 512")
+    assert.equal(0, code)
+    assert.truthy(out:find("attention   the KV cache streams from 32 of 132 SMs, 24% of the rate: batch x KV heads x 4 "
+      .. "context splits = 32 thread blocks", 1, true))
+    code, out = run("decode llama-3-8b --batch 1,16 --context 512,8192")
+    assert.truthy(out:find("\nattention: the KV cache streams from too few SMs (batch 1, context 512: 24% of the rate)\n",
+      1, true))
+    local _, js = run("decode llama-2-7b --context 2048 --format json")
+    local _, jn = run("decode llama-2-7b --context 2048 --format json --decode-attention no_split")
+    local split, none = require("cjson").decode(js), require("cjson").decode(jn)
+    assert.equal(1, split.decode.kv_eff)
+    assert.near(32 / 132, none.decode.kv_eff, 1e-12)
+    assert.is_true(none.decode.tpot_s > split.decode.tpot_s)
+    local _, _, err = run("decode llama-2-7b --decode-attention flashdecoding")
+    assert.truthy(err:find("argument for option '--decode-attention' must be one of", 1, true))
+  end)
+
   it("predicts TTFT with its interval for a list of prompts, and reads a model folder", function()
     local tw = require "tilewave"
     local code, out = run("prefill llama-3-8b --prompt 512,2048 --format json")

@@ -49,9 +49,11 @@ end
 function M.decode(args, out)
   local spec = tw.hw.resolve(args.hw, "decode.hw")
   local combos, runs, rows = pairs_of(args.batch, args.context), {}, {}
+  local engine = args.engine
+  if args.decode_attention then engine = { base = args.engine, decode_attention = args.decode_attention } end
   for _, bc in ipairs(combos) do
     local o = { model = args.model, hw = args.hw, context = bc[2], batch = bc[1], weight_dtype = args.weight_dtype,
-                group = args.group, kv_dtype = args.kv_dtype, t = args.t, engine = args.engine,
+                group = args.group, kv_dtype = args.kv_dtype, t = args.t, engine = engine,
                 allow_long_context = args.allow_long_context or nil, ep = args.ep, speculative = args.speculative }
     local d = tw.inference.decode(o)
     local m
@@ -85,6 +87,15 @@ function M.decode(args, out)
       if BOUND_TEXT[b] and not seen[b] then seen[b], parts[#parts + 1] = true, b .. " = " .. BOUND_TEXT[b] end
     end
     if #parts > 0 then out:write("bound: ", table.concat(parts, "; "), "\n") end
+    -- rows whose decode attention leaves SMs idle (tilewave.cost.price.decode_kv_eff)
+    local idle = {}
+    for i, r in ipairs(runs) do
+      if r.decode.kv_eff < 1 then idle[#idle + 1] = format("batch %d, context %d: %.0f%%", combos[i][1], combos[i][2],
+        100 * r.decode.kv_eff) end
+    end
+    if #idle > 0 then
+      out:write("attention: the KV cache streams from too few SMs (", table.concat(idle, "; "), " of the rate)\n")
+    end
   end
   return 0
 end

@@ -212,8 +212,8 @@ end
 -- @return `{ tpot_s, tokens_per_s, aggregate_tokens_per_s, bytes, flops,
 --   weight_bytes, kv_bytes, achieved_bw, bound, compute_s, memory_s,
 --   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s,
---   kernels, bits_per_weight, engine, kv_eff and kv_splits (the attention kernel's share of the
---   DRAM rate on the KV cache and its context splits, price.decode_kv_eff), interval = { low, high (s), borrowed } of
+--   kernels, bits_per_weight, engine, kv_eff, kv_splits and kv_blocks (the attention kernel's share
+--   of the DRAM rate on the KV cache, its context splits and thread blocks, price.decode_kv_eff), interval = { low, high (s), borrowed } of
 --   tpot_s (tilewave.cost.price.interval), ... }` (s, byte,
 --   FLOP, token/s, byte/s)
 -- @raise `decode.<field>: ...`
@@ -241,7 +241,7 @@ function M.decode(o)
   -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
   -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
   local act = L * 10 * batch * h * e + 2 * batch * a_t * kv_tokens * e + batch * (-(-c.vocab_size // t)) * 4
-  local kv_eff, splits = price.decode_kv_eff(eng.decode_attention or "split_kv", spec.sm_count, batch, kv.heads, a_t,
+  local kv_eff, splits, blocks = price.decode_kv_eff(eng.decode_attention or "split_kv", spec.sm_count, batch, kv.heads, a_t,
     kv.head_dim, context)
   local r = in_range("decode", batch_all, context, price.decode, {
     weight_bytes = wbytes, matmul_params = params,
@@ -254,7 +254,7 @@ function M.decode(o)
     mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
     kernels = launches(c, t, eng), kv_eff = kv_eff,
   }, eng, spec.vendor)
-  r.kv_eff, r.kv_splits = kv_eff, splits
+  r.kv_eff, r.kv_splits, r.kv_blocks = kv_eff, splits, blocks
   local comm = 0
   if t > 1 then
     local link = M.link_bw(spec, "t", t)

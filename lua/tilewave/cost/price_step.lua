@@ -58,7 +58,7 @@ end
 -- 256 / 128 / 64 keys for head dims <= 64 / <= 128 / above; a GQA group's queries in one block
 -- of 64 rows). `mode` "split_kv" (FlashDecoding, flash-attn >= 2.2), "no_split" (one block per
 -- sequence and KV head) or "full" (every SM streams); `sms` nil gives "full".
--- @return efficiency in (0, 1], splits (integer >= 1)
+-- @return efficiency in (0, 1], splits (integer >= 1), thread blocks launched (nil for "full")
 function M.decode_kv_eff(mode, sms, batch, kv_heads, q_heads, head_dim, context)
   if mode == "full" or not sms then return 1, 1 end
   local block_n = head_dim <= 64 and 256 or head_dim <= 128 and 128 or 64
@@ -67,7 +67,7 @@ function M.decode_kv_eff(mode, sms, batch, kv_heads, q_heads, head_dim, context)
   local r = core.splitkv { blocks = min(2 ^ 53, batch * 1.0 * kv_heads * -(-group // 64)),
                            kv_blocks = min(2 ^ 53, -(-context // block_n) * 1.0), sms = sms, slots = 2 * sms,
                            max_splits = mode == "no_split" and 0 or 128 }
-  return r.efficiency, r.splits
+  return r.efficiency, r.splits, r.blocks
 end
 
 --- The memory budget (src/tilewave.h, tw_memory_fit).

@@ -32,6 +32,11 @@ function M.decode(d, m)
       si(d.memory_s, "s"), si(d.dequant_s, "s"), si(d.compute_s, "s"), d.kernels, si(d.overhead_s, "s"),
       si(d.host_s, "s"), si(d.comm_s, "s")),
   }
+  if d.kv_eff and d.kv_eff < 1 then
+    lines[#lines + 1] = format("  attention   the KV cache streams from %d of %d SMs, %.0f%% of the rate: batch x KV heads x %d "
+      .. "context split%s = %d thread blocks", d.kv_blocks, math.floor(d.kv_blocks / d.kv_eff + 0.5), 100 * d.kv_eff,
+      d.kv_splits, d.kv_splits == 1 and "" or "s", d.kv_blocks)
+  end
   if d.speculative then
     local sp = d.speculative
     lines[#lines + 1] = format("  speculative draft %s, k = %d, acceptance %.2f: %.2f tokens per target step; %d draft steps of %s "
