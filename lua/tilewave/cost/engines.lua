@@ -105,21 +105,27 @@ M.presets = {
   -- Serving engines: fused kernels, decode replayed as CUDA graphs, logits of the sampled
   -- positions only, and a host cost per step (scheduling, input preparation, sampling,
   -- detokenization) that the published serving results fix (tilewave.serve, docs/serving.md).
+  -- Their decode attention kernels keep every SM streaming (decode_attention "full"): vLLM's
+  -- PagedAttention runs a block per (sequence, query head), v2 also per 512-token partition;
+  -- FlashInfer (SGLang) and TensorRT-LLM's XQA multi-block mode split the KV sequence over the SMs.
   vllm = {
     description = "vLLM (OpenAI server, v0.6-v0.10 era): CUDA-graph decode, fused kernels, per-step Python scheduler",
     base = "compiled", logits = "last", scheduler = "vllm", token_host_s = VLLM_STEP_S, seq_host_s = VLLM_SEQ_S,
+    decode_attention = "full",
     source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit to the vLLM v0.6.0 rows of " ..
       SERVING .. "published_given.csv (Llama-3.1-8B on an A100, Llama-3.1-70B on 4 H100s); kernels as compiled",
   },
   sglang = {
     description = "SGLang (v0.3-v0.4 era): CUDA-graph decode, FlashInfer kernels, overlapped scheduler",
     base = "compiled", logits = "last", scheduler = "sglang", token_host_s = SGLANG_STEP_S, seq_host_s = SGLANG_SEQ_S,
+    decode_attention = "full",
     source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit to the SGLang v0.3.0 rows of " ..
       SERVING .. "published_given.csv; kernels as compiled",
   },
   trtllm = {
     description = "TensorRT-LLM (v0.17 trtllm-bench): compiled engine, in-flight batching in C++",
     base = "compiled", logits = "last", scheduler = "trtllm", token_host_s = TRTLLM_STEP_S, seq_host_s = TRTLLM_SEQ_S,
+    decode_attention = "full",
     source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit to the TensorRT-LLM " ..
       "rows (v0.17 offline, v0.5 static) of " .. SERVING .. "published_given.csv; kernels as compiled",
   },
