@@ -134,6 +134,10 @@ describe("tilewave.cost.inference", function()
       -- the ideal engine streams from every SM; llama.cpp's matrix-vector attention too
       local ideal = tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 2048, engine = "ideal" }
       assert.equal(1, ideal.kv_eff)
+      -- serving engines' decode kernels (PagedAttention, FlashInfer, XQA) keep every SM streaming
+      for _, e in ipairs { "vllm", "sglang", "trtllm", "llama.cpp" } do
+        assert.equal(1, tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 512, engine = e }.kv_eff)
+      end
       -- a GQA group's queries share one block: Llama-3-8B (8 KV heads) at batch 1, context 512 has 8 blocks
       -- and 4 key blocks, so at most 4 splits: 32 blocks, 32/132 of the SMs even with FlashDecoding
       local gqa = tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 512 }
