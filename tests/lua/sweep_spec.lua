@@ -60,6 +60,48 @@ describe("tw.sweep", function()
     end
   end)
 
+  it("rebuilds a lazy group of the LM head alone, without the family's builder, and gets the same rows", function()
+    local factor = require "tilewave.explore.sweep_factor"
+    local keep_max = factor.FACTORIZE_MAX
+    -- the (h, v) group (the logits GEMM) exceeds 4 combinations: lazy, rebuilt by layers.logits alone
+    factor.FACTORIZE_MAX = 4
+    local models, transformer = require "tilewave.data.models", require "tilewave.ops.transformer"
+    local base = tw.models.load("llama-2-7b")
+    local vary = { hidden_size = { 4096, 5120 }, vocab_size = { 32000, 32001, 32003, 50257 } }
+    local fields, size, stride = { "hidden_size", "vocab_size" }, { 2, 4 }, { 4, 1 }
+    local ew = transformer.workload({ b = 2, s = 512 }, "x")
+    local function raw_at(idx, into)
+      local r = into or {}
+      if not into then for k, v in pairs(base) do r[k] = v end end
+      r.hidden_size, r.vocab_size = vary.hidden_size[idx // 4 + 1], vary.vocab_size[idx % 4 + 1]
+      r.head_dim = r.hidden_size // r.num_attention_heads
+      return r
+    end
+    local G = { base = base, fam = models.families[base.family], fields = fields, vary = vary, size = size,
+                stride = stride, ew = ew, wl = { dtype = "bf16", engine = "compiled" }, raw_at = raw_at,
+                derive = function(r) r.head_dim = r.hidden_size // r.num_attention_heads end }
+    local ok, P = pcall(factor.factorize, G, tw.hw.resolve("h100_sxm5"))
+    factor.FACTORIZE_MAX = keep_max
+    assert.is_true(ok, P)
+    local seen = false
+    for _, g in ipairs(P.groups) do
+      if g.lazy then
+        assert.is_true(g.standalone)
+        for _, i in ipairs(g.ops) do assert.equal("logits", P.roles[i]) end
+        seen = true
+      end
+    end
+    assert.is_true(seen)
+    for idx = 0, 7 do
+      local r = raw_at(idx)
+      r.name, r.id = "x" .. idx, nil
+      local e = tw.transformer.estimate(tw.models.define(r), "h100_sxm5", { b = 2, s = 512 })
+      local t, f = factor.row(P, idx)
+      assert.near(e.time_s, t, 1e-12 * e.time_s)
+      assert.equal(e.flops, f)
+    end
+  end)
+
   it("prices a GEMM op's time alone as the full prediction does, bit for bit (price.op_time)", function()
     local price = require "tilewave.cost.price"
     local layers = require "tilewave.ops.layers"

@@ -5,10 +5,14 @@
 -- combination of the group's fields. A group of at most M.FACTORIZE_MAX combinations is
 -- priced up front (GEMMs in batches through tilewave.cost.price.gemm_many); a larger one as its
 -- combinations are met, through a cache of at most M.CACHE_MAX of them, so memory stays flat
--- however many distinct values the grid passes. The sweep verifies the result against
+-- however many distinct values the grid passes; when such a group holds only ops outside the
+-- layers that one constructor of tilewave.ops.layers builds (the LM head, the embedding: checked
+-- against the family's op at the base and every probe), only those ops are rebuilt per row, not
+-- the whole op list. The sweep verifies the result against
 -- tilewave.transformer.estimate on sampled configs before using it.
 -- @module tilewave.explore.sweep_factor
 local price = require "tilewave.cost.price"
+local layers = require "tilewave.ops.layers"
 
 local M = {}
 
@@ -36,6 +40,16 @@ local function op_sig(op)
   return format("%s|%s|%.17g|%.17g|%.17g|%.17g|%.17g|%.17g", op.role, op.kind, op.m, op.n, op.k, op.batch, op.count, op.bytes)
 end
 
+-- The ops outside the layers that the families build with one constructor of tilewave.ops.layers
+-- each (by role): a lazy group of these alone is rebuilt per row without the family's builder,
+-- once every probe showed the constructor giving the family's op (M.factorize).
+local STANDALONE = { logits = layers.logits, embedding = layers.embedding }
+
+local function same_op(a, b)
+  return op_sig(a) == op_sig(b) and a.scope == b.scope and a.name == b.name and a.flops == b.flops
+    and a.model_flops == b.model_flops and a.elems == b.elems and a.elem_bytes == b.elem_bytes
+end
+
 -- a GEMM-like op with a shape the core cannot price (a fraction or zero from the config)
 local function unpriceable(op)
   return op.kind ~= "elementwise"
@@ -58,6 +72,12 @@ function M.factorize(G, spec)
   for i, op in ipairs(base_ops) do P.roles[i] = op.role end
   local deps = {}
   for i = 1, #base_ops do deps[i] = {} end
+  -- ops a STANDALONE constructor rebuilds exactly, at the base and at every probe
+  local standalone = {}
+  for i, op in ipairs(base_ops) do
+    local make = STANDALONE[op.role]
+    standalone[i] = make ~= nil and same_op(make(base, ew), op)
+  end
   for fi, f in ipairs(fields) do
     local list = vary[f]
     local probes = math.min(#list, M.PROBE_MAX)
@@ -71,6 +91,7 @@ function M.factorize(G, spec)
       for i, op in ipairs(ops) do
         if op.role ~= base_ops[i].role then return nil end
         if op_sig(op) ~= op_sig(base_ops[i]) then deps[i][fi] = true end
+        if standalone[i] and not same_op(STANDALONE[op.role](r, ew), op) then standalone[i] = false end
       end
     end
   end
@@ -102,6 +123,9 @@ function M.factorize(G, spec)
     g.n, g.gstride, g.time, g.flops, g.model_flops = n, gstride, {}, {}, {}
     if n > M.FACTORIZE_MAX then
       g.lazy, g.ctx, g.cached = true, ctx, 0
+      -- a group of standalone ops alone is rebuilt without the family's builder (lazy_sums)
+      g.standalone = true
+      for _, i in ipairs(g.ops) do g.standalone = g.standalone and standalone[i] end
     else
       -- shapes of every combination, GEMMs batched per BMM batch count through price.gemm_many
       local pending = {}
@@ -168,7 +192,16 @@ end
 local function lazy_sums(P, g, combo, idx)
   local t = g.time[combo]
   if t ~= nil then return t, g.flops[combo], g.model_flops[combo] end
-  local ops = row_ops(P, idx)
+  local ops
+  if g.standalone then
+    -- the group's ops alone, from the row's config (the same constructors the family calls)
+    P.scratch = P.G.raw_at(idx, P.scratch)
+    ops = P.standalone_ops or {}
+    P.standalone_ops = ops
+    for _, i in ipairs(g.ops) do ops[i] = STANDALONE[P.roles[i]](P.scratch, P.G.ew) end
+  else
+    ops = row_ops(P, idx)
+  end
   local f, mf = 0, 0
   t = ops and 0 or false
   if ops then
