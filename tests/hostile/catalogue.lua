@@ -246,6 +246,14 @@ return { base = 'pythia-70m', vary = { hidden_size = l, intermediate_size = l, v
     err = "training" })
   add("wrap", "gemm m*n past 2^53", { cmd = "gemm 2147483647 2147483647 64", err = "m*n" })
   add("wrap", "decode batch 2^40", { cmd = "decode llama-2-7b --context 8 --batch 1099511627776", err = "decode" })
+  -- thread blocks of a decode attention kernel past 2^53 (batch x KV heads), and the activations' integer products
+  add("wrap", "decode no_split batch 2^50", { cmd = "decode llama-2-7b --context 8 --batch 1125899906842624 "
+    .. "--decode-attention no_split", err = "decode.context*batch" })
+  add("wrap", "decode attention not one of its kernels", { cmd = "decode pythia-70m --decode-attention fa3",
+    err = "--decode-attention" })
+  add("wrap", "hw unsplit reduction bound negative", { files = { ["x.lua"] = 'return { base = "h100_sxm5", name = "x", '
+    .. 'gemm = { dtype_unsplit_reduce = { bf16 = { m = -1, n = 1 } } } }' }, cmd = "hw x.lua",
+    err = { "x.lua", "dtype_unsplit_reduce.bf16.m" } })
   add("wrap", "parameters of a huge config", { files = { ["config.json"] = llama { hidden_size = 16777216,
     num_attention_heads = 16384, num_key_value_heads = 16384, num_hidden_layers = 16777216, intermediate_size = 16777216 } },
     cmd = "models config.json", err = "2^53 parameters" })

@@ -240,7 +240,7 @@ function M.decode(o)
   local a_t = -(-c.num_attention_heads // t)
   -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
   -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
-  local act = L * 10 * batch * h * e + 2 * batch * a_t * kv_tokens * e + batch * (-(-c.vocab_size // t)) * 4
+  local act = L * 10.0 * batch * h * e + 2.0 * batch * a_t * kv_tokens * e + batch * (-(-c.vocab_size // t)) * 4.0
   local kv_eff, splits, blocks = price.decode_kv_eff(eng.decode_attention or "split_kv", spec.sm_count, batch, kv.heads, a_t,
     kv.head_dim, context)
   local r = in_range("decode", batch_all, context, price.decode, {
