@@ -134,8 +134,11 @@ describe("tilewave.cost.inference", function()
       -- the ideal engine streams from every SM; llama.cpp's matrix-vector attention too
       local ideal = tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 2048, engine = "ideal" }
       assert.equal(1, ideal.kv_eff)
-      -- serving engines' decode kernels (PagedAttention, FlashInfer, XQA) keep every SM streaming
-      for _, e in ipairs { "vllm", "sglang", "trtllm", "llama.cpp" } do
+      -- SGLang's and TensorRT-LLM's decode kernels (FlashInfer, XQA) and llama.cpp's keep every SM
+      -- streaming; vLLM decodes with FlashAttention's split-KV kernel
+      assert.equal(32 / 132, tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 512,
+                                                   engine = "vllm" }.kv_eff)
+      for _, e in ipairs { "sglang", "trtllm", "llama.cpp" } do
         assert.equal(1, tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 512, engine = e }.kv_eff)
       end
       -- a GQA group's queries share one block: Llama-3-8B (8 KV heads) at batch 1, context 512 has 8 blocks
