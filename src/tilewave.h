@@ -173,9 +173,8 @@ int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char 
 /*
  * Decode attention's occupancy: how many SMs a decode attention kernel keeps
  * streaming the KV cache. Without a split over the context, the kernel runs one
- * thread block per (sequence, KV head) (flash-attn packs a GQA group's queries
- * into one block of 64 rows), so with batch x kv_heads below the SM count most
- * SMs idle. FlashDecoding (Dao, Haziza, Massa, Sizov 2023, "Flash-Decoding for
+ * thread block per (sequence, query head) (FlashAttention before 2.2), so with
+ * batch x heads below the SM count most SMs idle. FlashDecoding (Dao, Haziza, Massa, Sizov 2023, "Flash-Decoding for
  * long-context inference"; flash-attn >= 2.2) splits the context so that every
  * SM streams, choosing the split count as flash-attn's num_splits_heuristic
  * does (Dao-AILab/flash-attention csrc/flash_attn/flash_api.cpp):
@@ -197,7 +196,9 @@ int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char 
  * 2.2): splits = 1.
  */
 typedef struct {
-    double blocks;     /* thread blocks without a split: batch * kv_heads * ceil(q_per_kv / 64); integer >= 1 */
+    double blocks;     /* thread blocks without a split: batch * query heads (FlashAttention before 2.2), or
+                          batch * kv_heads * ceil(q_per_kv / 64) where the split kernel packs a GQA group's
+                          queries into one block of 64 rows (flash-attn's seqlenq_ngroups_swapped); integer >= 1 */
     double kv_blocks;  /* key/value blocks along the context, ceil(context / block_n); integer >= 1 */
     double sms;        /* streaming multiprocessors; integer in [1, 65536] */
     double slots;      /* thread blocks resident at once (flash-attn: 2 x sms); integer in [1, 2^20] */

@@ -215,8 +215,8 @@ describe("tilewave CLI", function()
     -- Llama-3-8B at batch 1, context 512 on an H100: 8 KV heads x 4 context splits = 32 blocks of 132 SMs
     local code, out = run("decode llama-3-8b --context 512")
     assert.equal(0, code)
-    assert.truthy(out:find("attention   the KV cache streams from 32 of 132 SMs, 24% of the rate: batch x KV heads x 4 "
-      .. "context splits = 32 thread blocks", 1, true))
+    assert.truthy(out:find("attention   the KV cache streams from 32 of 132 SMs, 24% of the rate: 32 thread blocks "
+      .. "(4 context splits)", 1, true))
     code, out = run("decode llama-3-8b --batch 1,16 --context 512,8192")
     assert.truthy(out:find("\nattention: the KV cache streams from too few SMs (batch 1, context 512: 24% of the rate)\n",
       1, true))

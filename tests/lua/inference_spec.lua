@@ -145,7 +145,13 @@ describe("tilewave.cost.inference", function()
       -- and 4 key blocks, so at most 4 splits: 32 blocks, 32/132 of the SMs even with FlashDecoding
       local gqa = tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 512 }
       assert.equal(4, gqa.kv_splits)
+      assert.equal(32, gqa.kv_blocks)
       assert.equal(32 / 132, gqa.kv_eff)
+      -- without a split (FlashAttention before 2.2) a block per query head: 32 blocks, one split
+      local old = tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 8192,
+                                        engine = { base = "compiled", decode_attention = "no_split" } }
+      assert.equal(1, old.kv_splits)
+      assert.equal(32, old.kv_blocks)
     end)
   end)
 

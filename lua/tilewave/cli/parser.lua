@@ -171,7 +171,7 @@ function M.parser()
     :convert(int_arg("decode.ep"))
   de:option("--engine", ENGINE_HELP):default("compiled")
   de:option("--decode-attention", "How the decode attention kernel spreads over the SMs: split_kv (FlashDecoding, "
-    .. "the engine's default), no_split (one block per sequence and KV head: FlashAttention before 2.2), full (every "
+    .. "the engine's default), no_split (one block per sequence and query head: FlashAttention before 2.2), full (every "
     .. "SM streams)."):choices({ "split_kv", "no_split", "full" })
   de:option("--speculative", "Speculative decoding: draft=MODEL,k=4,acceptance=0.7 (TPOT per output token)."):convert(M.speculative)
   de:flag("--allow-long-context", "Accept a context above the model's max_position_embeddings (e.g. RoPE scaling).")

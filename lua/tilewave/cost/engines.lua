@@ -30,7 +30,7 @@
 --   decode_attention  how the decode attention kernel spreads over the SMs (price.decode_kv_eff):
 --                     "split_kv" (default: FlashDecoding splits the context so every SM
 --                     streams the KV cache; flash-attn >= 2.2, PyTorch SDPA), "no_split" (one
---                     thread block per sequence and KV head: FlashAttention before 2.2) or
+--                     thread block per sequence and query head: FlashAttention before 2.2) or
 --                     "full" (no occupancy loss: the ideal engine)
 --   mem_frac          achievable fraction of DRAM bandwidth for decode's weight
 --                     and KV stream (default: the architecture's GEMM mem_frac)

@@ -55,16 +55,18 @@ end
 
 --- Decode attention's share of the DRAM rate on the KV cache, and its context splits
 -- (src/tilewave.h, tw_splitkv: flash-attn's num_splits_heuristic over 2 x `sms` slots, block_n
--- 256 / 128 / 64 keys for head dims <= 64 / <= 128 / above; a GQA group's queries in one block
--- of 64 rows). `mode` "split_kv" (FlashDecoding, flash-attn >= 2.2), "no_split" (one block per
--- sequence and KV head) or "full" (every SM streams); `sms` nil gives "full".
+-- 256 / 128 / 64 keys for head dims <= 64 / <= 128 / above; a GQA group's queries packed in one
+-- block of 64 rows, flash-attn's seqlenq_ngroups_swapped). `mode` "split_kv" (FlashDecoding,
+-- flash-attn >= 2.2), "no_split" (one block per sequence and query head: FlashAttention before
+-- 2.2) or "full" (every SM streams); `sms` nil gives "full".
 -- @return efficiency in (0, 1], splits (integer >= 1), thread blocks launched (nil for "full")
 function M.decode_kv_eff(mode, sms, batch, kv_heads, q_heads, head_dim, context)
   if mode == "full" or not sms then return 1, 1 end
   local block_n = head_dim <= 64 and 256 or head_dim <= 128 and 128 or 64
   local group = -(-q_heads // kv_heads) -- query heads per KV head, packed as rows of one block
+  local per_seq = mode == "no_split" and q_heads or kv_heads * -(-group // 64)
   -- in floating point, held below 2^53: past 0.8 x slots blocks the core picks one split at efficiency 1
-  local r = core.splitkv { blocks = min(2 ^ 53, batch * 1.0 * kv_heads * -(-group // 64)),
+  local r = core.splitkv { blocks = min(2 ^ 53, batch * 1.0 * per_seq),
                            kv_blocks = min(2 ^ 53, -(-context // block_n) * 1.0), sms = sms, slots = 2 * sms,
                            max_splits = mode == "no_split" and 0 or 128 }
   return r.efficiency, r.splits, r.blocks

@@ -33,9 +33,9 @@ function M.decode(d, m)
       si(d.host_s, "s"), si(d.comm_s, "s")),
   }
   if d.kv_eff and d.kv_eff < 1 then
-    lines[#lines + 1] = format("  attention   the KV cache streams from %d of %d SMs, %.0f%% of the rate: batch x KV heads x %d "
-      .. "context split%s = %d thread blocks", d.kv_blocks, math.floor(d.kv_blocks / d.kv_eff + 0.5), 100 * d.kv_eff,
-      d.kv_splits, d.kv_splits == 1 and "" or "s", d.kv_blocks)
+    lines[#lines + 1] = format("  attention   the KV cache streams from %d of %d SMs, %.0f%% of the rate: %d thread blocks "
+      .. "(%d context split%s)", d.kv_blocks, math.floor(d.kv_blocks / d.kv_eff + 0.5), 100 * d.kv_eff, d.kv_blocks,
+      d.kv_splits, d.kv_splits == 1 and "" or "s")
   end
   if d.speculative then
     local sp = d.speculative
