@@ -5,10 +5,10 @@
 -- combination of the group's fields. A group of at most M.FACTORIZE_MAX combinations is
 -- priced up front (GEMMs in batches through tilewave.cost.price.gemm_many); a larger one as its
 -- combinations are met, through a cache of at most M.CACHE_MAX of them, so memory stays flat
--- however many distinct values the grid passes; when such a group holds only ops outside the
--- layers that one constructor of tilewave.ops.layers builds (the LM head, the embedding: checked
--- against the family's op at the base and every probe), only those ops are rebuilt per row, not
--- the whole op list. The sweep verifies the result against
+-- however many distinct values the grid passes. A group (up front or lazy) that holds only ops
+-- outside the layers that one constructor of tilewave.ops.layers builds (the LM head, the
+-- embedding: checked against the family's op at the base and every probe) has only those ops
+-- built per combination, not the whole op list. The sweep verifies the result against
 -- tilewave.transformer.estimate on sampled configs before using it.
 -- @module tilewave.explore.sweep_factor
 local price = require "tilewave.cost.price"
@@ -121,11 +121,11 @@ function M.factorize(G, spec)
       n = n * gsize[j]
     end
     g.n, g.gstride, g.time, g.flops, g.model_flops = n, gstride, {}, {}, {}
+    -- a group of standalone ops alone is built without the family's builder
+    g.standalone = true
+    for _, i in ipairs(g.ops) do g.standalone = g.standalone and standalone[i] end
     if n > M.FACTORIZE_MAX then
       g.lazy, g.ctx, g.cached = true, ctx, 0
-      -- a group of standalone ops alone is rebuilt without the family's builder (lazy_sums)
-      g.standalone = true
-      for _, i in ipairs(g.ops) do g.standalone = g.standalone and standalone[i] end
     else
       -- shapes of every combination, GEMMs batched per BMM batch count through price.gemm_many
       local pending = {}
@@ -135,7 +135,13 @@ function M.factorize(G, spec)
           r[fields[fi]] = vary[fields[fi]][(combo // gstride[j]) % gsize[j] + 1]
         end
         G.derive(r)
-        local ok, ops = pcall(fam.ops, r, ew)
+        local ok, ops
+        if g.standalone then
+          ok, ops = true, {}
+          for _, i in ipairs(g.ops) do ops[i] = STANDALONE[base_ops[i].role](r, ew) end
+        else
+          ok, ops = pcall(fam.ops, r, ew)
+        end
         local t, f, mf = 0, 0, 0
         if not ok then t = nil end
         if ok then
