@@ -19,7 +19,6 @@
 -- ceilings, so core.gemm and core.gemm_many meet the floors by construction.
 -- Units: s, byte, FLOP, FLOP/s, byte/s.
 local hw = require "tilewave.data.hw"
-local engines = require "tilewave.cost.engines"
 local kernels = require "tilewave.cost.kernels"
 local limits = require "tilewave.cost.limits"
 local interval = require "tilewave.cost.interval"
@@ -138,11 +137,17 @@ local function flash_terms(ctx, op, mma_x, exp_x, backward)
     (spec.peak_flops.fp32 or ctx.peak / 16) / 16
 end
 
-local function flash_pred(ctx, op, mma_x, exp_x, backward)
-  local work, rate, sfu, exp_rate = flash_terms(ctx, op, mma_x, exp_x, backward)
-  local compute = work / rate + sfu / exp_rate
-  local memory = op.qkv_bytes / ctx.bw
-  local t = launched(ctx, max(compute, memory))
+-- the fused kernel's compute and memory times and its time as launched (before the op's floor), s;
+-- M.compile's fused step prices the same terms in the core
+local function flash_times(ctx, op, mma_x, backward)
+  local work, rate, sfu, exp_rate = flash_terms(ctx, op, mma_x, 1, backward)
+  local compute, memory = work / rate + sfu / exp_rate, op.qkv_bytes / ctx.bw
+  return compute, memory, launched(ctx, max(compute, memory))
+end
+
+-- the forward's prediction table
+local function flash_pred(ctx, op)
+  local compute, memory, t = flash_times(ctx, op, 1, false)
   local s = M.gemm(ctx, op.m, op.n, op.k, op.batch)
   local v = M.gemm(ctx, op.m, op.k, op.n, op.batch)
   local p = {
@@ -152,12 +157,12 @@ local function flash_pred(ctx, op, mma_x, exp_x, backward)
     align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
   }
   p.loss = loss_of(p)
-  return floored(p, limits.op(ctx, op, nil, backward))
+  return floored(p, limits.op(ctx, op))
 end
 
 local function attention_pred(ctx, op)
   local fusion = ctx.fusion
-  if op.impl == "flash" then return flash_pred(ctx, op, 1) end
+  if op.impl == "flash" then return flash_pred(ctx, op) end
   local score, softmax, av = op.parts[1], op.parts[2], op.parts[3]
   local s, v = gemm_pred(ctx, score), gemm_pred(ctx, av)
   local sm, sm_cls = kernels.elementwise(softmax, fusion)
@@ -315,8 +320,7 @@ function M.backward(ctx, op)
   end
   if op.kind == "attention" then
     if op.impl == "flash" then -- the main kernel, then the kernels around it (M.compile's order and sums)
-      local work, rate, sfu, exp_rate = flash_terms(ctx, op, 2.5, 1, true)
-      local main = launched(ctx, max(work / rate + sfu / exp_rate, op.qkv_bytes / ctx.bw))
+      local _, _, main = flash_times(ctx, op, 2.5, true)
       local l, cls = kernels.flash_backward(op, ctx.e.out_bytes)
       return max(main + M.kernels_s(ctx, l, cls), limits.op(ctx, op, nil, true))
     end
