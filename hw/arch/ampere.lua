@@ -32,7 +32,7 @@ return {
       call_overhead_s = "fitted to gemm_calibration.csv M=N<=512 rows: PyTorch torch.mm, wall clock with torch.cuda.synchronize() per call (timing T1)",
       kstep_latency_s = "fitted to gemm_calibration.csv M=N<=256, K=4096 rows (latency-bound main loop)",
       tile_latency_s = "fitted to gemm_calibration.csv small-shape rows (per-CTA prologue/epilogue)",
-      max_split_k = "cuBLAS split-K heuristics use small powers of two; 16 is a modeling bound",
+      max_split_k = "cuBLAS split-K heuristics use small powers of two; 16 is a modeling bound, in splits of a K of 2-byte elements (4-byte dtypes get 32, 1-byte 8: hw/arch/hopper.lua's source)",
     },
   },
   notes = "Calibrated on the co-design paper's A100 fp16 sweeps (taken as A100 SXM4 40GB, see README).",

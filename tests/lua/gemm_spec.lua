@@ -78,6 +78,17 @@ describe("tilewave.cost.gemm", function()
         "gemm.hw: hw.gemm.splitk_latency_s: expected s from 0 to 0.001, got -1")
     end)
 
+    it("caps split-K in bytes of K: 16 for 2-byte dtypes, 32 for 4-byte, 8 for fp8 (hw/arch/hopper.lua)", function()
+      -- 64x64x16384 is one output tile whatever the dtype: each takes its dtype's cap (int8 its own 1)
+      local cap = {}
+      for _, dt in ipairs { "bf16", "fp16", "tf32", "fp32", "fp8", "int8" } do
+        cap[dt] = tw.gemm({ m = 64, n = 64, k = 16384, dtype = dt, hw = "h100_sxm5" }).split_k
+      end
+      assert.same({ bf16 = 16, fp16 = 16, tf32 = 32, fp32 = 32, fp8 = 8, int8 = 1 }, cap)
+      assert.equal(32, tw.hw.gemm_device_fields(tw.hw.load("a100_sxm4_80gb"), "fp32").max_split_k)
+      assert.equal(4, tw.hw.gemm_device_fields(tw.hw.load("b200"), "fp4").max_split_k)
+    end)
+
     it("accepts a spec table as hw", function()
       local r = tw.gemm { m = 1024, n = 1024, k = 1024, hw = tw.hw.load("v100_sxm2") }
       assert.equal("v100_sxm2", r.hw)

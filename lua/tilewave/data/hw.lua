@@ -20,7 +20,7 @@ local core = require "tilewave.core"
 local M = {}
 
 local type, pairs, ipairs, pcall, error, format = type, pairs, ipairs, pcall, error, string.format
-local sort, setmetatable = table.sort, setmetatable
+local sort, setmetatable, max, min = table.sort, setmetatable, math.max, math.min
 
 local function this_dir()
   local src = debug.getinfo(1, "S").source
@@ -391,9 +391,9 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
     unsplit_reduce_m = ur and ur.m or 0, unsplit_reduce_n = ur and ur.n or 0,
     tile_latency_s = g.tile_latency_s,
     kstep_latency_s = g.kstep_latency_s,
-    max_split_k = g.dtype_max_split_k and g.dtype_max_split_k[dt] or g.max_split_k, stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
-    tiles = core_tiles(g.tiles, dt), align_eff = align_eff,
-    align_mem_eff = own.align_mem_eff or g.align_mem_eff,
+    -- max_split_k counts splits of a 2-byte K; a 64-byte main-loop stage holds 2/in_bytes as many elements
+    max_split_k = g.dtype_max_split_k and g.dtype_max_split_k[dt] or max(1, min(64, math.floor(g.max_split_k * sizes.in_bytes / 2))), stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
+    tiles = core_tiles(g.tiles, dt), align_eff = align_eff, align_mem_eff = own.align_mem_eff or g.align_mem_eff,
   }, sizes
 end
 

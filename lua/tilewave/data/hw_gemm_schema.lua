@@ -66,6 +66,7 @@ local GEMM_FIELDS = {
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
   tile_latency_s = latency, kstep_latency_s = latency, streamk_fixup_s = latency, splitk_latency_s = latency,
   stream_k = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
+  -- the largest split-K factor of 2-byte dtypes; a dtype of e bytes gets max_split_k * e / 2 (tilewave.data.hw)
   max_split_k = function(v, p) check.positive_int(v, p); return check.within(v, 1, 64, "integer", p) end,
   tiles = validate_tiles,
   attention_frac = frac, attention_bwd_frac = frac, attention_frac_fa2 = frac, attention_bwd_frac_fa2 = frac,
