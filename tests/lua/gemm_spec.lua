@@ -79,14 +79,38 @@ describe("tilewave.cost.gemm", function()
     end)
 
     it("caps split-K in bytes of K: 16 for 2-byte dtypes, 32 for 4-byte, 8 for fp8 (hw/arch/hopper.lua)", function()
-      -- 64x64x16384 is one output tile whatever the dtype: each takes its dtype's cap (int8 its own 1)
-      local cap = {}
+      local h100, cap = tw.hw.load("h100_sxm5"), {}
       for _, dt in ipairs { "bf16", "fp16", "tf32", "fp32", "fp8", "int8" } do
-        cap[dt] = tw.gemm({ m = 64, n = 64, k = 16384, dtype = dt, hw = "h100_sxm5" }).split_k
+        cap[dt] = tw.hw.gemm_device_fields(h100, dt).max_split_k
       end
       assert.same({ bf16 = 16, fp16 = 16, tf32 = 32, fp32 = 32, fp8 = 8, int8 = 1 }, cap)
+      -- 64x64x16384 is one output tile: bf16 takes its cap, fp32 splits past it (any integer up to 32)
+      assert.equal(16, tw.gemm({ m = 64, n = 64, k = 16384, dtype = "bf16", hw = "h100_sxm5" }).split_k)
+      assert.is_true(tw.gemm({ m = 64, n = 64, k = 16384, dtype = "fp32", hw = "h100_sxm5" }).split_k > 16)
       assert.equal(32, tw.hw.gemm_device_fields(tw.hw.load("a100_sxm4_80gb"), "fp32").max_split_k)
       assert.equal(4, tw.hw.gemm_device_fields(tw.hw.load("b200"), "fp4").max_split_k)
+    end)
+
+    it("exposes fp32's epilogue on Hopper: its SIMT kernels store C after their main loop", function()
+      local function h100(exposed)
+        local base = tw.hw.load("h100_sxm5")
+        local s, g = {}, {}
+        for k, v in pairs(base) do s[k] = v end
+        for k, v in pairs(tw.hw.gemm_params(base)) do g[k] = v end -- hw/arch/hopper.lua's
+        g.dtype_write_exposed, s.gemm = exposed, g
+        return s
+      end
+      -- 4096x4096x64 fp32: one kernel, compute (~41 us) above reads (2 MB) + C writes, so exposing
+      -- the writes adds them whole: 4096*4096*4 B / (3350e9 B/s * write_frac 0.735) = 27.2551 us
+      local hidden = tw.gemm { m = 4096, n = 4096, k = 64, dtype = "fp32", hw = h100({}) }
+      local exposed = tw.gemm { m = 4096, n = 4096, k = 64, dtype = "fp32", hw = h100({ fp32 = 1 }) }
+      assert.equal(1, exposed.split_k)
+      assert.near(27.2551e-6, exposed.time_s - hidden.time_s, 1e-10)
+      -- the shipped Hopper spec carries it; bf16 keeps the TMA kernels' 0
+      assert.equal(1, tw.hw.gemm_device_fields(tw.hw.load("h100_sxm5"), "fp32").write_exposed)
+      assert.equal(0, tw.hw.gemm_device_fields(tw.hw.load("h100_sxm5"), "bf16").write_exposed)
+      assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = h100({ fp32 = 2 }) } end,
+        "gemm.hw: hw.gemm.dtype_write_exposed.fp32: expected fraction from 0 to 1, got 2")
     end)
 
     it("accepts a spec table as hw", function()

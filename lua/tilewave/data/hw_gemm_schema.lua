@@ -110,6 +110,13 @@ local GEMM_FIELDS = {
     M.fields(v, dtype.sizes, p)
     for k, x in pairs(v) do latency(x, p .. "." .. k) end
   end,
+  -- per dtype, the fraction of C's write time not hidden under the main loop when its kernel
+  -- family differs from the architecture's (non-persistent kernels without a TMA store), else write_exposed
+  dtype_write_exposed = function(v, p)
+    check.table(v, p)
+    M.fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do check.within(x, 0, 1, "fraction", p .. "." .. k) end
+  end,
   -- FLOP per SM per clock (2-byte dtypes) of the device align_eff was fitted on: other devices of
   -- the architecture scale the penalty by their own rate (tilewave.data.hw.scale_align); 0: none
   align_ref_rate = function(v, p) return check.within(v, 0, 1e6, "FLOP per SM per clock", p) end,
@@ -143,7 +150,8 @@ local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stre
                    splitk_latency_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, kernel_sm_bytes_per_cycle = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
                    intervals = true, dtype_align = true, dtype_latency_s = true,
-                   dtype_max_split_k = true, align_ref_rate = true, dtype_unsplit_reduce = true }
+                   dtype_max_split_k = true, align_ref_rate = true, dtype_unsplit_reduce = true,
+                   dtype_write_exposed = true }
 
 --- Validate GEMM parameters `g` at `path`; `complete`: every non-optional field present.
 function M.validate_gemm(g, path, complete)
