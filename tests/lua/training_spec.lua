@@ -117,6 +117,30 @@ describe("tilewave.cost.training", function()
       assert.equal("inter", select(2, tw.cluster.link(cl, 2, 8)))
     end)
 
+    it("prices collectives at the bus bandwidth NCCL reaches (bus_frac)", function()
+      -- A100: nccl-tests all-reduce about 235 of 300 GB/s -> 0.78 * 300e9 = 234e9 byte/s; H100 0.84 * 450e9
+      local a100, h100 = tw.cluster.resolve("dgx_a100"), tw.cluster.resolve("dgx_h100")
+      assert.equal(234e9, tw.cluster.collective_bw(a100.intra))
+      assert.near(378e9, tw.cluster.collective_bw(h100.intra), 1e-3)
+      assert.equal(25e9, tw.cluster.collective_bw(a100.inter)) -- no figure for the network: its bw
+      -- a tensor-parallel step inside one node: the same step at the full 300 GB/s exposes less
+      local full = {}
+      for k, v in pairs(a100) do full[k] = v end
+      full.intra = { bw = a100.intra.bw, latency_s = a100.intra.latency_s }
+      full.spec, full.id = nil, nil
+      local opts = { model = "llama-2-7b", nodes = 1, global_batch = 8, micro_batch = 1, s = 2048, t = 8, p = 1 }
+      opts.cluster = "dgx_a100"
+      local at = tw.training.step(opts).breakdown.comm_exposed_s
+      opts.cluster = full
+      local ideal = tw.training.step(opts).breakdown.comm_exposed_s
+      assert.is_true(at > ideal * 1.2 and at < ideal / 0.78 + 1e-12)
+      local ok, err = pcall(tw.cluster.resolve, { name = "x", gpu = "h100_sxm5", gpus_per_node = 8,
+        intra = { bw = 450e9, latency_s = 5e-6, bus_frac = 1.5 }, inter = { bw = 50e9, latency_s = 0 },
+        sources = { gpu = "a", gpus_per_node = "b", intra = "c", inter = "d" } }, "my.lua")
+      assert.is_false(ok)
+      assert.equal("my.lua: cluster.intra.bus_frac: expected a fraction in (0, 1], got 1.5", err)
+    end)
+
     it("rejects bad inputs naming the field", function()
       assert.equal("training.t: expected positive integer, got 0", err_of(step, { t = 0 }))
       assert.equal("training.p: expected at most num_hidden_layers 2, got 4", err_of(step, { p = 4 }))

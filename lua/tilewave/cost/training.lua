@@ -117,7 +117,7 @@ local function collective(kind, bytes, n, stride, cl, memo)
   local m = memo and memo[kind]
   if m then m = m[n]; if m then m = m[stride]; if m and m[bytes] then return m[bytes] end end end
   local l = cluster.link(cl, n, stride)
-  local t = price.collective(kind, bytes, n, l.bw, l.latency_s)
+  local t = price.collective(kind, bytes, n, cluster.collective_bw(l), l.latency_s)
   if memo then
     for _, key in ipairs { kind, n, stride } do
       memo[key] = memo[key] or {}

@@ -5,8 +5,11 @@
 --   name            string
 --   gpu             device id of hw/ (or a spec table)
 --   gpus_per_node   positive integer
---   intra           { bw = byte/s per GPU one direction, latency_s = s }: NVLink / NVSwitch / PCIe
---   inter           { bw = byte/s per GPU one direction, latency_s = s }: the network between nodes
+--   intra           { bw = byte/s per GPU one direction, latency_s = s, bus_frac }: NVLink / NVSwitch / PCIe
+--   inter           { bw = byte/s per GPU one direction, latency_s = s, bus_frac }: the network between nodes
+-- `bus_frac` (optional, in (0, 1], default 1): the bus bandwidth collectives reach over `bw`
+-- (nccl-tests' busbw, which is defined so that a ring all-reduce of B bytes over n ranks takes
+-- 2(n-1)/n * B / busbw); collectives are priced at bw * bus_frac (M.collective_bw).
 --   sources         { gpu=, gpus_per_node=, intra=, inter= }
 -- A group of ranks uses `intra` when it fits inside one node, else `inter`.
 local check = require "tilewave.util.check"
@@ -26,13 +29,17 @@ local FIELDS = { name = true, gpu = true, gpus_per_node = true, intra = true, in
 
 local function link(v, path)
   check.table(v, path)
+  local known = { bw = true, latency_s = true, bus_frac = true }
   for k in pairs(v) do
-    if k ~= "bw" and k ~= "latency_s" then
-      error(format("%s: unknown field '%s'%s", path, tostring(k), check.did_you_mean(k, { bw = true, latency_s = true })), 0)
+    if not known[k] then
+      error(format("%s: unknown field '%s'%s", path, tostring(k), check.did_you_mean(k, known)), 0)
     end
   end
   check.positive(v.bw, path .. ".bw")
   check.nonneg(v.latency_s, path .. ".latency_s")
+  if v.bus_frac ~= nil and (type(v.bus_frac) ~= "number" or not (v.bus_frac > 0 and v.bus_frac <= 1)) then
+    check.fail(path .. ".bus_frac", "expected a fraction in (0, 1]", v.bus_frac)
+  end
 end
 
 --- Check a cluster table; returns it with `spec` (the GPU's hardware spec) set,
@@ -111,6 +118,12 @@ end
 function M.link(c, n, stride)
   if n * (stride or 1) <= c.gpus_per_node then return c.intra, "intra" end
   return c.inter, "inter"
+end
+
+--- The bandwidth collectives reach on link `l` (an `intra` or `inter` table), byte/s per GPU one
+-- direction: bw * bus_frac.
+function M.collective_bw(l)
+  return l.bw * (l.bus_frac or 1)
 end
 
 return M
