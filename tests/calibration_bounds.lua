@@ -73,7 +73,7 @@ return {
   ["random_half h200: gemm random int8 nt|compiled"] = 0.170,
 
   -- one layer's forward + backward on an H200, eager (issue 33: backward per kernel class)
-  ["h200_training: layer fwd+bwd flash|eager"] = 0.114,
+  ["h200_training: layer fwd+bwd flash|eager"] = 0.068,
   ["h200_training: layer fwd flash|eager"] = 0.077,
   ["h200_training: layer fwd+bwd standard|eager"] = 0.030,
   ["h200_training: layer fwd standard|eager"] = 0.068,

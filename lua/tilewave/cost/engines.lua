@@ -27,6 +27,11 @@
 --                     h100/layers.csv, FlashAttention-3 class on Hopper) or "fa2"
 --                     (Dao's FlashAttention-2, no Hopper wgmma/TMA); priced at the
 --                     architecture's attention_frac or attention_frac_fa2
+--   train_flash_kernel the fused attention kernel when its inputs require gradients (training,
+--                     M.for_training; nil: flash_kernel): PyTorch's SDPA picks cuDNN's kernel
+--                     for inference on Hopper (h100/kernels.csv, under no_grad) but
+--                     FlashAttention-2 when gradients are needed (pytorch/torchtitan#1042: training
+--                     on H100s dispatches SDPBackend.FLASH_ATTENTION; the H200 train_layer.csv rows)
 --   decode_attention  how the decode attention kernel spreads over the SMs (price.decode_kv_eff):
 --                     "split_kv" (default: FlashDecoding splits the context so every SM
 --                     streams the KV cache; flash-attn >= 2.2, PyTorch SDPA), "no_split" (one
@@ -75,7 +80,7 @@ M.presets = {
   compiled = {
     description = "fused kernels replayed as a CUDA graph (torch.compile, gpt-fast, TensorRT class)",
     fusion = "fused", launch = "graph", kernel_s = 2.5e-6, host_s = 0, token_host_s = 0,
-    mem_frac = 0.77, comm_latency_s = 5e-6,
+    mem_frac = 0.77, comm_latency_s = 5e-6, train_flash_kernel = "fa2",
     source = "kernel_s and mem_frac fitted to the gpt-fast A100 rows of " .. CAL .. "decode_calibration.csv " ..
       "(scripts/calibrate.lua --decode --fit; that A100 is power-limited to 330 W, README: 'peak bandwidth about " ..
       "1700 GB/s'); a graph replay leaves 1-2 us between kernels (" .. CAL .. "h100/README.md)",
@@ -90,7 +95,7 @@ M.presets = {
   eager = {
     description = "one kernel per PyTorch op, launched from Python (Hugging Face transformers eager modules)",
     fusion = "unfused", launch = "host", kernel_s = 2.9e-6, host_s = 18e-6, token_host_s = 0,
-    comm_latency_s = 10e-6, host_spread = 0.4,
+    comm_latency_s = 10e-6, host_spread = 0.4, train_flash_kernel = "fa2",
     source = "kernel lists of " .. CAL .. "h100/kernels.csv; kernel_s fitted to the 9 graph rows (MAPE 2.6%) and " ..
       "host_s to the 5 eager rows (MAPE 9.6%) of " .. CAL .. "h100/decode.csv (llama-2-7b, batch 1-64, context " ..
       "512-8192; grid fit; tilewave calibrate reports the errors); host_spread 0.4: the host CPU's per-launch " ..
@@ -165,6 +170,7 @@ local FIELDS = {
   host_spread = function(v, p) return check.within(v, 0, 0.9, "fraction", p) end,
   attention = function(v, p) return check.one_of(v, { flash = true, standard = true }, p) end,
   flash_kernel = function(v, p) return check.one_of(v, { cudnn = true, fa2 = true }, p) end,
+  train_flash_kernel = function(v, p) return check.one_of(v, { cudnn = true, fa2 = true }, p) end,
   decode_attention = function(v, p) return check.one_of(v, { split_kv = true, no_split = true, full = true }, p) end,
   mem_frac = check.fraction, compute_frac = check.fraction,
   dequant = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
@@ -240,6 +246,17 @@ function M.shared(e, path)
   if type(e) == "string" and resolved[e] then return resolved[e] end
   local out = M.resolve(e, path)
   return type(e) == "string" and resolved[e] or out
+end
+
+--- Engine `e` (resolved) as it runs a training step: its `train_flash_kernel` as `flash_kernel`
+-- (a copy; `e` itself when they are the same or none is set).
+function M.for_training(e)
+  local k = e.train_flash_kernel
+  if k == nil or k == (e.flash_kernel or "cudnn") then return e end
+  local out = {}
+  for f, v in pairs(e) do out[f] = v end
+  out.flash_kernel = k
+  return out
 end
 
 --- The per-kernel device cost of engine `e` on a device of `vendor`, s.

@@ -311,7 +311,8 @@ M.memory_total = tmem.total
 --- One layer's forward and backward on one GPU, per micro-batch (what a step is built of):
 -- `{ f, b (s, one average layer), sel (selective recompute, s), out_f, out_b (outside the
 -- layers, s), flops, model_flops (per layer) }` for config `c` (validated), spec and workload
--- `{ b, s, t, dtype, attention, engine (resolved), sp, dropout, ep }`.
+-- `{ b, s, t, dtype, attention, engine (resolved; as it trains: tilewave.cost.engines.for_training), sp,
+-- dropout, ep }`.
 M.layer_costs = function(c, spec, w) return costs(c, spec, w) end
 
 return M

@@ -49,7 +49,8 @@ function M.shared(o, path)
   end
   x.gpus = x.nodes * cl.gpus_per_node
   x.s = check.positive_int(o.s or c.max_position_embeddings or 2048, path .. ".s")
-  x.engine = engines.resolve(o.engine, path .. ".engine")
+  -- as it trains: PyTorch engines dispatch another fused attention kernel when gradients are needed
+  x.engine = engines.for_training(engines.resolve(o.engine, path .. ".engine"))
   x.dtype = o.dtype or "bf16"
   x.attention = check.one_of(o.attention or "flash", { flash = true, standard = true }, path .. ".attention")
   if o.sequence_parallel ~= nil and type(o.sequence_parallel) ~= "boolean" then

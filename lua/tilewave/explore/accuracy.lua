@@ -187,15 +187,20 @@ function M.training_layers(dir)
   local training = require "tilewave.cost.training"
   local engines = require "tilewave.cost.engines"
   local eng = engines.resolve("eager", "calibrate.engine")
+  local train_eng = engines.for_training(eng)
   local data = csv.read(dir .. "/train_layer.csv")
   if not data then return rows end
   for _, r in ipairs(data) do
     local spec = hw.resolve(GPU_SPEC[r.gpu] or "h200_sxm", "calibrate.hw")
-    local k = training.layer_costs(train_layer_model(r.id), spec, { b = tonumber(r.b), s = tonumber(r.s), t = 1,
-      dtype = "bf16", attention = r.attention, engine = eng, ep = 1 })
+    -- fwd+bwd as it trains (engines.for_training: FlashAttention-2 under autograd), fwd alone under no_grad
+    local function layer(e)
+      return training.layer_costs(train_layer_model(r.id), spec, { b = tonumber(r.b), s = tonumber(r.s), t = 1,
+        dtype = "bf16", attention = r.attention, engine = e, ep = 1 })
+    end
+    local k, inf = layer(train_eng), layer(eng)
     local label = format("%s b%s s%s", r.id, r.b, r.s)
     row(rows, "h200_training: layer fwd+bwd " .. r.attention, "eager", "training", spec, k.f + k.b, tonumber(r.time_s), label)
-    row(rows, "h200_training: layer fwd " .. r.attention, "eager", "forward", spec, k.f, tonumber(r.fwd_s), label)
+    row(rows, "h200_training: layer fwd " .. r.attention, "eager", "forward", spec, inf.f, tonumber(r.fwd_s), label)
   end
   return rows
 end
