@@ -41,8 +41,7 @@ M.dir = normalize(this_dir() .. "/../../../hw")
 -- Figures that must carry a source when present.
 local FIGURES = {
   sm_count = true, boost_clock_hz = true, memory_bytes = true, usable_memory_bytes = true, mem_bw = true, l2_bytes = true,
-  smem_per_sm_bytes = true, tdp_w = true, peak_flops = true, interconnect = true,
-  compute_capability = true,
+  smem_per_sm_bytes = true, tdp_w = true, peak_flops = true, interconnect = true, compute_capability = true,
 }
 
 --- Load a pure-data Lua file into the unit-constant sandbox (tilewave.util.sandbox).
@@ -389,10 +388,11 @@ function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s
     call_overhead_s = (call_overhead_s or g.call_overhead_s) + (g.dtype_latency_s and g.dtype_latency_s[dt] or 0),
     reduce_overhead_s = reduce_overhead_s or 0, splitk_tma_latency_s = g.splitk_latency_s or 0,
     unsplit_reduce_m = ur and ur.m or 0, unsplit_reduce_n = ur and ur.n or 0,
-    tile_latency_s = g.tile_latency_s,
-    kstep_latency_s = g.kstep_latency_s,
+    tile_latency_s = g.tile_latency_s, kstep_latency_s = g.kstep_latency_s,
     -- max_split_k counts splits of a 2-byte K; a 64-byte main-loop stage holds 2/in_bytes as many elements
-    max_split_k = g.dtype_max_split_k and g.dtype_max_split_k[dt] or max(1, min(64, math.floor(g.max_split_k * sizes.in_bytes / 2))), stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
+    max_split_k = g.dtype_max_split_k and g.dtype_max_split_k[dt]
+                  or max(1, min(64, math.floor(g.max_split_k * sizes.in_bytes / 2))),
+    stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
     tiles = core_tiles(g.tiles, dt), align_eff = align_eff, align_mem_eff = own.align_mem_eff or g.align_mem_eff,
   }, sizes
 end
