@@ -3,6 +3,17 @@ local tw = require "tilewave"
 
 local A100 = "a100_sxm4_80gb"
 
+-- a copy of device `id` whose GEMM parameters (tilewave.data.hw.gemm_params: the arch's, merged
+-- with the device's own) have `field` set to `value`
+local function with_gemm(id, field, value)
+  local base = tw.hw.load(id)
+  local s, g = {}, {}
+  for k, v in pairs(base) do s[k] = v end
+  for k, v in pairs(tw.hw.gemm_params(base)) do g[k] = v end
+  g[field], s.gemm = value, g
+  return s
+end
+
 describe("tilewave.cost.gemm", function()
   describe("gemm()", function()
     it("reports the work of 2304x1600x4096 fp16 worked out by hand", function()
@@ -48,14 +59,7 @@ describe("tilewave.cost.gemm", function()
 
     it("adds splitk_latency_s once to a TMA-class split-K GEMM, never to a one-kernel or misaligned one", function()
       -- hw/h200_sxm.lua fits 1.038 us (cuBLASLt's splitK kernel + splitKreduce_kernel, kernels.csv)
-      local function h200(lat)
-        local base = tw.hw.load("h200_sxm")
-        local s, g = {}, {}
-        for k, v in pairs(base) do s[k] = v end
-        for k, v in pairs(base.gemm) do g[k] = v end
-        g.splitk_latency_s, s.gemm = lat, g
-        return s
-      end
+      local function h200(lat) return with_gemm("h200_sxm", "splitk_latency_s", lat) end
       local none, fitted = h200(0), h200(1.038e-6)
       -- 64x64x16384: one 64x64 tile, split 16 ways either way
       local a = tw.gemm { m = 64, n = 64, k = 16384, dtype = "bf16", hw = none }
@@ -84,7 +88,7 @@ describe("tilewave.cost.gemm", function()
         cap[dt] = tw.hw.gemm_device_fields(h100, dt).max_split_k
       end
       assert.same({ bf16 = 16, fp16 = 16, tf32 = 32, fp32 = 32, fp8 = 8, int8 = 1 }, cap)
-      -- 64x64x16384 is one output tile: bf16 takes its cap, fp32 splits past it (any integer up to 32)
+      -- 64x64x16384 is one output tile: bf16 takes its cap, fp32 splits past it (up to 32)
       assert.equal(16, tw.gemm({ m = 64, n = 64, k = 16384, dtype = "bf16", hw = "h100_sxm5" }).split_k)
       assert.is_true(tw.gemm({ m = 64, n = 64, k = 16384, dtype = "fp32", hw = "h100_sxm5" }).split_k > 16)
       assert.equal(32, tw.hw.gemm_device_fields(tw.hw.load("a100_sxm4_80gb"), "fp32").max_split_k)
@@ -92,14 +96,7 @@ describe("tilewave.cost.gemm", function()
     end)
 
     it("exposes fp32's epilogue on Hopper: its SIMT kernels store C after their main loop", function()
-      local function h100(exposed)
-        local base = tw.hw.load("h100_sxm5")
-        local s, g = {}, {}
-        for k, v in pairs(base) do s[k] = v end
-        for k, v in pairs(tw.hw.gemm_params(base)) do g[k] = v end -- hw/arch/hopper.lua's
-        g.dtype_write_exposed, s.gemm = exposed, g
-        return s
-      end
+      local function h100(exposed) return with_gemm("h100_sxm5", "dtype_write_exposed", exposed) end
       -- 4096x4096x64 fp32: one kernel, compute (~41 us) above reads (2 MB) + C writes, so exposing
       -- the writes adds them whole: 4096*4096*4 B / (3350e9 B/s * write_frac 0.735) = 27.2551 us
       local hidden = tw.gemm { m = 4096, n = 4096, k = 64, dtype = "fp32", hw = h100({}) }
