@@ -101,6 +101,10 @@ static void shape_setup(shape_ctx *x, const tw_gemm_plan *p, const tw_gemm_shape
     x->loads = x->cls < TMA_CLASS ? (double)(16 >> x->cls) : 1.0;
     x->bw = p->bw[x->cls];
     x->bw_w = p->bw_w[x->cls];
+    /* a TMA-class C whose row pitch is an odd multiple of 16 bytes: half its rows end in
+       partial 32-byte sectors (tw_gemm.h, write_sector_cost) */
+    if (x->cls >= TMA_CLASS && (((uint64_t)s->n * (uint64_t)s->out_bytes) & 31u) != 0)
+        x->bw_w /= 1.0 + d->write_sector_cost;
     x->batch = (double)s->batch;
     x->mn = (double)s->m * (double)s->n;
     x->flops = 2.0 * (double)s->m * (double)s->n * (double)s->k * (double)s->batch;

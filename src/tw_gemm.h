@@ -48,6 +48,12 @@ typedef struct {
     double write_exposed;   /* fraction of the C-write time that adds to the main loop instead
                                of hiding under it: a tile writes C in its epilogue, after its
                                main loop; [0, 1] (0: writes overlap like operand reads) */
+    double write_sector_cost; /* extra C-write time, as a fraction of it, when the kernel class
+                               is TMA (N and K 16-byte aligned) but C's row pitch N*out_bytes
+                               is an odd multiple of 16 bytes: every other row then starts
+                               mid-way into a 32-byte DRAM sector, and those rows' partial
+                               sectors are read, merged and written back (ECC'd HBM writes
+                               whole sectors); [0, 16] (0: no cost) */
     double l2_bytes;        /* L2 (last-level) cache size, byte; >= 0 */
     double call_overhead_s; /* fixed cost per call (launch + host sync), s; >= 0 */
     double reduce_overhead_s; /* fixed cost of the split-K reduction, a second kernel
@@ -178,6 +184,8 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *   reads   = operand bytes / (mem_bw * mem_frac * align_mem_eff):
  *             operands once if A+B fit in L2, else each wave's A and B panels
  *   writes  = C bytes (or split-K partials) / (mem_bw * write_frac * align_mem_eff)
+ *             * (1 + write_sector_cost where N and K are 16-byte aligned and N*out_bytes
+ *             is not a multiple of 32)
  *   memory  = reads + writes
  *   time    = call_overhead_s + max(compute, reads + (1 - write_exposed) * writes)
  *             + write_exposed * writes   (epilogue stores after each tile's main loop)

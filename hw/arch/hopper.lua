@@ -9,6 +9,8 @@ return {
     -- C (and split-K partials) are written at their own rate: HBM writes share the bus with reads
     write_frac = 0.735,
     write_exposed = 0,
+    -- C rows at an odd multiple of 16 bytes: every other row starts mid-way into a 32-byte sector
+    write_sector_cost = 0.4,
     -- prediction intervals: 5th and 95th percentiles of measured / predicted (tilewave.cost.price.interval)
     intervals = {
       gemm = { 0.88, 1.35 }, attention = { 0.87, 1.34 }, forward = { 0.86, 1.17 }, decode = { 0.90, 1.15 },
@@ -36,6 +38,8 @@ return {
     max_split_k = 16,
     -- cuBLAS's sm90 kernels include stream-K: a partial single wave costs its fraction of a wave
     stream_k = true,
+    -- ... but not int8's CUTLASS sm80 IMMA kernels (dtype_max_split_k below)
+    dtype_stream_k = { int8 = false },
     streamk_fixup_s = 0.78 * us,
     -- throughput factor when N and K share a power-of-two alignment of 1, 2, 4, 8, 16, 32, 64, 128 bytes.
     -- A cliff at 16 B: cuBLAS's sm90 kernels load tiles with TMA, whose global strides must be multiples
@@ -91,6 +95,8 @@ return {
       dtype_compute_frac = "per dtype, same fit: peak squares 4096-16384 of h100/gemm.csv (fp16 3.0%, tf32 9.4%, fp32 1.9% (no tensor cores), fp8 via torch._scaled_mm 2.3%, int8 via torch._int_mm 7.6%: 770-955 TOPS, not 2x bf16); fp32 refitted 0.78 -> 0.79 on the same two squares once its epilogue is exposed (dtype_write_exposed): peak fp32 MAPE 2.3 -> 1.0% (first H100), 1.2 -> 0.6% (second), 2026-11-26",
       mem_frac = "same fit (linears set, M <= 64: weight streaming; MAPE 6-9%)",
       write_exposed = "0: the C writes overlap the main loop as operand reads do. Fitting ../shared/reference/calibration/h100 (tilewave calibrate --base h100_sxm5) keeps 0 (write_frac 0.805); fitting hw/measured/h100_probe_2026-11-22 gives 0.437 (with write_frac 0.704 and bf16 compute_frac 0.845), its held-out random GEMMs 13.1% -> 12.1% bf16 and 10.4% -> 8.1% fp16 MAPE, but adopting only the write terms moves the shared peak rows by +1.5-3.5 points. Unresolved between the two H100s; kept at the shared data's value",
+      write_sector_cost = "mechanism: DRAM is written in 32-byte sectors and HBM's ECC covers whole sectors, so a C row that starts or ends inside one is read, merged and written back; with a row pitch N*out_bytes that is an odd multiple of 16 bytes every other row does. Only the TMA class (N and K 16-byte aligned) is charged: below it align_mem_eff prices the kernel class. Evidence: the given random half (../shared/reference/calibration/random_half), write-bound rows (C over 85% of the bytes) of the 16-byte class with C rows at 16 mod 32 bytes ran 26% (both H100s, 6 rows) and 30% (H200) slower than predicted, whole-sector rows 2.5-8.6% (H100) and 11-14% (H200), e.g. 13816x1224x16 bf16 at 1.54 TB/s against 8872x2752x64 at 2.23 TB/s. The value is a three-point grid on the first H100's 612 rows (0.3, 0.4, 0.5: 13.03, 13.01, 13.03% MAPE, from 13.36% at 0); second H100 13.49 -> 13.16%, H200 12.00 -> 11.68% (not fitted to), with dtype_stream_k. No shared h100 set or probe folder moves (their shapes fill whole sectors). 2026-11-26",
+      dtype_stream_k = "int8 off: torch._int_mm runs CUTLASS sm80 IMMA kernels on Hopper (cutlass_80_tensorop_i16832gemm_s8_*, hw/measured/h100_kernels_2026-11-22/kernels.csv), which are not persistent and have no stream-K scheduler. The given random half shows the partial wave paid: 256x2112x10752 (66 tiles of 128x64) takes 41.1 us (stream-K predicted 17.2 us, now 19.4 us), 1433x64x15360 33.8 us. Random int8 MAPE 16.7/17.0/15.2 -> 16.1/16.4/14.7% (first H100 / second / H200); the int8 peak squares (full waves) do not move. Not fitted: the mechanism's value. 2026-11-26",
       write_frac = "fitted by tilewave calibrate (explore/fit.lua) to hw/measured/h100_probe_2026-11-22 (scripts/probe on an H100 SXM5, 2026-11-22; 2145 GEMMs, random set held out): 0.735 of mem_bw for C against 0.83 for operands; bmm score shapes (large C) and the short-K align rows carry it. The probe's fill (write) kernel reaches 0.98 of mem_bw alone, so the GEMM's cost is the read/write mix",
       align_mem_eff = "same fit to hw/measured/h100_probe_2026-11-22: its align set's memory-bound rows (M=8192, N=4096+d, K=128 and K=128+d) run 2.3-3.8x slower off 16-byte alignment; one factor for the 1-8 byte classes (0.356); held-out random shapes 15.2% -> 13.3% MAPE with the whole fit",
       call_overhead_s = "fitted to gemm_calibration.csv M=N<=512 rows: PyTorch torch.mm, wall clock with torch.cuda.synchronize() per call (timing T1)",

@@ -6,6 +6,7 @@
  * Per-SM rate = 312e12 / 108 = 2.8889e12 FLOP/s; a 128x128 tile over K = 4096
  * is 2*128*128*4096 = 134,217,728 FLOP -> 46.460 us.
  */
+#include <math.h>
 #include <string.h>
 
 #include "tilewave.h"
@@ -142,6 +143,43 @@ static void test_gemm_exposed_writes_add_to_the_main_loop(void **state)
         const char *bad = NULL;
         assert_int_equal(tw_gemm_estimate(&d, &s, &r, &bad), TW_EINVAL);
         assert_string_equal(bad, "device.write_exposed");
+    }
+    (void)state;
+}
+
+static void test_gemm_partial_sector_rows_cost_c_writes(void **state)
+{
+    /* 16384x4104x16 fp16: N*2 = 8208 B = 16 x 513 and K*2 = 32 B, so the 16-byte class, with C
+       rows at an odd multiple of 16 bytes. C = 16384*4104*2 = 134,479,872 B at 1555e9 B/s is
+       86.48 us, far above the math, so write_sector_cost 0.5 adds half of it: 43.241 us. N = 4112
+       (8224 B = 32 x 257) fills whole sectors and pays nothing; N = 4097 (odd: the 2-byte class)
+       is left to align_mem_eff. */
+    tw_device d = bare();
+    tw_gemm_result r0, r1;
+    const double c_write = 16384.0 * 4104.0 * 2.0 / 1555e9;
+    r0 = run(&d, fp16(16384, 4104, 16));
+    d.write_sector_cost = 0.5;
+    r1 = run(&d, fp16(16384, 4104, 16));
+    assert_int_equal(r1.align_bytes, 16);
+    assert_int_equal(r1.bound, TW_BOUND_MEMORY);
+    assert_close(r1.time_s - r0.time_s, 0.5 * c_write, 1e-9);
+    assert_close(r1.memory_s - r0.memory_s, 0.5 * c_write, 1e-9);
+    r1 = run(&d, fp16(16384, 4112, 16));
+    d.write_sector_cost = 0.0;
+    r0 = run(&d, fp16(16384, 4112, 16));
+    assert_true(r1.time_s == r0.time_s);
+    r0 = run(&d, fp16(16384, 4097, 16));
+    d.write_sector_cost = 0.5;
+    r1 = run(&d, fp16(16384, 4097, 16));
+    assert_true(r1.time_s == r0.time_s);
+    d.write_sector_cost = -0.1;
+    {
+        tw_gemm_shape s = fp16(64, 64, 64);
+        const char *bad = NULL;
+        assert_int_equal(tw_gemm_estimate(&d, &s, &r0, &bad), TW_EINVAL);
+        assert_string_equal(bad, "device.write_sector_cost");
+        d.write_sector_cost = NAN;
+        assert_int_equal(tw_gemm_estimate(&d, &s, &r0, &bad), TW_EINVAL);
     }
     (void)state;
 }
@@ -574,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_gemm_memory_bound_skinny_27648x64),
         cmocka_unit_test(test_gemm_writes_and_misaligned_bandwidth),
         cmocka_unit_test(test_gemm_exposed_writes_add_to_the_main_loop),
+        cmocka_unit_test(test_gemm_partial_sector_rows_cost_c_writes),
         cmocka_unit_test(test_gemm_lone_cta_gets_whole_sm),
         cmocka_unit_test(test_gemm_alignment_classes),
         cmocka_unit_test(test_gemm_picks_fastest_tile),

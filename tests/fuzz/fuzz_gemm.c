@@ -40,6 +40,7 @@ static void fill_device(fuzz_in *in, tw_device *d)
     d->stream_k = (int)fuzz_int(in);
     d->streamk_fixup_s = fuzz_double(in);
     for (i = 0; i < TW_MAX_TILES; i++) d->tiles[i].tma = (int)fuzz_int(in);
+    d->write_sector_cost = fuzz_double(in);
 }
 
 static void fill_shape(fuzz_in *in, tw_gemm_shape *s)

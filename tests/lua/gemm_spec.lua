@@ -110,6 +110,38 @@ describe("tilewave.cost.gemm", function()
         "gemm.hw: hw.gemm.dtype_write_exposed.fp32: expected fraction from 0 to 1, got 2")
     end)
 
+    it("charges partial 32-byte sectors to C rows at an odd multiple of 16 bytes (write_sector_cost)", function()
+      local function h100(cost) return with_gemm("h100_sxm5", "write_sector_cost", cost) end
+      -- 8192x8200x64 bf16: N*2 = 16400 B = 16 x 1025, so the TMA class (16-byte N and K) with C rows
+      -- off the 32-byte sector; memory-bound on its 134.3 MB of C, so the cost adds
+      -- 0.4 x 8192*8200*2 B / (3350e9 B/s * write_frac 0.735) = 21.8254 us
+      local free = tw.gemm { m = 8192, n = 8200, k = 64, dtype = "bf16", hw = h100(0) }
+      local paid = tw.gemm { m = 8192, n = 8200, k = 64, dtype = "bf16", hw = h100(0.4) }
+      assert.equal("memory", paid.bound)
+      assert.near(21.8254e-6, paid.time_s - free.time_s, 1e-10)
+      -- 8208 (N*2 = 16416 = 32 x 513) fills whole sectors: no cost
+      local whole = tw.gemm { m = 8192, n = 8208, k = 64, dtype = "bf16", hw = h100(0.4) }
+      assert.equal(tw.gemm { m = 8192, n = 8208, k = 64, dtype = "bf16", hw = h100(0) }.time_s, whole.time_s)
+      -- below 16 bytes align_mem_eff prices the kernel class instead: no cost either
+      local odd = tw.gemm { m = 8192, n = 8201, k = 64, dtype = "bf16", hw = h100(0.4) }
+      assert.equal(tw.gemm { m = 8192, n = 8201, k = 64, dtype = "bf16", hw = h100(0) }.time_s, odd.time_s)
+      assert.equal(0.4, tw.hw.gemm_device_fields(tw.hw.load("h100_sxm5"), "bf16").write_sector_cost)
+      assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = h100(-1) } end,
+        "gemm.hw: hw.gemm.write_sector_cost: expected number from 0 to 16, got -1")
+    end)
+
+    it("runs int8 without stream-K on Hopper: its CUTLASS sm80 IMMA kernels are not persistent", function()
+      local h100 = tw.hw.load("h100_sxm5")
+      assert.equal(0, tw.hw.gemm_device_fields(h100, "int8").stream_k)
+      assert.equal(1, tw.hw.gemm_device_fields(h100, "bf16").stream_k)
+      -- 256x2112x10752: 66 tiles of 128x64 on 132 SMs; int8 pays the half-empty wave
+      assert.is_false(tw.gemm({ m = 256, n = 2112, k = 10752, dtype = "int8", hw = h100 }).stream_k)
+      assert.is_true(tw.gemm({ m = 256, n = 2112, k = 10752, dtype = "fp8", hw = h100 }).stream_k)
+      assert.has_error(function()
+        tw.gemm { m = 1, n = 1, k = 1, hw = with_gemm("h100_sxm5", "dtype_stream_k", { int8 = 1 }) }
+      end, "gemm.hw: hw.gemm.dtype_stream_k.int8: expected boolean, got 1")
+    end)
+
     it("accepts a spec table as hw", function()
       local r = tw.gemm { m = 1024, n = 1024, k = 1024, hw = tw.hw.load("v100_sxm2") }
       assert.equal("v100_sxm2", r.hw)

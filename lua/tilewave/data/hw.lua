@@ -16,11 +16,12 @@ local check = require "tilewave.util.check"
 local sandbox = require "tilewave.util.sandbox"
 local dtype = require "tilewave.data.dtype"
 local core = require "tilewave.core"
+local device = require "tilewave.data.hw_device"
 
 local M = {}
 
 local type, pairs, ipairs, pcall, error, format = type, pairs, ipairs, pcall, error, string.format
-local sort, setmetatable, max, min = table.sort, setmetatable, math.max, math.min
+local sort, setmetatable = table.sort, setmetatable
 
 local function this_dir()
   local src = debug.getinfo(1, "S").source
@@ -302,29 +303,19 @@ function M.gemm_params(spec)
   return g
 end
 
---- The sustained fraction of the dense peak a GEMM of dtype `dt` reaches:
--- `gemm.dtype_compute_frac[dt]` where the architecture gives one (Hopper's
--- fp8 and int8 kernels sustain less of their datasheet peak than bf16),
--- otherwise `gemm.compute_frac`. `g` is a gemm_params() table.
-function M.compute_frac(g, dt)
-  return g.dtype_compute_frac and g.dtype_compute_frac[dt] or g.compute_frac
+--- The sustained fraction of the dense peak a GEMM of dtype `dt` reaches (tilewave.data.hw_device).
+M.compute_frac = device.compute_frac
+--- Alignment factors rescaled to another SM (tilewave.data.hw_device.scale_align).
+M.scale_align = device.scale_align
+
+--- The fields gemm_device() passes to the core (`core.device`, tw_gemm.h tw_device), as a
+-- plain table, and the dtype's element sizes; arguments and errors as gemm_device()
+-- (tilewave.data.hw_device.fields over gemm_params(spec)).
+function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s)
+  return device.fields(spec, M.gemm_params(spec), dt, path, call_overhead_s, reduce_overhead_s)
 end
 
 local device_cache = setmetatable({}, { __mode = "k" })
-
--- The core's tiles for dtype `dt`: the spec's that have no `dtypes` list or name `dt`
--- in it, with `tma = true` as the core's 1
-local function core_tiles(tiles, dt)
-  local out = {}
-  for _, t in ipairs(tiles) do
-    local offered = t.dtypes == nil
-    for _, d in ipairs(t.dtypes or {}) do offered = offered or d == dt end
-    if offered then
-      out[#out + 1] = { m = t.m, n = t.n, eff = t.eff, ctas_per_sm = t.ctas_per_sm, tma = t.tma and 1 or 0 }
-    end
-  end
-  return out
-end
 
 --- The core GEMM device (userdata) of a spec for a dtype, and the dtype's
 -- element sizes. `call_overhead_s` (optional, s >= 0) replaces the
@@ -349,52 +340,6 @@ function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)
   by_dtype[key] = dev
   device_cache[spec] = by_dtype
   return dev, sizes
-end
-
---- Alignment classes `eff` (align_eff levels fitted where the tensor cores run `ref` FLOP per
--- SM per clock) on an SM whose tensor cores run `ratio` times as many. A misaligned kernel issues
--- 16 / alignment loads where one 16-byte vector would do; that issue time per K step is set by
--- the SM's load/store pipeline, which Ampere, Ada, Turing and Volta SMs share (4 partitions),
--- and it adds to the tensor time: slowdown 1 + (1/eff - 1) x ratio, so eff' = 1 / that. An
--- RTX 4090 (512 FLOP per SM per clock in bf16 against the A100's 2049) loses a quarter of the
--- A100's penalty. Levels of 1 stay 1; `ratio` > 0.
-function M.scale_align(eff, ratio)
-  local out = {}
-  for i, e in ipairs(eff) do out[i] = 1 / (1 + (1 / e - 1) * ratio) end
-  return out
-end
-
---- The fields gemm_device() passes to the core (`core.device`, tw_gemm.h tw_device), as a
--- plain table, and the dtype's element sizes; arguments and errors as gemm_device().
-function M.gemm_device_fields(spec, dt, path, call_overhead_s, reduce_overhead_s)
-  local sizes = dtype.get(dt)
-  if not sizes then check.fail(path or "dtype", "expected one of " .. check.keys(dtype.sizes), dt) end
-  local peak = spec.peak_flops[dt]
-  if not peak then
-    error(format("%s: '%s' not supported by %s (supported: %s)", path or "dtype", dt,
-      spec.id or spec.name, check.keys(spec.peak_flops)), 0)
-  end
-  local g = M.gemm_params(spec)
-  local own = g.dtype_align and g.dtype_align[dt] or {}
-  local ur = g.dtype_unsplit_reduce and g.dtype_unsplit_reduce[dt]
-  local align_eff = own.align_eff or g.align_eff
-  if (g.align_ref_rate or 0) > 0 and sizes.in_bytes == 2 and not own.align_eff and spec.boost_clock_hz then
-    align_eff = M.scale_align(align_eff, peak / (spec.sm_count * spec.boost_clock_hz) / g.align_ref_rate)
-  end
-  return {
-    sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
-    mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
-    write_exposed = g.dtype_write_exposed and g.dtype_write_exposed[dt] or g.write_exposed or 0,
-    call_overhead_s = (call_overhead_s or g.call_overhead_s) + (g.dtype_latency_s and g.dtype_latency_s[dt] or 0),
-    reduce_overhead_s = reduce_overhead_s or 0, splitk_tma_latency_s = g.splitk_latency_s or 0,
-    unsplit_reduce_m = ur and ur.m or 0, unsplit_reduce_n = ur and ur.n or 0,
-    tile_latency_s = g.tile_latency_s, kstep_latency_s = g.kstep_latency_s,
-    -- max_split_k counts splits of a 2-byte K; a 64-byte main-loop stage holds 2/in_bytes as many elements
-    max_split_k = g.dtype_max_split_k and g.dtype_max_split_k[dt]
-                  or max(1, min(64, math.floor(g.max_split_k * sizes.in_bytes / 2))),
-    stream_k = g.stream_k and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
-    tiles = core_tiles(g.tiles, dt), align_eff = align_eff, align_mem_eff = own.align_mem_eff or g.align_mem_eff,
-  }, sizes
 end
 
 return M

@@ -63,6 +63,8 @@ end
 local GEMM_FIELDS = {
   compute_frac = frac, mem_frac = frac, write_frac = frac,
   write_exposed = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
+  -- extra C-write time where C's row pitch is an odd multiple of 16 bytes (src/tw_gemm.h)
+  write_sector_cost = function(v, p) return check.within(v, 0, 16, "number", p) end,
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
   tile_latency_s = latency, kstep_latency_s = latency, streamk_fixup_s = latency, splitk_latency_s = latency,
   stream_k = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
@@ -117,6 +119,13 @@ local GEMM_FIELDS = {
     M.fields(v, dtype.sizes, p)
     for k, x in pairs(v) do check.within(x, 0, 1, "fraction", p .. "." .. k) end
   end,
+  -- per dtype, whether its kernel family has stream-K kernels (int8's CUTLASS sm80 IMMA kernels
+  -- on Hopper are not persistent), else stream_k
+  dtype_stream_k = function(v, p)
+    check.table(v, p)
+    M.fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do if type(x) ~= "boolean" then check.fail(p .. "." .. k, "expected boolean", x) end end
+  end,
   -- FLOP per SM per clock (2-byte dtypes) of the device align_eff was fitted on: other devices of
   -- the architecture scale the penalty by their own rate (tilewave.data.hw.scale_align); 0: none
   align_ref_rate = function(v, p) return check.within(v, 0, 1e6, "FLOP per SM per clock", p) end,
@@ -151,7 +160,8 @@ local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stre
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
                    intervals = true, dtype_align = true, dtype_latency_s = true,
                    dtype_max_split_k = true, align_ref_rate = true, dtype_unsplit_reduce = true,
-                   dtype_write_exposed = true }
+                   dtype_write_exposed = true, write_sector_cost = true,
+                   dtype_stream_k = true }
 
 --- Validate GEMM parameters `g` at `path`; `complete`: every non-optional field present.
 function M.validate_gemm(g, path, complete)
