@@ -51,6 +51,7 @@ typedef struct {
     double hidden_lb, exposed_lb; /* least hidden and exposed memory time: read_s, write_s split
                                      by write_exposed as a candidate's are */
     double t_loop;    /* main-loop latency of a CTA over all of K, s */
+    double exposed;   /* write_exposed of the shape's kernel class (write_exposed_non_tma below 16 B) */
 } shape_ctx;
 
 /* The values of split factor 2^i (i >= 1) that every tile shares. */
@@ -114,8 +115,9 @@ static void shape_setup(shape_ctx *x, const tw_gemm_plan *p, const tw_gemm_shape
     x->out = x->batch * x->mn * (double)s->out_bytes;
     x->read_s = x->batch * (x->a + x->b) / x->bw;
     x->write_s = x->out / x->bw_w;
-    x->hidden_lb = x->read_s + (1.0 - d->write_exposed) * x->write_s;
-    x->exposed_lb = d->write_exposed * x->write_s;
+    x->exposed = x->cls < TMA_CLASS ? d->write_exposed_non_tma : d->write_exposed;
+    x->hidden_lb = x->read_s + (1.0 - x->exposed) * x->write_s;
+    x->exposed_lb = x->exposed * x->write_s;
     x->t_loop = loop_time(x, s->k);
 }
 
@@ -129,8 +131,8 @@ static void split_setup(split_ctx *c, const shape_ctx *x, int split, int shift)
     c->write_s = c->partials / x->bw_w;
     c->reduce_s = c->partials / x->bw + x->out / x->bw_w + d->reduce_overhead_s +
                   (x->cls >= TMA_CLASS ? d->splitk_tma_latency_s : 0.0);
-    c->hidden_lb = x->read_s + (1.0 - d->write_exposed) * c->write_s;
-    c->exposed_lb = d->write_exposed * c->write_s;
+    c->hidden_lb = x->read_s + (1.0 - x->exposed) * c->write_s;
+    c->exposed_lb = x->exposed * c->write_s;
 }
 
 /*
@@ -235,8 +237,8 @@ static inline int evaluate(const shape_ctx *x, int ti, int64_t grid_m, int64_t g
     /* operand reads stream under the main loop; C leaves in each tile's epilogue, after its main
        loop, and write_exposed of that time is not hidden */
     c->memory_s = kernel_s + write_s + c->reduce_s;
-    c->hidden_s = kernel_s + (1.0 - d->write_exposed) * write_s;
-    c->exposed_s = d->write_exposed * write_s;
+    c->hidden_s = kernel_s + (1.0 - x->exposed) * write_s;
+    c->exposed_s = x->exposed * write_s;
     c->time_s = candidate_time(d, c);
     c->tile = ti;
     c->split_k = split;

@@ -48,6 +48,10 @@ typedef struct {
     double write_exposed;   /* fraction of the C-write time that adds to the main loop instead
                                of hiding under it: a tile writes C in its epilogue, after its
                                main loop; [0, 1] (0: writes overlap like operand reads) */
+    double write_exposed_non_tma; /* write_exposed of the kernel class GEMMs below 16-byte
+                               alignment get (N or K): the library's older kernels, which may not
+                               be persistent where its TMA kernels are; [0, 1]. A zeroed struct
+                               hides those writes too: set it to write_exposed to keep one value */
     double write_sector_cost; /* extra C-write time, as a fraction of it, when the kernel class
                                is TMA (N and K 16-byte aligned) but C's row pitch N*out_bytes
                                is an odd multiple of 16 bytes: every other row then starts
@@ -187,8 +191,9 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *             * (1 + write_sector_cost where N and K are 16-byte aligned and N*out_bytes
  *             is not a multiple of 32)
  *   memory  = reads + writes
- *   time    = call_overhead_s + max(compute, reads + (1 - write_exposed) * writes)
- *             + write_exposed * writes   (epilogue stores after each tile's main loop)
+ *   time    = call_overhead_s + max(compute, reads + (1 - e) * writes)
+ *             + e * writes   (epilogue stores after each tile's main loop), where
+ *             e = write_exposed, or write_exposed_non_tma below 16-byte alignment
  *             + (s > 1: reduce_overhead_s (+ splitk_tma_latency_s where N and K are 16-byte
                 aligned) + the reduction's reads and writes at the same rates)
  *             (s = 1 takes that split-K form too where N or K is below 4-byte alignment and

@@ -23,6 +23,16 @@ static tw_gemm_result run(const tw_device *d, tw_gemm_shape s)
     return r;
 }
 
+/* d is refused (TW_EINVAL) with `field` named */
+static void assert_bad_device(const tw_device *d, const char *field)
+{
+    tw_gemm_shape s = fp16(64, 64, 64);
+    tw_gemm_result r;
+    const char *bad = NULL;
+    assert_int_equal(tw_gemm_estimate(d, &s, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, field);
+}
+
 static void test_gemm_tile_and_wave_counts_2304x1600(void **state)
 {
     /* M=2304 -> 18 tile rows; N=1600 -> 13 cols (12.5 rounded up); 234 tiles ->
@@ -138,12 +148,7 @@ static void test_gemm_exposed_writes_add_to_the_main_loop(void **state)
     r = run(&d, fp16(4096, 4096, 4096));
     assert_close(r.time_s, compute + 0.5 * write, 1e-12);
     d.write_exposed = 1.5;
-    {
-        tw_gemm_shape s = fp16(64, 64, 64);
-        const char *bad = NULL;
-        assert_int_equal(tw_gemm_estimate(&d, &s, &r, &bad), TW_EINVAL);
-        assert_string_equal(bad, "device.write_exposed");
-    }
+    assert_bad_device(&d, "device.write_exposed");
     (void)state;
 }
 
@@ -173,14 +178,31 @@ static void test_gemm_partial_sector_rows_cost_c_writes(void **state)
     r1 = run(&d, fp16(16384, 4097, 16));
     assert_true(r1.time_s == r0.time_s);
     d.write_sector_cost = -0.1;
-    {
-        tw_gemm_shape s = fp16(64, 64, 64);
-        const char *bad = NULL;
-        assert_int_equal(tw_gemm_estimate(&d, &s, &r0, &bad), TW_EINVAL);
-        assert_string_equal(bad, "device.write_sector_cost");
-        d.write_sector_cost = NAN;
-        assert_int_equal(tw_gemm_estimate(&d, &s, &r0, &bad), TW_EINVAL);
-    }
+    assert_bad_device(&d, "device.write_sector_cost");
+    d.write_sector_cost = NAN;
+    assert_bad_device(&d, "device.write_sector_cost");
+    (void)state;
+}
+
+static void test_gemm_non_tma_class_has_its_own_exposure(void **state)
+{
+    /* 4096x4096x4097 fp16: K odd, so the 2-byte class, which write_exposed_non_tma governs.
+       10 waves of the one 128x128 tile over K = 4097 (compute far above reads + C), so exposing
+       the C writes adds them whole: 33,554,432 B / 1555e9 B/s = 21.578 us. The 16-byte class
+       (4096^3) keeps write_exposed's 0. */
+    tw_device d = bare();
+    tw_gemm_result hidden, exposed, aligned0, aligned1;
+    const double write = 33554432.0 / 1555e9;
+    hidden = run(&d, fp16(4096, 4096, 4097));
+    aligned0 = run(&d, fp16(4096, 4096, 4096));
+    d.write_exposed_non_tma = 1.0;
+    exposed = run(&d, fp16(4096, 4096, 4097));
+    aligned1 = run(&d, fp16(4096, 4096, 4096));
+    assert_int_equal(exposed.align_bytes, 2);
+    assert_close(exposed.time_s - hidden.time_s, write, 1e-9);
+    assert_true(aligned1.time_s == aligned0.time_s);
+    d.write_exposed_non_tma = 1.5;
+    assert_bad_device(&d, "device.write_exposed_non_tma");
     (void)state;
 }
 
@@ -256,12 +278,7 @@ static void test_gemm_stream_k_fills_a_partial_wave(void **state)
     assert_int_equal(r.stream_k, 0);
     assert_close(r.compute_s, TILE_128_K4096_S, 1e-12);
     d.stream_k = 2;
-    {
-        tw_gemm_shape s = fp16(64, 64, 64);
-        const char *bad = NULL;
-        assert_int_equal(tw_gemm_estimate(&d, &s, &r, &bad), TW_EINVAL);
-        assert_string_equal(bad, "device.stream_k");
-    }
+    assert_bad_device(&d, "device.stream_k");
     (void)state;
 }
 
@@ -292,12 +309,7 @@ static void test_gemm_misaligned_runs_non_tma_tiles_and_narrow_loads(void **stat
     assert_close(r.compute_s, 258e-6, 1e-12);
 
     d.tiles[0].tma = 1;
-    {
-        tw_gemm_shape s = fp16(64, 64, 64);
-        const char *bad = NULL;
-        assert_int_equal(tw_gemm_estimate(&d, &s, &r, &bad), TW_EINVAL);
-        assert_string_equal(bad, "device.tiles.tma");
-    }
+    assert_bad_device(&d, "device.tiles.tma");
     (void)state;
 }
 
@@ -613,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_gemm_writes_and_misaligned_bandwidth),
         cmocka_unit_test(test_gemm_exposed_writes_add_to_the_main_loop),
         cmocka_unit_test(test_gemm_partial_sector_rows_cost_c_writes),
+        cmocka_unit_test(test_gemm_non_tma_class_has_its_own_exposure),
         cmocka_unit_test(test_gemm_lone_cta_gets_whole_sm),
         cmocka_unit_test(test_gemm_alignment_classes),
         cmocka_unit_test(test_gemm_picks_fastest_tile),

@@ -41,6 +41,7 @@ static void fill_device(fuzz_in *in, tw_device *d)
     d->streamk_fixup_s = fuzz_double(in);
     for (i = 0; i < TW_MAX_TILES; i++) d->tiles[i].tma = (int)fuzz_int(in);
     d->write_sector_cost = fuzz_double(in);
+    d->write_exposed_non_tma = fuzz_double(in);
 }
 
 static void fill_shape(fuzz_in *in, tw_gemm_shape *s)

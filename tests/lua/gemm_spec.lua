@@ -14,6 +14,11 @@ local function with_gemm(id, field, value)
   return s
 end
 
+-- tw.gemm of shape `q` (m, n, k, dtype) on that copy of device `id`
+local function gemm_with(id, field, value, q)
+  return tw.gemm { m = q.m, n = q.n, k = q.k, dtype = q.dtype, hw = with_gemm(id, field, value) }
+end
+
 describe("tilewave.cost.gemm", function()
   describe("gemm()", function()
     it("reports the work of 2304x1600x4096 fp16 worked out by hand", function()
@@ -111,23 +116,39 @@ describe("tilewave.cost.gemm", function()
     end)
 
     it("charges partial 32-byte sectors to C rows at an odd multiple of 16 bytes (write_sector_cost)", function()
-      local function h100(cost) return with_gemm("h100_sxm5", "write_sector_cost", cost) end
+      local function bf16(n, cost) return gemm_with("h100_sxm5", "write_sector_cost", cost, { m = 8192, n = n, k = 64, dtype = "bf16" }) end
       -- 8192x8200x64 bf16: N*2 = 16400 B = 16 x 1025, so the TMA class (16-byte N and K) with C rows
       -- off the 32-byte sector; memory-bound on its 134.3 MB of C, so the cost adds
       -- 0.4 x 8192*8200*2 B / (3350e9 B/s * write_frac 0.735) = 21.8254 us
-      local free = tw.gemm { m = 8192, n = 8200, k = 64, dtype = "bf16", hw = h100(0) }
-      local paid = tw.gemm { m = 8192, n = 8200, k = 64, dtype = "bf16", hw = h100(0.4) }
+      local paid = bf16(8200, 0.4)
       assert.equal("memory", paid.bound)
-      assert.near(21.8254e-6, paid.time_s - free.time_s, 1e-10)
-      -- 8208 (N*2 = 16416 = 32 x 513) fills whole sectors: no cost
-      local whole = tw.gemm { m = 8192, n = 8208, k = 64, dtype = "bf16", hw = h100(0.4) }
-      assert.equal(tw.gemm { m = 8192, n = 8208, k = 64, dtype = "bf16", hw = h100(0) }.time_s, whole.time_s)
-      -- below 16 bytes align_mem_eff prices the kernel class instead: no cost either
-      local odd = tw.gemm { m = 8192, n = 8201, k = 64, dtype = "bf16", hw = h100(0.4) }
-      assert.equal(tw.gemm { m = 8192, n = 8201, k = 64, dtype = "bf16", hw = h100(0) }.time_s, odd.time_s)
+      assert.near(21.8254e-6, paid.time_s - bf16(8200, 0).time_s, 1e-10)
+      -- 8208 (N*2 = 16416 = 32 x 513) fills whole sectors, and below 16 bytes (8201) align_mem_eff
+      -- prices the kernel class instead: no cost
+      for _, n in ipairs { 8208, 8201 } do assert.equal(bf16(n, 0).time_s, bf16(n, 0.4).time_s) end
       assert.equal(0.4, tw.hw.gemm_device_fields(tw.hw.load("h100_sxm5"), "bf16").write_sector_cost)
-      assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = h100(-1) } end,
+      assert.has_error(function() gemm_with("h100_sxm5", "write_sector_cost", -1, { m = 1, n = 1, k = 1 }) end,
         "gemm.hw: hw.gemm.write_sector_cost: expected number from 0 to 16, got -1")
+    end)
+
+    it("exposes the C writes of Hopper's non-TMA kernel class (write_exposed_non_tma)", function()
+      local function bf16(k, e) return gemm_with("h100_sxm5", "write_exposed_non_tma", e, { m = 8192, n = 8192, k = k, dtype = "bf16" }) end
+      -- 8192x8192x129 bf16 (K odd: the 2-byte class, CUTLASS sm75/sm80 kernels): compute above the
+      -- reads and C writes, so exposing 0.8 of the writes adds 0.8 x 8192*8192*2 B /
+      -- (3350e9 B/s * write_frac 0.735 * align_mem_eff 0.5) = 87.2163 us
+      local hidden = bf16(129, 0)
+      assert.equal("compute", hidden.bound)
+      assert.near(87.2163e-6, bf16(129, 0.8).time_s - hidden.time_s, 1e-10)
+      -- the TMA class (K = 128) keeps write_exposed (0)
+      assert.equal(bf16(128, 0).time_s, bf16(128, 0.8).time_s)
+      local f = tw.hw.gemm_device_fields(tw.hw.load("h100_sxm5"), "bf16")
+      assert.same({ 0, 0.8 }, { f.write_exposed, f.write_exposed_non_tma })
+      -- fp32's own exposure (dtype_write_exposed) rules both classes; an architecture without the
+      -- field keeps write_exposed for both
+      assert.equal(1, tw.hw.gemm_device_fields(tw.hw.load("h100_sxm5"), "fp32").write_exposed_non_tma)
+      assert.equal(0, tw.hw.gemm_device_fields(tw.hw.load("a100_sxm4_80gb"), "bf16").write_exposed_non_tma)
+      assert.has_error(function() gemm_with("h100_sxm5", "write_exposed_non_tma", 2, { m = 1, n = 1, k = 1 }) end,
+        "gemm.hw: hw.gemm.write_exposed_non_tma: expected fraction from 0 to 1, got 2")
     end)
 
     it("runs int8 without stream-K on Hopper: its CUTLASS sm80 IMMA kernels are not persistent", function()

@@ -70,6 +70,7 @@ function M.fields(spec, g, dt, path, call_overhead_s, reduce_overhead_s)
   end
   local own = g.dtype_align and g.dtype_align[dt] or {}
   local ur = g.dtype_unsplit_reduce and g.dtype_unsplit_reduce[dt]
+  local exposed = per_dtype(g.dtype_write_exposed, dt, g.write_exposed or 0)
   local align_eff = own.align_eff or g.align_eff
   if (g.align_ref_rate or 0) > 0 and sizes.in_bytes == 2 and not own.align_eff and spec.boost_clock_hz then
     align_eff = M.scale_align(align_eff, peak / (spec.sm_count * spec.boost_clock_hz) / g.align_ref_rate)
@@ -77,7 +78,7 @@ function M.fields(spec, g, dt, path, call_overhead_s, reduce_overhead_s)
   return {
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
-    write_exposed = per_dtype(g.dtype_write_exposed, dt, g.write_exposed or 0),
+    write_exposed = exposed, write_exposed_non_tma = per_dtype(g.dtype_write_exposed, dt, g.write_exposed_non_tma or exposed),
     write_sector_cost = g.write_sector_cost or 0,
     call_overhead_s = (call_overhead_s or g.call_overhead_s) + (g.dtype_latency_s and g.dtype_latency_s[dt] or 0),
     reduce_overhead_s = reduce_overhead_s or 0, splitk_tma_latency_s = g.splitk_latency_s or 0,

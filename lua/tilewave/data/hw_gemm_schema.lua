@@ -63,6 +63,8 @@ end
 local GEMM_FIELDS = {
   compute_frac = frac, mem_frac = frac, write_frac = frac,
   write_exposed = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
+  -- ... of the kernel class below 16-byte alignment (src/tw_gemm.h), else write_exposed
+  write_exposed_non_tma = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
   -- extra C-write time where C's row pitch is an odd multiple of 16 bytes (src/tw_gemm.h)
   write_sector_cost = function(v, p) return check.within(v, 0, 16, "number", p) end,
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
@@ -161,7 +163,7 @@ local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stre
                    intervals = true, dtype_align = true, dtype_latency_s = true,
                    dtype_max_split_k = true, align_ref_rate = true, dtype_unsplit_reduce = true,
                    dtype_write_exposed = true, write_sector_cost = true,
-                   dtype_stream_k = true }
+                   dtype_stream_k = true, write_exposed_non_tma = true }
 
 --- Validate GEMM parameters `g` at `path`; `complete`: every non-optional field present.
 function M.validate_gemm(g, path, complete)
