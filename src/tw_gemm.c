@@ -184,7 +184,7 @@ static inline int evaluate(const shape_ctx *x, int ti, int64_t grid_m, int64_t g
     int has_sk = sk != NULL && tiles < slots;
     double tile_flops = q->flops_mn * (double)k_split;
     double t_loop = sp != NULL ? sp->t_loop : x->t_loop;
-    double t_math, t_tile, kernel_bytes, kernel_s, write_s, fastest;
+    double t_math, t_tile, kernel_bytes, kernel_s, write_s, fastest, fill;
     double compute_sk = INFINITY;
 
     /* CTAs sharing one SM: min(ctas_per_sm, ceil(tiles / SMs)) */
@@ -238,13 +238,21 @@ static inline int evaluate(const shape_ctx *x, int ti, int64_t grid_m, int64_t g
        loop, and write_exposed of that time is not hidden */
     c->memory_s = kernel_s + write_s + c->reduce_s;
     c->hidden_s = kernel_s + (1.0 - x->exposed) * write_s;
-    c->exposed_s = x->exposed * write_s;
+    /* pipeline fill (TMA kernels): the first fill_stages stages of K a wave's CTAs load before
+       their first MMA stream under nothing; a persistent kernel fills once, on its first wave */
+    fill = 0.0;
+    if (x->cls >= TMA_CLASS && d->fill_stages > 0.0) {
+        double stages = ceil((double)k_split * s->in_bytes / 64.0);
+        fill = kernel_s * (d->fill_stages < stages ? d->fill_stages / stages : 1.0);
+    }
+    c->exposed_s = x->exposed * write_s + fill / (double)c->waves;
     c->time_s = candidate_time(d, c);
     c->tile = ti;
     c->split_k = split;
     c->stream_k = 0;
     if (!has_sk) return 0;
     *sk = *c;
+    sk->exposed_s = x->exposed * write_s + fill; /* one persistent wave */
     sk->compute_s = compute_sk;
     sk->time_s = candidate_time(d, sk);
     sk->stream_k = 1;

@@ -48,6 +48,11 @@ typedef struct {
     double write_exposed;   /* fraction of the C-write time that adds to the main loop instead
                                of hiding under it: a tile writes C in its epilogue, after its
                                main loop; [0, 1] (0: writes overlap like operand reads) */
+    double fill_stages;     /* main-loop stages (64 bytes of K each) a TMA-class kernel loads
+                               before its first MMA, which nothing hides: the pipeline's fill,
+                               once per wave (a persistent stream-K grid: once); the first
+                               min(fill_stages, stages of K) / stages of K of a wave's operand
+                               reads add to its time; [0, 64] (0: none) */
     double write_exposed_non_tma; /* write_exposed of the kernel class GEMMs below 16-byte
                                alignment get (N or K): the library's older kernels, which may not
                                be persistent where its TMA kernels are; [0, 1]. A zeroed struct
@@ -194,6 +199,8 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *   time    = call_overhead_s + max(compute, reads + (1 - e) * writes)
  *             + e * writes   (epilogue stores after each tile's main loop), where
  *             e = write_exposed, or write_exposed_non_tma below 16-byte alignment
+ *             + (16-byte aligned) reads * min(fill_stages, K stages) / K stages / waves
+ *             (pipeline fill; K stages = ceil(K_split * in_bytes / 64); stream-K: waves = 1)
  *             + (s > 1: reduce_overhead_s (+ splitk_tma_latency_s where N and K are 16-byte
                 aligned) + the reduction's reads and writes at the same rates)
  *             (s = 1 takes that split-K form too where N or K is below 4-byte alignment and

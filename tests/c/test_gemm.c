@@ -206,6 +206,33 @@ static void test_gemm_non_tma_class_has_its_own_exposure(void **state)
     (void)state;
 }
 
+static void test_gemm_pipeline_fill_is_exposed_once_per_wave(void **state)
+{
+    /* 16384x128x64 fp16 (the 16-byte class): 128 tiles of 128x128 = 2 waves of 108; K = 64 is
+       128 bytes, 2 stages of 64, so fill_stages 2 exposes all of a wave's reads: A + B =
+       16384*64*2 + 64*128*2 = 2,113,536 B (they fit in L2: read once) / 1555e9 B/s = 1.35919 us
+       over 2 waves = 0.67960 us. fill_stages 1 exposes half of that. Off 16 bytes (N = 129)
+       nothing: the fill belongs to the TMA pipeline. */
+    tw_device d = bare();
+    tw_gemm_result r0, r1, r2;
+    const double reads = (16384.0 * 64.0 * 2.0 + 64.0 * 128.0 * 2.0) / 1555e9;
+    r0 = run(&d, fp16(16384, 128, 64));
+    d.fill_stages = 2.0;
+    r2 = run(&d, fp16(16384, 128, 64));
+    d.fill_stages = 1.0;
+    r1 = run(&d, fp16(16384, 128, 64));
+    assert_int_equal(r2.waves, 2);
+    assert_close(r2.time_s - r0.time_s, reads / 2.0, 1e-9);
+    assert_close(r1.time_s - r0.time_s, reads / 4.0, 1e-9);
+    r1 = run(&d, fp16(16384, 129, 64));
+    d.fill_stages = 0.0;
+    r0 = run(&d, fp16(16384, 129, 64));
+    assert_true(r1.time_s == r0.time_s);
+    d.fill_stages = 65.0;
+    assert_bad_device(&d, "device.fill_stages");
+    (void)state;
+}
+
 static void test_gemm_lone_cta_gets_whole_sm(void **state)
 {
     /* A 64x64 tile with ctas_per_sm = 2: two CTAs share an SM, each at half its
@@ -626,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_gemm_exposed_writes_add_to_the_main_loop),
         cmocka_unit_test(test_gemm_partial_sector_rows_cost_c_writes),
         cmocka_unit_test(test_gemm_non_tma_class_has_its_own_exposure),
+        cmocka_unit_test(test_gemm_pipeline_fill_is_exposed_once_per_wave),
         cmocka_unit_test(test_gemm_lone_cta_gets_whole_sm),
         cmocka_unit_test(test_gemm_alignment_classes),
         cmocka_unit_test(test_gemm_picks_fastest_tile),

@@ -151,6 +151,22 @@ describe("tilewave.cost.gemm", function()
         "gemm.hw: hw.gemm.write_exposed_non_tma: expected fraction from 0 to 1, got 2")
     end)
 
+    it("exposes the TMA pipeline's fill once per wave (fill_stages)", function()
+      local function bf16(fs) return gemm_with("h100_sxm5", "fill_stages", fs, { m = 16384, n = 128, k = 64, dtype = "bf16" }) end
+      -- 16384x128x64 bf16: K = 64 is 2 stages of 64 bytes, so 2 fill stages expose all of a wave's
+      -- reads, (16384*64 + 64*128)*2 B / (3350e9 B/s * mem_frac 0.83) = 0.760128 us in one wave
+      -- (the 256x128 tile it takes unfilled); filled, two waves of 64x64 tiles halve it: 0.380064 us
+      local free, filled = bf16(0), bf16(2)
+      assert.same({ 1, 256, 2, 64 }, { free.waves, free.tile.m, filled.waves, filled.tile.m })
+      assert.near(0.380064e-6, filled.time_s - free.time_s, 1e-11)
+      local h100 = tw.hw.load("h100_sxm5")
+      assert.same({ 2, 0, 0 }, { tw.hw.gemm_device_fields(h100, "bf16").fill_stages,
+                                 tw.hw.gemm_device_fields(h100, "fp32").fill_stages,
+                                 tw.hw.gemm_device_fields(h100, "int8").fill_stages })
+      assert.has_error(function() gemm_with("h100_sxm5", "fill_stages", 65, { m = 1, n = 1, k = 1 }) end,
+        "gemm.hw: hw.gemm.fill_stages: expected stages from 0 to 64, got 65")
+    end)
+
     it("runs int8 without stream-K on Hopper: its CUTLASS sm80 IMMA kernels are not persistent", function()
       local h100 = tw.hw.load("h100_sxm5")
       assert.equal(0, tw.hw.gemm_device_fields(h100, "int8").stream_k)

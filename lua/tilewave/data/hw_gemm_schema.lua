@@ -67,6 +67,8 @@ local GEMM_FIELDS = {
   write_exposed_non_tma = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
   -- extra C-write time where C's row pitch is an odd multiple of 16 bytes (src/tw_gemm.h)
   write_sector_cost = function(v, p) return check.within(v, 0, 16, "number", p) end,
+  -- main-loop stages a TMA kernel loads before its first MMA, exposed once per wave (src/tw_gemm.h)
+  fill_stages = function(v, p) return check.within(v, 0, 64, "stages", p) end,
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
   tile_latency_s = latency, kstep_latency_s = latency, streamk_fixup_s = latency, splitk_latency_s = latency,
   stream_k = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
@@ -128,6 +130,12 @@ local GEMM_FIELDS = {
     M.fields(v, dtype.sizes, p)
     for k, x in pairs(v) do if type(x) ~= "boolean" then check.fail(p .. "." .. k, "expected boolean", x) end end
   end,
+  -- per dtype, fill_stages of its kernel family (0 where it has no TMA pipeline), else fill_stages
+  dtype_fill_stages = function(v, p)
+    check.table(v, p)
+    M.fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do check.within(x, 0, 64, "stages", p .. "." .. k) end
+  end,
   -- FLOP per SM per clock (2-byte dtypes) of the device align_eff was fitted on: other devices of
   -- the architecture scale the penalty by their own rate (tilewave.data.hw.scale_align); 0: none
   align_ref_rate = function(v, p) return check.within(v, 0, 1e6, "FLOP per SM per clock", p) end,
@@ -163,7 +171,8 @@ local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stre
                    intervals = true, dtype_align = true, dtype_latency_s = true,
                    dtype_max_split_k = true, align_ref_rate = true, dtype_unsplit_reduce = true,
                    dtype_write_exposed = true, write_sector_cost = true,
-                   dtype_stream_k = true, write_exposed_non_tma = true }
+                   dtype_stream_k = true, write_exposed_non_tma = true, fill_stages = true,
+                   dtype_fill_stages = true }
 
 --- Validate GEMM parameters `g` at `path`; `complete`: every non-optional field present.
 function M.validate_gemm(g, path, complete)
