@@ -20,6 +20,8 @@ function M.define(p)
   c:option("--base", "Fit mode: the device to start from (id or spec file); its architecture's GEMM, "
     .. "bandwidth and attention parameters are fitted to the one folder DIR. Needs --out.")
   c:option("--out", "Fit mode: the hardware spec file to write (loadable by tw.hw.load and --hw).")
+  c:option("--device", "Fit mode: the device whose figures (peaks, bandwidth, SMs) the fit prices with and the "
+    .. "file takes (id or spec file; default: the GPU the folder names, when tilewave has it, else --base).")
   c:option("--date", "Fit mode: the measurement date for the sources (default: device.txt's Timestamp).")
   c:option("--holdout", "Fit mode: comma-separated gemm.csv sets left out of the fit and reported as held out "
     .. "(scripts/probe's 'random' shapes, and 'layout', the same shapes under other dtypes and layouts, by "
@@ -46,7 +48,8 @@ local function fit_run(args, out)
   local dir = args.dir[1]:gsub("/+$", "")
   local holdout = {}
   for set in (args.holdout or ""):gmatch("[^,%s]+") do holdout[#holdout + 1] = set end
-  local r = fit.run(dir, args.base, { rounds = args.rounds, date = args.date, holdout = holdout, progress = function(stage, i, n, l)
+  local r = fit.run(dir, args.base, { rounds = args.rounds, date = args.date, holdout = holdout, device = args.device,
+                                      progress = function(stage, i, n, l)
     io.stderr:write(format("\rfit %s: round %d/%d, mean group MAPE %.2f%%", stage, i, n, 100 * l))
     if i == n then io.stderr:write("\n") end
   end })
@@ -66,8 +69,8 @@ local function fit_run(args, out)
     local range = p.low and format("%.4g-%.4g", p.low, p.high) or (p.identified == false and "not identified" or "")
     t[#t + 1] = { p.name, format("%.4g", p.value), p.prior and format("%.4g", p.prior) or "", range }
   end
-  out:write(format("fitted %s to %s (%s, measured %s): %d GEMMs in %d groups\n\n", args.base, dir, r.info.device,
-                   r.info.date, r.rows, r.groups))
+  out:write(format("fitted %s to %s (%s, measured %s): %d GEMMs in %d groups; device figures (peaks, bandwidth, "
+                   .. "SMs) of %s\n\n", args.base, dir, r.info.device, r.info.date, r.rows, r.groups, r.figures))
   out:write(table_text({ "parameter", "value", "base (prior)", "range (loss within 1%)" }, t), "\n")
   out:write("A parameter 'not identified' moves no fitted row: it keeps the base's value.\n\n")
   out:write(format("GEMM mean group MAPE: %.1f%% with the base's parameters, %.1f%% fitted\n", 100 * r.gemm_before,
@@ -79,7 +82,7 @@ local function fit_run(args, out)
   for _, a in ipairs(r.attention) do
     out:write(format("%s (%d rows): %.1f%% -> %.1f%%\n", a.set, a.n, 100 * a.before, 100 * a.after))
   end
-  local before = accuracy.summarize(accuracy.measured(dir, args.base, "base"))
+  local before = accuracy.summarize(accuracy.measured(dir, r.priced, "base"))
   local after = accuracy.summarize(accuracy.measured(dir, spec, "fitted"))
   local rows, held = {}, {}
   for _, set in ipairs(holdout) do held[set] = true end

@@ -138,6 +138,10 @@ end
 --- The device of a measured row's `gpu` column (torch.cuda.get_device_name): an id.
 local GPU_SPEC = { ["NVIDIA H100 80GB HBM3"] = "h100_sxm5", ["NVIDIA H200"] = "h200_sxm" }
 
+--- The spec id of a GPU as torch.cuda.get_device_name() names it in a measurement folder
+-- (gemm.csv's `gpu` column, device.txt), or nil when tilewave has no spec for it.
+function M.gpu_spec_id(name) return GPU_SPEC[name] end
+
 --- Rows of the random-shape sets of ../shared/reference/calibration/random_half/ (README there:
 -- each *_random.csv one device, gemm.csv's format), by file, dtype and layout, each on the
 -- device its `gpu` column names: `random_half <file>: gemm random <dtype> <layout>`.

@@ -73,6 +73,18 @@ describe("tilewave.explore.fit", function()
     assert.equal(literal.encode(r.spec), literal.encode(again.spec))
   end)
 
+  it("prices with the figures of the GPU the folder names, under the base's architecture", function()
+    -- the fixture was measured on an H100 (device.txt): h100_sxm5's figures, the untuned base's arch
+    assert.equal("h100_sxm5", r.figures)
+    local h200 = fit.figures(assert(tw.hw.load(UNTUNED)), "h200_sxm")
+    assert.same({ 4800e9, "hopper", nil }, { h200.mem_bw, h200.arch, h200.gemm })
+    -- no device: the base itself
+    local base = assert(tw.hw.load(UNTUNED))
+    assert.equal(base, fit.figures(base, nil))
+    assert.equal("h200_sxm", fit.run(FIX .. "fit", UNTUNED, { rounds = 1, device = "h200_sxm" }).figures)
+    assert.has_error(function() fit.run(FIX .. "fit", UNTUNED, { rounds = 1, device = "h900" }) end)
+  end)
+
   it("says what is missing", function()
     assert.has_error(function() fit.run(FIX, UNTUNED) end,
       "calibrate: tests/fixtures/calibrate/gemm.csv: cannot read it (scripts/probe writes it)")
