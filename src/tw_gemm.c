@@ -14,6 +14,9 @@ static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > 
  * the compute time it bounds, which is worked out with divisions: a few units in the last
  * place apart. The other parts of a bound are exact (see choose()). */
 #define BOUND_MARGIN (1.0 - 1e-12)
+/* least K per split of a split-K spread over several waves (tw_gemm.h): a modeling bound that
+ * keeps the search short; 1024 and none choose alike on the given random half to 0.1 point */
+#define MULTIWAVE_SPLIT_K 1024
 
 static int64_t ceil_div(int64_t a, int64_t b, int shift)
 {
@@ -325,7 +328,13 @@ static void choose(const shape_ctx *x, candidate *out)
             if (has_sk >= 0) have = 1;
             if (has_sk > 0 && sk->time_s < best->time_s) tmp = best, best = sk, sk = tmp;
         }
-        for (shift = 1; shift <= max_shift && (tiles << shift) <= q->slots; shift++) {
+        /* split-K fills an unfilled wave. Below 16 bytes no stream-K kernel runs, and cuBLAS's
+           CUTLASS kernels split K instead, also over several waves: there a split may spread an
+           unfilled wave's tiles over more (each split keeping >= MULTIWAVE_SPLIT_K of K) */
+        for (shift = 1; shift <= max_shift && ((tiles << shift) <= q->slots ||
+                                               (x->cls < TMA_CLASS && tiles < q->slots &&
+                                                (s->k >> shift) >= MULTIWAVE_SPLIT_K));
+             shift++) {
             const split_ctx *sp = &splits[shift];
             if (shift >= have_split) {
                 split_setup(&splits[shift], x, 1 << shift, shift);

@@ -173,8 +173,10 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
 /*
  * Predict the time of one (batched) GEMM call as cuBLAS-class libraries run it.
  *
- * For each candidate tile (tm x tn) and split-K factor s (s > 1 only when one
- * wave is not filled by the output tiles, as cuBLAS's heuristic does):
+ * For each candidate tile (tm x tn) and split-K factor s (a power of two up to max_split_k,
+ * keeping >= 64 of K per split; s > 1 only when one wave is not filled by the output tiles,
+ * as cuBLAS's heuristic does: within that wave, or, below 16-byte alignment where no stream-K
+ * kernel runs, over several waves when each split keeps >= 1024 of K):
  *   tiles   = ceil(M/tm) * ceil(N/tn) * batch * s        (tile quantization)
  *   waves   = ceil(tiles / (SMs * ctas_per_sm))           (wave quantization)
  *   resident = min(ctas_per_sm, ceil(tiles / SMs))        (CTAs sharing one SM)

@@ -233,6 +233,32 @@ static void test_gemm_pipeline_fill_is_exposed_once_per_wave(void **state)
     (void)state;
 }
 
+static void test_gemm_misaligned_split_k_spans_waves(void **state)
+{
+    /* 1024x1025x16384 fp16 (N odd: the 2-byte class, no stream-K): 8 x 9 = 72 tiles fill 72 of
+       108 slots. Split 4 ways they are 288 tiles in 3 waves of K = 4096 each: 3 * 46.460 us, then
+       the reduction reads 4 fp32 partials and writes C: (4*1024*1025*4 + 1024*1025*2) B / 1555e9
+       B/s = 12.147 us; 151.53 us against 185.84 us unsplit (split 2: 2 waves of K = 8192, no
+       better; 8 and 16 pay more reduction). N = 1024 (the TMA class) keeps split-K within one
+       wave: 64 tiles, 2 splits would need 128 slots, so it runs unsplit, 4 * 46.460 us. */
+    static const struct { int64_t n, k; int split; int64_t waves; double time_s; } want[] = {
+        {1025, 16384, 4, 3, 3 * TILE_128_K4096_S + (4.0 * 1024 * 1025 * 4 + 1024.0 * 1025 * 2) / 1555e9},
+        {1024, 16384, 1, 1, 4 * TILE_128_K4096_S},
+        /* with K = 2048 the extra waves and the reduction cost more than they fill: unsplit */
+        {1025, 2048, 1, 1, 0.5 * TILE_128_K4096_S},
+    };
+    tw_device d = bare();
+    size_t i;
+    d.max_split_k = 16;
+    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+        tw_gemm_result r = run(&d, fp16(1024, want[i].n, want[i].k));
+        assert_int_equal(r.split_k, want[i].split);
+        assert_int_equal(r.waves, want[i].waves);
+        assert_close(r.time_s, want[i].time_s, 1e-4);
+    }
+    (void)state;
+}
+
 static void test_gemm_lone_cta_gets_whole_sm(void **state)
 {
     /* A 64x64 tile with ctas_per_sm = 2: two CTAs share an SM, each at half its
@@ -654,6 +680,7 @@ int main(void)
         cmocka_unit_test(test_gemm_partial_sector_rows_cost_c_writes),
         cmocka_unit_test(test_gemm_non_tma_class_has_its_own_exposure),
         cmocka_unit_test(test_gemm_pipeline_fill_is_exposed_once_per_wave),
+        cmocka_unit_test(test_gemm_misaligned_split_k_spans_waves),
         cmocka_unit_test(test_gemm_lone_cta_gets_whole_sm),
         cmocka_unit_test(test_gemm_alignment_classes),
         cmocka_unit_test(test_gemm_picks_fastest_tile),
