@@ -60,20 +60,34 @@ local function per_dtype_tables(v, p, allowed, each)
   end
 end
 
+-- { <dtype> = x }: dtype keys, each value checked by `each(x, path)`
+local function per_dtype(each)
+  return function(v, p)
+    check.table(v, p)
+    M.fields(v, dtype.sizes, p)
+    for k, x in pairs(v) do each(x, p .. "." .. k) end
+  end
+end
+
+local function exposed(v, p) return check.within(v, 0, 1, "fraction", p) end
+local function stages(v, p) return check.within(v, 0, 64, "stages", p) end
+local function boolean(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end
+local function split_k(v, p) check.positive_int(v, p); return check.within(v, 1, 64, "integer", p) end
+
 local GEMM_FIELDS = {
   compute_frac = frac, mem_frac = frac, write_frac = frac,
-  write_exposed = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
+  write_exposed = exposed,
   -- ... of the kernel class below 16-byte alignment (src/tw_gemm.h), else write_exposed
-  write_exposed_non_tma = function(v, p) return check.within(v, 0, 1, "fraction", p) end,
+  write_exposed_non_tma = exposed,
   -- extra C-write time where C's row pitch is an odd multiple of 16 bytes (src/tw_gemm.h)
   write_sector_cost = function(v, p) return check.within(v, 0, 16, "number", p) end,
   -- main-loop stages a TMA kernel loads before its first MMA, exposed once per wave (src/tw_gemm.h)
-  fill_stages = function(v, p) return check.within(v, 0, 64, "stages", p) end,
+  fill_stages = stages,
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
   tile_latency_s = latency, kstep_latency_s = latency, streamk_fixup_s = latency, splitk_latency_s = latency,
-  stream_k = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
+  stream_k = boolean,
   -- the largest split-K factor of 2-byte dtypes; a dtype of e bytes gets max_split_k * e / 2 (tilewave.data.hw)
-  max_split_k = function(v, p) check.positive_int(v, p); return check.within(v, 1, 64, "integer", p) end,
+  max_split_k = split_k,
   tiles = validate_tiles,
   attention_frac = frac, attention_bwd_frac = frac, attention_frac_fa2 = frac, attention_bwd_frac_fa2 = frac,
   intervals = function(v, p)
@@ -100,52 +114,28 @@ local GEMM_FIELDS = {
     M.fields(v, { vector = true, strided = true, transpose = true, softmax = true }, p)
     for k, x in pairs(v) do check.within(x, 1e-3, 1024, "byte per SM per cycle", p .. "." .. k) end
   end,
-  dtype_compute_frac = function(v, p)
-    check.table(v, p)
-    M.fields(v, dtype.sizes, p)
-    for k, x in pairs(v) do frac(x, p .. "." .. k) end
-  end,
+  dtype_compute_frac = per_dtype(frac),
   align_eff = align_classes, align_mem_eff = align_classes,
   -- per dtype, the alignment factors of a kernel family other than the tensor-core one
   -- (fp32 without tensor cores runs SIMT kernels with no TMA): { <dtype> = { align_eff =,
   -- align_mem_eff = } }, each optional, else the architecture's
   -- per dtype, a fixed cost per GEMM kernel beyond the engine's (the kernel family's prologue:
   -- fp8 scale loads, tf32's conversion of fp32 operands), s
-  dtype_latency_s = function(v, p)
-    check.table(v, p)
-    M.fields(v, dtype.sizes, p)
-    for k, x in pairs(v) do latency(x, p .. "." .. k) end
-  end,
+  dtype_latency_s = per_dtype(latency),
   -- per dtype, the fraction of C's write time not hidden under the main loop when its kernel
   -- family differs from the architecture's (non-persistent kernels without a TMA store), else write_exposed
-  dtype_write_exposed = function(v, p)
-    check.table(v, p)
-    M.fields(v, dtype.sizes, p)
-    for k, x in pairs(v) do check.within(x, 0, 1, "fraction", p .. "." .. k) end
-  end,
+  dtype_write_exposed = per_dtype(exposed),
   -- per dtype, whether its kernel family has stream-K kernels (int8's CUTLASS sm80 IMMA kernels
   -- on Hopper are not persistent), else stream_k
-  dtype_stream_k = function(v, p)
-    check.table(v, p)
-    M.fields(v, dtype.sizes, p)
-    for k, x in pairs(v) do if type(x) ~= "boolean" then check.fail(p .. "." .. k, "expected boolean", x) end end
-  end,
+  dtype_stream_k = per_dtype(boolean),
   -- per dtype, fill_stages of its kernel family (0 where it has no TMA pipeline), else fill_stages
-  dtype_fill_stages = function(v, p)
-    check.table(v, p)
-    M.fields(v, dtype.sizes, p)
-    for k, x in pairs(v) do check.within(x, 0, 64, "stages", p .. "." .. k) end
-  end,
+  dtype_fill_stages = per_dtype(stages),
   -- FLOP per SM per clock (2-byte dtypes) of the device align_eff was fitted on: other devices of
   -- the architecture scale the penalty by their own rate (tilewave.data.hw.scale_align); 0: none
   align_ref_rate = function(v, p) return check.within(v, 0, 1e6, "FLOP per SM per clock", p) end,
   -- per dtype, the largest split-K factor of its kernel family (int8's IMMA kernels on Hopper
   -- run without a split over K), else the architecture's max_split_k
-  dtype_max_split_k = function(v, p)
-    check.table(v, p)
-    M.fields(v, dtype.sizes, p)
-    for k, x in pairs(v) do check.positive_int(x, p .. "." .. k); check.within(x, 1, 64, "integer", p .. "." .. k) end
-  end,
+  dtype_max_split_k = per_dtype(split_k),
   -- per dtype, the outputs (M <= m, N <= n elements) below which a GEMM under 4-byte alignment
   -- runs the split-K form even unsplit: fp32 partials and the reduction kernel (tw_gemm.h,
   -- unsplit_reduce_m/_n): { <dtype> = { m =, n = } }
