@@ -25,7 +25,7 @@ end
 -- fp8 and int8 kernels sustain less of their datasheet peak than bf16),
 -- otherwise `gemm.compute_frac`. `g` is a gemm_params() table.
 function M.compute_frac(g, dt)
-  return g.dtype_compute_frac and g.dtype_compute_frac[dt] or g.compute_frac
+  return per_dtype(g.dtype_compute_frac, dt, g.compute_frac)
 end
 
 -- The core's tiles for dtype `dt`: the spec's that have no `dtypes` list or name `dt`
