@@ -48,6 +48,7 @@ static int l_device(lua_State *L)
     dev.write_exposed_non_tma = tw_lua_get_num(L, 1, "write_exposed_non_tma", "device", dev.write_exposed);
     dev.write_sector_cost = tw_lua_get_num(L, 1, "write_sector_cost", "device", 0.0);
     dev.fill_stages = tw_lua_get_num(L, 1, "fill_stages", "device", 0.0);
+    dev.drain_exposed = tw_lua_get_num(L, 1, "drain_exposed", "device", 0.0);
     dev.l2_bytes = tw_lua_get_num(L, 1, "l2_bytes", "device", 0.0);
     dev.call_overhead_s = tw_lua_get_num(L, 1, "call_overhead_s", "device", 0.0);
     dev.reduce_overhead_s = tw_lua_get_num(L, 1, "reduce_overhead_s", "device", 0.0);

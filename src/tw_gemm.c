@@ -121,6 +121,9 @@ static void shape_setup(shape_ctx *x, const tw_gemm_plan *p, const tw_gemm_shape
     x->exposed = x->cls < TMA_CLASS ? d->write_exposed_non_tma : d->write_exposed;
     x->hidden_lb = x->read_s + (1.0 - x->exposed) * x->write_s;
     x->exposed_lb = x->exposed * x->write_s;
+    /* the drain moves writes out of the max (evaluate()): max(C, H - D) + E + D >= max(C, H) + E
+       holds exactly, but the two sides round differently */
+    if (d->drain_exposed > 0.0) x->hidden_lb *= BOUND_MARGIN, x->exposed_lb *= BOUND_MARGIN;
     x->t_loop = loop_time(x, s->k);
 }
 
@@ -136,6 +139,7 @@ static void split_setup(split_ctx *c, const shape_ctx *x, int split, int shift)
                   (x->cls >= TMA_CLASS ? d->splitk_tma_latency_s : 0.0);
     c->hidden_lb = x->read_s + (1.0 - x->exposed) * c->write_s;
     c->exposed_lb = x->exposed * c->write_s;
+    if (d->drain_exposed > 0.0) c->hidden_lb *= BOUND_MARGIN, c->exposed_lb *= BOUND_MARGIN;
 }
 
 /*
@@ -187,7 +191,7 @@ static inline int evaluate(const shape_ctx *x, int ti, int64_t grid_m, int64_t g
     int has_sk = sk != NULL && tiles < slots;
     double tile_flops = q->flops_mn * (double)k_split;
     double t_loop = sp != NULL ? sp->t_loop : x->t_loop;
-    double t_math, t_tile, kernel_bytes, kernel_s, write_s, fastest, fill;
+    double t_math, t_tile, kernel_bytes, kernel_s, write_s, fastest, fill, drain;
     double compute_sk = INFINITY;
 
     /* CTAs sharing one SM: min(ctas_per_sm, ceil(tiles / SMs)) */
@@ -248,14 +252,22 @@ static inline int evaluate(const shape_ctx *x, int ti, int64_t grid_m, int64_t g
         double stages = ceil((double)k_split * s->in_bytes / 64.0);
         fill = kernel_s * (d->fill_stages < stages ? d->fill_stages / stages : 1.0);
     }
-    c->exposed_s = x->exposed * write_s + fill / (double)c->waves;
+    /* pipeline drain: the last wave's epilogues have no later main loop to hide under, so
+       drain_exposed of its C writes (the hidden part) leave the max and add to the time */
+    drain = 0.0;
+    if (d->drain_exposed > 0.0) {
+        double last = (double)(tiles - (c->waves - 1) * slots) / (double)tiles;
+        drain = d->drain_exposed * (1.0 - x->exposed) * write_s * last;
+        c->hidden_s -= drain;
+    }
+    c->exposed_s = x->exposed * write_s + fill / (double)c->waves + drain;
     c->time_s = candidate_time(d, c);
     c->tile = ti;
     c->split_k = split;
     c->stream_k = 0;
     if (!has_sk) return 0;
     *sk = *c;
-    sk->exposed_s = x->exposed * write_s + fill; /* one persistent wave */
+    sk->exposed_s = x->exposed * write_s + fill + drain; /* one persistent wave (drain: all of C) */
     sk->compute_s = compute_sk;
     sk->time_s = candidate_time(d, sk);
     sk->stream_k = 1;

@@ -53,6 +53,11 @@ typedef struct {
                                once per wave (a persistent stream-K grid: once); the first
                                min(fill_stages, stages of K) / stages of K of a wave's operand
                                reads add to its time; [0, 64] (0: none) */
+    double drain_exposed;   /* fraction of the last wave's C write, of the part write_exposed
+                               leaves hidden, that adds to the time instead: the last wave's
+                               epilogues follow their main loops with no later tile for them to
+                               overlap (a persistent stream-K grid is all last wave); [0, 1]
+                               (0: hidden like the other waves') */
     double write_exposed_non_tma; /* write_exposed of the kernel class GEMMs below 16-byte
                                alignment get (N or K): the library's older kernels, which may not
                                be persistent where its TMA kernels are; [0, 1]. A zeroed struct
@@ -202,6 +207,8 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *             + e * writes   (epilogue stores after each tile's main loop), where
  *             e = write_exposed, or write_exposed_non_tma below 16-byte alignment
  *             + (16-byte aligned) reads * min(fill_stages, K stages) / K stages / waves
+ *             + drain_exposed * (1 - e) * writes * (tiles of the last wave / tiles), moved out
+ *             of the max (pipeline drain; stream-K and one wave: all of the writes)
  *             (pipeline fill; K stages = ceil(K_split * in_bytes / 64); stream-K: waves = 1)
  *             + (s > 1: reduce_overhead_s (+ splitk_tma_latency_s where N and K are 16-byte
                 aligned) + the reduction's reads and writes at the same rates)

@@ -27,6 +27,7 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     else if (!(d->write_exposed_non_tma >= 0.0 && d->write_exposed_non_tma <= 1.0))
         bad = "device.write_exposed_non_tma";
     else if (!(d->fill_stages >= 0.0 && d->fill_stages <= 64.0)) bad = "device.fill_stages";
+    else if (!(d->drain_exposed >= 0.0 && d->drain_exposed <= 1.0)) bad = "device.drain_exposed";
     else if (!(d->write_sector_cost >= 0.0 && d->write_sector_cost <= 16.0)) bad = "device.write_sector_cost";
     else if (!nonneg(d->l2_bytes)) bad = "device.l2_bytes";
     else if (!nonneg(d->call_overhead_s)) bad = "device.call_overhead_s";

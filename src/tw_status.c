@@ -59,6 +59,7 @@ static const struct {
     {"device.write_exposed", "expected number in [0, 1]"},
     {"device.write_exposed_non_tma", "expected number in [0, 1]"},
     {"device.fill_stages", "expected number in [0, 64]"},
+    {"device.drain_exposed", "expected number in [0, 1]"},
     {"device.write_sector_cost", "expected number in [0, 16]"},
     {"device.tile_latency_s", "expected non-negative number"},
     {"device.kstep_latency_s", "expected non-negative number"},

@@ -259,6 +259,39 @@ static void test_gemm_misaligned_split_k_spans_waves(void **state)
     (void)state;
 }
 
+static void test_gemm_last_wave_drain_is_exposed(void **state)
+{
+    /* 4096^3 as above: 1024 tiles in 10 waves of 108, the last with 1024 - 9*108 = 52 tiles, so
+       52/1024 of C's 21.578 us of writes (1.0958 us) follow the last main loops: with
+       drain_exposed 1 they leave the max (464.60 vs 148.35 + 21.58 - 1.10 us) and add, 465.70
+       us. With write_exposed 0.5 the drain takes its share of the hidden half: 464.60 + 10.789 +
+       0.5479 us. Memory-bound, nothing changes: 4096x2560x16 has 640 tiles (6 waves, 100 in the
+       last) and C = 20,971,520 B = 13.486 us of writes against 1.09 us of compute, so moving
+       the last wave's 2.107 us out of max(1.09, 0.137 + 13.486) gives the same 13.623 us. */
+    tw_device d = bare();
+    tw_gemm_result r0, r;
+    const double compute = 10 * TILE_128_K4096_S, write = 33554432.0 / 1555e9;
+    const double last = 52.0 / 1024.0;
+    d.drain_exposed = 1.0;
+    r = run(&d, fp16(4096, 4096, 4096));
+    assert_int_equal(r.waves, 10);
+    assert_close(r.time_s, compute + write * last, 1e-12);
+    d.write_exposed = 0.5;
+    r = run(&d, fp16(4096, 4096, 4096));
+    assert_close(r.time_s, compute + 0.5 * write + 0.5 * write * last, 1e-12);
+    d.write_exposed = 0.0;
+    d.drain_exposed = 0.0;
+    r0 = run(&d, fp16(4096, 2560, 16));
+    d.drain_exposed = 1.0;
+    r = run(&d, fp16(4096, 2560, 16));
+    assert_int_equal(r.waves, 6);
+    assert_int_equal(r.bound, TW_BOUND_MEMORY);
+    assert_close(r.time_s, r0.time_s, 1e-12);
+    d.drain_exposed = 1.5;
+    assert_bad_device(&d, "device.drain_exposed");
+    (void)state;
+}
+
 static void test_gemm_lone_cta_gets_whole_sm(void **state)
 {
     /* A 64x64 tile with ctas_per_sm = 2: two CTAs share an SM, each at half its
@@ -680,6 +713,7 @@ int main(void)
         cmocka_unit_test(test_gemm_partial_sector_rows_cost_c_writes),
         cmocka_unit_test(test_gemm_non_tma_class_has_its_own_exposure),
         cmocka_unit_test(test_gemm_pipeline_fill_is_exposed_once_per_wave),
+        cmocka_unit_test(test_gemm_last_wave_drain_is_exposed),
         cmocka_unit_test(test_gemm_misaligned_split_k_spans_waves),
         cmocka_unit_test(test_gemm_lone_cta_gets_whole_sm),
         cmocka_unit_test(test_gemm_alignment_classes),

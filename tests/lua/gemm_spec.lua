@@ -5,14 +5,18 @@ local A100 = "a100_sxm4_80gb"
 
 -- a copy of device `id` whose GEMM parameters (tilewave.data.hw.gemm_params: the arch's, merged
 -- with the device's own) have `field` set to `value`
-local function with_gemm(id, field, value)
+-- spec `id` with its GEMM parameters `fields` ({ name = value }) replaced
+local function with_gemm_fields(id, fields)
   local base = tw.hw.load(id)
   local s, g = {}, {}
   for k, v in pairs(base) do s[k] = v end
   for k, v in pairs(tw.hw.gemm_params(base)) do g[k] = v end
-  g[field], s.gemm = value, g
+  for k, v in pairs(fields) do g[k] = v end
+  s.gemm = g
   return s
 end
+
+local function with_gemm(id, field, value) return with_gemm_fields(id, { [field] = value }) end
 
 -- tw.gemm of shape `q` (m, n, k, dtype) on that copy of device `id`
 local function gemm_with(id, field, value, q)
@@ -101,7 +105,10 @@ describe("tilewave.cost.gemm", function()
     end)
 
     it("exposes fp32's epilogue on Hopper: its SIMT kernels store C after their main loop", function()
-      local function h100(exposed) return with_gemm("h100_sxm5", "dtype_write_exposed", exposed) end
+      -- (without the last wave's drain, which exposes part of the writes the hidden case hides)
+      local function h100(exposed)
+        return with_gemm_fields("h100_sxm5", { dtype_write_exposed = exposed, drain_exposed = 0 })
+      end
       -- 4096x4096x64 fp32: one kernel, compute (~41 us) above reads (2 MB) + C writes, so exposing
       -- the writes adds them whole: 4096*4096*4 B / (3350e9 B/s * write_frac 0.735) = 27.2551 us
       local hidden = tw.gemm { m = 4096, n = 4096, k = 64, dtype = "fp32", hw = h100({}) }
@@ -132,7 +139,11 @@ describe("tilewave.cost.gemm", function()
     end)
 
     it("exposes the C writes of Hopper's non-TMA kernel class (write_exposed_non_tma)", function()
-      local function bf16(k, e) return gemm_with("h100_sxm5", "write_exposed_non_tma", e, { m = 8192, n = 8192, k = k, dtype = "bf16" }) end
+      -- (without the last wave's drain, as above)
+      local function bf16(k, e)
+        local hw = with_gemm_fields("h100_sxm5", { write_exposed_non_tma = e, drain_exposed = 0 })
+        return tw.gemm { m = 8192, n = 8192, k = k, dtype = "bf16", hw = hw }
+      end
       -- 8192x8192x129 bf16 (K odd: the 2-byte class, CUTLASS sm75/sm80 kernels): compute above the
       -- reads and C writes, so exposing 0.8 of the writes adds 0.8 x 8192*8192*2 B /
       -- (3350e9 B/s * write_frac 0.735 * align_mem_eff 0.5) = 87.2163 us
@@ -165,6 +176,20 @@ describe("tilewave.cost.gemm", function()
                                  tw.hw.gemm_device_fields(h100, "int8").fill_stages })
       assert.has_error(function() gemm_with("h100_sxm5", "fill_stages", 65, { m = 1, n = 1, k = 1 }) end,
         "gemm.hw: hw.gemm.fill_stages: expected stages from 0 to 64, got 65")
+    end)
+
+    it("exposes the last wave's C stores, which no later main loop hides (drain_exposed)", function()
+      local function bf16(dr) return gemm_with("h100_sxm5", "drain_exposed", dr, { m = 4096, n = 4096, k = 4096, dtype = "bf16" }) end
+      -- 4096^3 bf16: 1024 tiles of 128x128 in 8 waves of 132, the last with 1024 - 7*132 = 100, all
+      -- compute-bound, so 100/1024 of C's writes add: 4096*4096*2 B / (3350e9 B/s * write_frac
+      -- 0.735) * 100/1024 = 13.6275 us * 0.097656 = 1.33081 us
+      local hidden, drained = bf16(0), bf16(1)
+      assert.same({ 8, 128, "compute" }, { drained.waves, drained.tile.m, drained.bound })
+      assert.near(1.33081e-6, drained.time_s - hidden.time_s, 1e-11)
+      assert.equal(1, tw.hw.gemm_device_fields(tw.hw.load("h100_sxm5"), "bf16").drain_exposed)
+      assert.equal(0, tw.hw.gemm_device_fields(tw.hw.load("a100_sxm4_80gb"), "bf16").drain_exposed)
+      assert.has_error(function() gemm_with("h100_sxm5", "drain_exposed", 2, { m = 1, n = 1, k = 1 }) end,
+        "gemm.hw: hw.gemm.drain_exposed: expected fraction from 0 to 1, got 2")
     end)
 
     it("runs int8 without stream-K on Hopper: its CUTLASS sm80 IMMA kernels are not persistent", function()

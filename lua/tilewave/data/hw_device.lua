@@ -80,6 +80,7 @@ function M.fields(spec, g, dt, path, call_overhead_s, reduce_overhead_s)
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
     write_exposed = exposed, write_exposed_non_tma = per_dtype(g.dtype_write_exposed, dt, g.write_exposed_non_tma or exposed),
     write_sector_cost = g.write_sector_cost or 0, fill_stages = per_dtype(g.dtype_fill_stages, dt, g.fill_stages or 0),
+    drain_exposed = g.drain_exposed or 0,
     call_overhead_s = (call_overhead_s or g.call_overhead_s) + (g.dtype_latency_s and g.dtype_latency_s[dt] or 0),
     reduce_overhead_s = reduce_overhead_s or 0, splitk_tma_latency_s = g.splitk_latency_s or 0,
     unsplit_reduce_m = ur and ur.m or 0, unsplit_reduce_n = ur and ur.n or 0,

@@ -83,6 +83,8 @@ local GEMM_FIELDS = {
   write_sector_cost = function(v, p) return check.within(v, 0, 16, "number", p) end,
   -- main-loop stages a TMA kernel loads before its first MMA, exposed once per wave (src/tw_gemm.h)
   fill_stages = stages,
+  -- fraction of the last wave's hidden C writes exposed: the pipeline's drain (src/tw_gemm.h)
+  drain_exposed = exposed,
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
   tile_latency_s = latency, kstep_latency_s = latency, streamk_fixup_s = latency, splitk_latency_s = latency,
   stream_k = boolean,
@@ -161,7 +163,7 @@ local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stre
                    intervals = true, dtype_align = true, dtype_latency_s = true,
                    dtype_max_split_k = true, align_ref_rate = true, dtype_unsplit_reduce = true,
                    dtype_write_exposed = true, write_sector_cost = true,
-                   dtype_stream_k = true, write_exposed_non_tma = true, fill_stages = true,
+                   dtype_stream_k = true, write_exposed_non_tma = true, fill_stages = true, drain_exposed = true,
                    dtype_fill_stages = true }
 
 --- Validate GEMM parameters `g` at `path`; `complete`: every non-optional field present.
