@@ -185,7 +185,12 @@ local function interval_of(ratios)
            round_to(math.max(1, accuracy.quantile(ratios, 0.95)) + 0.005, 0.01) }
 end
 
+-- MAPE (nil without rows), row count and measured/predicted ratios of attention.csv's set `set`
+-- under parameters g; a folder without attention.csv has none (gemm.csv alone is a folder to fit)
 local function attention_mape(base, g, dir, set)
+  local f = io.open(dir .. "/attention.csv", "r")
+  if not f then return nil, 0, {} end
+  f:close()
   local rows = accuracy.measured(dir, spec_with(base, g), "fit", { "attention" })
   local sum, n, ratios = 0, 0, {}
   for _, r in ipairs(rows) do

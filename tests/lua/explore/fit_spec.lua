@@ -85,6 +85,24 @@ describe("tilewave.explore.fit", function()
     assert.has_error(function() fit.run(FIX .. "fit", UNTUNED, { rounds = 1, device = "h900" }) end)
   end)
 
+  it("fits a folder of gemm.csv alone, keeping the base's attention fractions", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(require("lfs").mkdir(dir))
+    for _, f in ipairs { "gemm.csv", "device.txt" } do
+      local src = assert(io.open(FIX .. "fit/" .. f, "rb"))
+      write(dir .. "/" .. f, src:read("a"))
+      src:close()
+    end
+    local only = fit.run(dir, UNTUNED, { rounds = 1 })
+    local base = tw.hw.gemm_params(assert(tw.hw.load(UNTUNED)))
+    assert.same({}, only.attention)
+    assert.equal(base.attention_frac, only.spec.gemm.attention_frac)
+    assert.equal(152, only.rows)
+    for _, f in ipairs { "gemm.csv", "device.txt" } do os.remove(dir .. "/" .. f) end
+    os.remove(dir)
+  end)
+
   it("says what is missing", function()
     assert.has_error(function() fit.run(FIX, UNTUNED) end,
       "calibrate: tests/fixtures/calibrate/gemm.csv: cannot read it (scripts/probe writes it)")
