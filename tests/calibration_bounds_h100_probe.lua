@@ -8,7 +8,7 @@ return {
   ["h100_probe_2026-11-22: gemm align bf16|compiled"] = 0.101,
   ["h100_probe_2026-11-22: gemm bmm bf16|compiled"] = 0.073,
   ["h100_probe_2026-11-22: gemm splitk bf16|compiled"] = 0.116,
-  ["h100_probe_2026-11-22: gemm random bf16|compiled"] = 0.118,
+  ["h100_probe_2026-11-22: gemm random bf16|compiled"] = 0.115,
   ["h100_probe_2026-11-22: gemm random fp16|compiled"] = 0.100,
   ["h100_probe_2026-11-22: attention cudnn fwd+bwd|eager+graph"] = 0.118,
   ["h100_probe_2026-11-22: attention fa2 fwd+bwd|eager+graph"] = 0.144,

@@ -141,7 +141,7 @@ describe("tilewave.data.hw", function()
       assert.near(0.42564, eff2("l4"), 1e-4)
       -- the A100 itself, Hopper (fitted on the H100), AMD and Blackwell (opted out) keep their levels
       assert.near(0.27, eff2("a100_sxm4_80gb"), 1e-3)
-      assert.are.equal(0.20, eff2("h100_sxm5"))
+      assert.are.equal(0.192, eff2("h100_sxm5"))
       assert.are.equal(0.27, eff2("mi300x"))
       assert.are.equal(0.27, eff2("b200"))
       -- 4-byte dtypes keep the levels: the reference rate is the 2-byte one

@@ -7,19 +7,19 @@ local csv = require "tilewave.util.csv"
 describe("Hopper GEMM mechanisms", function()
   it("drops to the non-TMA kernel class below 16-byte alignment (a cliff, not a slope)", function()
     local function eff(n) return tw.gemm { m = 4096, n = n, k = 4096, dtype = "bf16", hw = "h100_sxm5" }.align_eff end
-    -- hw/arch/hopper.lua align_eff: 2 B 0.20, 4 B 0.34, 8 B 0.33, 16 B 0.81, >= 64 B 1
-    assert.equal(0.20, eff(4097))  -- 4097*2 B: 2-byte aligned
+    -- hw/arch/hopper.lua align_eff: 2 B 0.192, 4 B 0.34, 8 B 0.335, 16 B 0.818, >= 64 B 1
+    assert.equal(0.192, eff(4097))  -- 4097*2 B: 2-byte aligned
     assert.equal(0.34, eff(4098))  -- 4 B
-    assert.equal(0.33, eff(4100))  -- 8 B
-    assert.equal(0.81, eff(4104))  -- 16 B: TMA
+    assert.equal(0.335, eff(4100))  -- 8 B
+    assert.equal(0.818, eff(4104))  -- 16 B: TMA
     assert.equal(1.00, eff(4096))
   end)
 
-  it("uses a per-dtype sustained fraction: int8 at 0.48 of its peak, bf16 at 0.78", function()
+  it("uses a per-dtype sustained fraction: int8 at 0.495 of its peak, bf16 at 0.819", function()
     local i8 = tw.gemm { m = 16384, n = 16384, k = 16384, dtype = "int8", hw = "h100_sxm5" }
     local bf = tw.gemm { m = 16384, n = 16384, k = 16384, dtype = "bf16", hw = "h100_sxm5" }
-    -- same peak figure for int8 and fp8 (1978.9 TOPS); int8's fraction 0.48 against bf16's 0.78 on 989.4
-    assert.near(1978.9e12 * 0.48 / (989.4e12 * 0.78), bf.time_s / i8.time_s, 0.02)
+    -- same peak figure for int8 and fp8 (1978.9 TOPS); int8's fraction 0.495 against bf16's 0.819 on 989.4
+    assert.near(1978.9e12 * 0.495 / (989.4e12 * 0.819), bf.time_s / i8.time_s, 0.02)
   end)
 end)
 
