@@ -53,7 +53,7 @@ return {
       gemm = { 0.9, 1.2 },
       training = { 0.8, 1.35 },
       -- per dtype: hw/arch/hopper.lua's, fitted on the first H100's random half (not on this device)
-      gemm_bf16 = { 0.83, 1.57 }, gemm_fp16 = { 0.83, 1.43 }, gemm_tf32 = { 0.76, 1.42 }, gemm_fp32 = { 0.75, 1.54 },
+      gemm_bf16 = { 0.83, 1.57 }, gemm_fp16 = { 0.83, 1.43 }, gemm_tf32 = { 0.76, 1.42 }, gemm_fp32 = { 0.79, 1.43 },
       gemm_fp8 = { 0.86, 1.26 }, gemm_int8 = { 0.76, 1.64 },
     },
     kernel_bw_frac = {
@@ -81,6 +81,7 @@ return {
       streamk_fixup_s = "fitted by tilewave calibrate to hw/measured/h200_probe_2026-11-22 (NVIDIA H200, measured Sun Nov 22 12:06:52 2026): same GEMM fit as dtype_compute_frac",
       tile_latency_s = "fitted by tilewave calibrate to hw/measured/h200_probe_2026-11-22 (NVIDIA H200, measured Sun Nov 22 12:06:52 2026): same GEMM fit as dtype_compute_frac",
       write_exposed = "fitted by tilewave calibrate to hw/measured/h200_probe_2026-11-22 (NVIDIA H200, measured Sun Nov 22 12:06:52 2026): same GEMM fit as dtype_compute_frac",
+      cublas_tiles = "192x192, 320x128 and 192x128 as hw/arch/hopper.lua (cublas_tiles there: the shapes cuBLAS's nvjet kernels run most after 256x128, in the H100 and H200 kernel traces), not refitted",
       fp32_tiles = "the SIMT sgemm tiles of hw/arch/hopper.lua (fp32_tiles there, fitted on the first H100's given random half), not refitted",
       misaligned_tiles = "the non-TMA 64x64 (bf16) and 32x32 (fp16) tiles and their eff 0.45 as hw/arch/hopper.lua (fitted on the H100's misalign set), not refitted: on hw/measured/h200_misalign_2026-11-22 misalign bf16 18.4 -> 14.1%, fp16 31.9 -> 15.3% MAPE; held-out random bf16 9.7 -> 9.6%, fp16 10.6 -> 9.4%; layout set (the random shapes in both dtypes and layouts) bf16 9.7%, fp16 12.0 -> 9.9%",
       write_frac = "fitted by tilewave calibrate to hw/measured/h200_probe_2026-11-22 (NVIDIA H200, measured Sun Nov 22 12:06:52 2026): same GEMM fit as dtype_compute_frac",
@@ -143,6 +144,10 @@ return {
         n = 64,
         tma = true,
       },
+      -- cuBLAS's most used large tiles after 256x128 (sources.cublas_tiles)
+      { m = 192, n = 192, eff = 1.00, tma = true },
+      { m = 320, n = 128, eff = 1.00, tma = true },
+      { m = 192, n = 128, eff = 1.00, tma = true },
     },
     write_exposed = 0.719,
     write_frac = 0.716,
