@@ -53,8 +53,8 @@ return {
       gemm = { 0.9, 1.2 },
       training = { 0.8, 1.35 },
       -- per dtype: hw/arch/hopper.lua's, fitted on the first H100's random half (not on this device)
-      gemm_bf16 = { 0.83, 1.57 }, gemm_fp16 = { 0.83, 1.43 }, gemm_tf32 = { 0.76, 1.42 }, gemm_fp32 = { 0.79, 1.43 },
-      gemm_fp8 = { 0.86, 1.26 }, gemm_int8 = { 0.76, 1.64 },
+      gemm_bf16 = { 0.83, 1.57 }, gemm_fp16 = { 0.80, 1.43 }, gemm_tf32 = { 0.76, 1.42 }, gemm_fp32 = { 0.79, 1.43 },
+      gemm_fp8 = { 0.84, 1.26 }, gemm_int8 = { 0.76, 1.64 },
     },
     kernel_bw_frac = {
       softmax = 0.388,
