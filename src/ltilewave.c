@@ -51,6 +51,7 @@ static int l_device(lua_State *L)
     dev.drain_exposed = tw_lua_get_num(L, 1, "drain_exposed", "device", 0.0);
     dev.l2_bytes = tw_lua_get_num(L, 1, "l2_bytes", "device", 0.0);
     dev.call_overhead_s = tw_lua_get_num(L, 1, "call_overhead_s", "device", 0.0);
+    dev.tma_overhead_s = tw_lua_get_num(L, 1, "tma_overhead_s", "device", 0.0);
     dev.reduce_overhead_s = tw_lua_get_num(L, 1, "reduce_overhead_s", "device", 0.0);
     dev.splitk_tma_latency_s = tw_lua_get_num(L, 1, "splitk_tma_latency_s", "device", 0.0);
     dev.unsplit_reduce_m = tw_lua_get_num(L, 1, "unsplit_reduce_m", "device", 0.0);

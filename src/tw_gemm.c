@@ -55,6 +55,8 @@ typedef struct {
                                      by write_exposed as a candidate's are */
     double t_loop;    /* main-loop latency of a CTA over all of K, s */
     double exposed;   /* write_exposed of the shape's kernel class (write_exposed_non_tma below 16 B) */
+    double overhead;  /* per-call cost of the shape's kernel class: call_overhead_s (+ tma_overhead_s
+                         at 16 B and above), s */
 } shape_ctx;
 
 /* The values of split factor 2^i (i >= 1) that every tile shares. */
@@ -75,14 +77,14 @@ typedef struct {
 /* time = overhead + max(compute, reads + hidden writes) + exposed writes + reduction. Every
  * operation is monotone in each part (IEEE rounding is), so parts no larger than a candidate's
  * give a time no larger than its time, bit for bit: the bounds in choose() rest on this. */
-static double time_of(const tw_device *d, double compute, double hidden, double exposed, double reduce)
+static double time_of(const shape_ctx *x, double compute, double hidden, double exposed, double reduce)
 {
-    return d->call_overhead_s + (compute > hidden ? compute : hidden) + exposed + reduce;
+    return x->overhead + (compute > hidden ? compute : hidden) + exposed + reduce;
 }
 
-static double candidate_time(const tw_device *d, const candidate *c)
+static double candidate_time(const shape_ctx *x, const candidate *c)
 {
-    return time_of(d, c->compute_s, c->hidden_s, c->exposed_s, c->reduce_s);
+    return time_of(x, c->compute_s, c->hidden_s, c->exposed_s, c->reduce_s);
 }
 
 /* The main-loop latency of a CTA over k_split of K: one stage per 64 bytes of K. */
@@ -119,6 +121,7 @@ static void shape_setup(shape_ctx *x, const tw_gemm_plan *p, const tw_gemm_shape
     x->read_s = x->batch * (x->a + x->b) / x->bw;
     x->write_s = x->out / x->bw_w;
     x->exposed = x->cls < TMA_CLASS ? d->write_exposed_non_tma : d->write_exposed;
+    x->overhead = d->call_overhead_s + (x->cls >= TMA_CLASS ? d->tma_overhead_s : 0.0);
     x->hidden_lb = x->read_s + (1.0 - x->exposed) * x->write_s;
     x->exposed_lb = x->exposed * x->write_s;
     /* the drain moves writes out of the max (evaluate()): max(C, H - D) + E + D >= max(C, H) + E
@@ -218,8 +221,8 @@ static inline int evaluate(const shape_ctx *x, int ti, int64_t grid_m, int64_t g
     /* neither can beat `bound`: each takes at least its compute time and the least memory time
        (operands read once), bit for bit (time_of) */
     fastest = compute_sk < c->compute_s ? compute_sk : c->compute_s;
-    if ((sp != NULL ? time_of(d, fastest, sp->hidden_lb, sp->exposed_lb, sp->reduce_s)
-                    : time_of(d, fastest, x->hidden_lb, x->exposed_lb, 0.0)) >= bound)
+    if ((sp != NULL ? time_of(x, fastest, sp->hidden_lb, sp->exposed_lb, sp->reduce_s)
+                    : time_of(x, fastest, x->hidden_lb, x->exposed_lb, 0.0)) >= bound)
         return -1;
 
     if (x->fits_l2 || grid_m * grid_n <= slots) {
@@ -261,7 +264,7 @@ static inline int evaluate(const shape_ctx *x, int ti, int64_t grid_m, int64_t g
         c->hidden_s -= drain;
     }
     c->exposed_s = x->exposed * write_s + fill / (double)c->waves + drain;
-    c->time_s = candidate_time(d, c);
+    c->time_s = candidate_time(x, c);
     c->tile = ti;
     c->split_k = split;
     c->stream_k = 0;
@@ -269,7 +272,7 @@ static inline int evaluate(const shape_ctx *x, int ti, int64_t grid_m, int64_t g
     *sk = *c;
     sk->exposed_s = x->exposed * write_s + fill + drain; /* one persistent wave (drain: all of C) */
     sk->compute_s = compute_sk;
-    sk->time_s = candidate_time(d, sk);
+    sk->time_s = candidate_time(x, sk);
     sk->stream_k = 1;
     return 1;
 }
@@ -330,7 +333,7 @@ static void choose(const shape_ctx *x, candidate *out)
         if (compute_lb > lb) lb = compute_lb;
         /* the first candidate is always kept (NAN bounds nothing), so the best tile is valid
          * even when every time is infinite (absurd device figures); the caller rejects that */
-        if (!have || time_of(d, lb, x->hidden_lb, x->exposed_lb, 0.0) < best->time_s) {
+        if (!have || time_of(x, lb, x->hidden_lb, x->exposed_lb, 0.0) < best->time_s) {
             /* below 4-byte alignment, small outputs run the split-K form unsplit (tw_gemm.h) */
             int has_sk;
             if (unsplit_reduce && splits[0].k_split == 0) split_setup(&splits[0], x, 1, 0);
@@ -354,7 +357,7 @@ static void choose(const shape_ctx *x, candidate *out)
             }
             lb = sp->t_loop + d->tile_latency_s;
             if (compute_lb > lb) lb = compute_lb;
-            if (time_of(d, lb, sp->hidden_lb, sp->exposed_lb, sp->reduce_s) >= best->time_s) continue;
+            if (time_of(x, lb, sp->hidden_lb, sp->exposed_lb, sp->reduce_s) >= best->time_s) continue;
             if (evaluate(x, ti, grid_m, grid_n, 1 << shift, sp, best->time_s, c, NULL) >= 0 &&
                 c->time_s < best->time_s)
                 tmp = best, best = c, c = tmp;
@@ -391,7 +394,7 @@ int tw_gemm__estimate_checked(const tw_gemm_plan *p, const tw_gemm_shape *s, tw_
     out->intensity = out->flops / out->bytes;
     out->compute_s = best.compute_s;
     out->memory_s = best.memory_s;
-    out->overhead_s = d->call_overhead_s;
+    out->overhead_s = x.overhead;
     if (out->overhead_s > out->compute_s && out->overhead_s > out->memory_s)
         out->bound = TW_BOUND_OVERHEAD;
     else

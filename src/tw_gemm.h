@@ -70,6 +70,9 @@ typedef struct {
                                whole sectors); [0, 16] (0: no cost) */
     double l2_bytes;        /* L2 (last-level) cache size, byte; >= 0 */
     double call_overhead_s; /* fixed cost per call (launch + host sync), s; >= 0 */
+    double tma_overhead_s;  /* extra fixed cost per call of the TMA kernel class (N and K 16-byte
+                               aligned), s; >= 0 (0: none). E.g. the workspace memset cuBLAS
+                               launches before its sm90 tf32 kernels */
     double reduce_overhead_s; /* fixed cost of the split-K reduction, a second kernel
                                  (its gap and fill in the stream), s; >= 0 */
     double splitk_tma_latency_s; /* added to that cost when the split-K GEMM runs the TMA kernel
@@ -155,7 +158,7 @@ typedef struct {
     double intensity;    /* flops / bytes, FLOP/byte (NVIDIA matmul guide's definition) */
     double compute_s;    /* tile/wave-quantized math time of the chosen kernel, s */
     double memory_s;     /* dram_bytes at the achievable bandwidth (+ split-K reduction), s */
-    double overhead_s;   /* call_overhead_s, s */
+    double overhead_s;   /* call_overhead_s (+ tma_overhead_s at 16-byte alignment), s */
     int bound;           /* TW_BOUND_* of the largest of the three parts */
     int64_t tile_m;      /* chosen CTA tile rows */
     int64_t tile_n;      /* chosen CTA tile columns */
@@ -203,7 +206,8 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *             * (1 + write_sector_cost where N and K are 16-byte aligned and N*out_bytes
  *             is not a multiple of 32)
  *   memory  = reads + writes
- *   time    = call_overhead_s + max(compute, reads + (1 - e) * writes)
+ *   time    = call_overhead_s (+ tma_overhead_s where N and K are 16-byte aligned)
+ *             + max(compute, reads + (1 - e) * writes)
  *             + e * writes   (epilogue stores after each tile's main loop), where
  *             e = write_exposed, or write_exposed_non_tma below 16-byte alignment
  *             + (16-byte aligned) reads * min(fill_stages, K stages) / K stages / waves

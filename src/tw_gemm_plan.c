@@ -31,6 +31,7 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     else if (!(d->write_sector_cost >= 0.0 && d->write_sector_cost <= 16.0)) bad = "device.write_sector_cost";
     else if (!nonneg(d->l2_bytes)) bad = "device.l2_bytes";
     else if (!nonneg(d->call_overhead_s)) bad = "device.call_overhead_s";
+    else if (!nonneg(d->tma_overhead_s)) bad = "device.tma_overhead_s";
     else if (!nonneg(d->reduce_overhead_s)) bad = "device.reduce_overhead_s";
     else if (!nonneg(d->splitk_tma_latency_s)) bad = "device.splitk_tma_latency_s";
     else if (!nonneg(d->unsplit_reduce_m)) bad = "device.unsplit_reduce_m";

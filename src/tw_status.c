@@ -51,6 +51,7 @@ static const struct {
     {"device.mem_frac", "expected number in (0, 1]"},
     {"device.l2_bytes", "expected non-negative number"},
     {"device.call_overhead_s", "expected non-negative number"},
+    {"device.tma_overhead_s", "expected non-negative number"},
     {"device.reduce_overhead_s", "expected non-negative number"},
     {"device.splitk_tma_latency_s", "expected non-negative number"},
     {"device.unsplit_reduce_m", "expected non-negative number"},

@@ -292,6 +292,30 @@ static void test_gemm_last_wave_drain_is_exposed(void **state)
     (void)state;
 }
 
+static void test_gemm_tma_class_overhead(void **state)
+{
+    /* tma_overhead_s adds to the per-call cost of the 16-byte class only: 2304x1536x4096 fp16 (N
+       and K multiples of 8 elements) pays call_overhead_s 2 us + 1 us on top of its 2 waves of
+       46.460 us; N = 1537 (the 2-byte class) pays the 2 us alone, and the estimate reports each
+       shape's own overhead. */
+    tw_device d = bare();
+    tw_gemm_result a0, a1, m0, m1;
+    d.call_overhead_s = 2e-6;
+    a0 = run(&d, fp16(2304, 1536, 4096));
+    m0 = run(&d, fp16(2304, 1537, 4096));
+    d.tma_overhead_s = 1e-6;
+    a1 = run(&d, fp16(2304, 1536, 4096));
+    m1 = run(&d, fp16(2304, 1537, 4096));
+    assert_close(a1.time_s, 2e-6 + 1e-6 + 2 * TILE_128_K4096_S, 1e-12);
+    assert_close(a1.time_s - a0.time_s, 1e-6, 1e-9);
+    assert_close(a1.overhead_s, 3e-6, 1e-15);
+    assert_true(m1.time_s == m0.time_s);
+    assert_close(m1.overhead_s, 2e-6, 1e-15);
+    d.tma_overhead_s = -1e-6;
+    assert_bad_device(&d, "device.tma_overhead_s");
+    (void)state;
+}
+
 static void test_gemm_lone_cta_gets_whole_sm(void **state)
 {
     /* A 64x64 tile with ctas_per_sm = 2: two CTAs share an SM, each at half its
@@ -714,6 +738,7 @@ int main(void)
         cmocka_unit_test(test_gemm_non_tma_class_has_its_own_exposure),
         cmocka_unit_test(test_gemm_pipeline_fill_is_exposed_once_per_wave),
         cmocka_unit_test(test_gemm_last_wave_drain_is_exposed),
+        cmocka_unit_test(test_gemm_tma_class_overhead),
         cmocka_unit_test(test_gemm_misaligned_split_k_spans_waves),
         cmocka_unit_test(test_gemm_lone_cta_gets_whole_sm),
         cmocka_unit_test(test_gemm_alignment_classes),

@@ -44,6 +44,7 @@ static void fill_device(fuzz_in *in, tw_device *d)
     d->write_exposed_non_tma = fuzz_double(in);
     d->fill_stages = fuzz_double(in);
     d->drain_exposed = fuzz_double(in);
+    d->tma_overhead_s = fuzz_double(in);
 }
 
 static void fill_shape(fuzz_in *in, tw_gemm_shape *s)

@@ -193,6 +193,20 @@ describe("tilewave.cost.gemm", function()
         "gemm.hw: hw.gemm.drain_exposed: expected fraction from 0 to 1, got 2")
     end)
 
+    it("charges tf32's extra launch to its TMA kernel class alone (dtype_tma_latency_s)", function()
+      local h100 = tw.hw.load("h100_sxm5")
+      -- cuBLAS's sm90 xmma tf32 kernels come with a memset, its CUTLASS sm80 kernels without: 1 us on
+      -- top of the compiled engine's 2.5 us for N and K multiples of 4 elements, not for N = 257
+      local f = tw.hw.gemm_device_fields(h100, "tf32")
+      assert.same({ 1e-6, 0 }, { f.tma_overhead_s, tw.hw.gemm_device_fields(h100, "bf16").tma_overhead_s })
+      local aligned = tw.gemm { m = 64, n = 256, k = 64, dtype = "tf32", hw = h100 }
+      local odd = tw.gemm { m = 64, n = 257, k = 64, dtype = "tf32", hw = h100 }
+      assert.near(3.5e-6, aligned.overhead_s, 1e-15)
+      assert.near(2.5e-6, odd.overhead_s, 1e-15)
+      assert.has_error(function() gemm_with("h100_sxm5", "dtype_tma_latency_s", { tf32 = -1 }, { m = 1, n = 1, k = 1 }) end,
+        "gemm.hw: hw.gemm.dtype_tma_latency_s.tf32: expected s from 0 to 0.001, got -1")
+    end)
+
     it("runs int8 without stream-K on Hopper: its CUTLASS sm80 IMMA kernels are not persistent", function()
       local h100 = tw.hw.load("h100_sxm5")
       assert.equal(0, tw.hw.gemm_device_fields(h100, "int8").stream_k)

@@ -82,6 +82,7 @@ function M.fields(spec, g, dt, path, call_overhead_s, reduce_overhead_s)
     write_sector_cost = g.write_sector_cost or 0, fill_stages = per_dtype(g.dtype_fill_stages, dt, g.fill_stages or 0),
     drain_exposed = g.drain_exposed or 0,
     call_overhead_s = (call_overhead_s or g.call_overhead_s) + (g.dtype_latency_s and g.dtype_latency_s[dt] or 0),
+    tma_overhead_s = per_dtype(g.dtype_tma_latency_s, dt, 0),
     reduce_overhead_s = reduce_overhead_s or 0, splitk_tma_latency_s = g.splitk_latency_s or 0,
     unsplit_reduce_m = ur and ur.m or 0, unsplit_reduce_n = ur and ur.n or 0,
     tile_latency_s = g.tile_latency_s, kstep_latency_s = g.kstep_latency_s,

@@ -124,6 +124,8 @@ local GEMM_FIELDS = {
   -- per dtype, a fixed cost per GEMM kernel beyond the engine's (the kernel family's prologue:
   -- fp8 scale loads, tf32's conversion of fp32 operands), s
   dtype_latency_s = per_dtype(latency),
+  -- ... and, per dtype, one only its TMA kernel class pays (N and K 16-byte aligned; src/tw_gemm.h)
+  dtype_tma_latency_s = per_dtype(latency),
   -- per dtype, the fraction of C's write time not hidden under the main loop when its kernel
   -- family differs from the architecture's (non-persistent kernels without a TMA store), else write_exposed
   dtype_write_exposed = per_dtype(exposed),
@@ -160,7 +162,7 @@ local GEMM_FIELDS = {
 local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stream_k = true, streamk_fixup_s = true,
                    splitk_latency_s = true, align_mem_eff = true, dtype_compute_frac = true, kernel_bw_frac = true, kernel_sm_bytes_per_cycle = true, attention_frac = true,
                    attention_bwd_frac = true, attention_frac_fa2 = true, attention_bwd_frac_fa2 = true,
-                   intervals = true, dtype_align = true, dtype_latency_s = true,
+                   intervals = true, dtype_align = true, dtype_latency_s = true, dtype_tma_latency_s = true,
                    dtype_max_split_k = true, align_ref_rate = true, dtype_unsplit_reduce = true,
                    dtype_write_exposed = true, write_sector_cost = true,
                    dtype_stream_k = true, write_exposed_non_tma = true, fill_stages = true, drain_exposed = true,
