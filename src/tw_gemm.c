@@ -59,7 +59,7 @@ typedef struct {
                          at 16 B and above), s */
 } shape_ctx;
 
-/* The values of split factor 2^i (i >= 1) that every tile shares. */
+/* The values of a split factor (2^shift, or any factor when shift is -1) that every tile shares. */
 typedef struct {
     int64_t k_split;
     double t_loop, partials, write_s, reduce_s;
@@ -133,7 +133,7 @@ static void shape_setup(shape_ctx *x, const tw_gemm_plan *p, const tw_gemm_shape
 static void split_setup(split_ctx *c, const shape_ctx *x, int split, int shift)
 {
     const tw_device *d = &x->p->dev;
-    c->k_split = (x->s->k + split - 1) >> shift;
+    c->k_split = ceil_div(x->s->k, split, shift);
     c->t_loop = loop_time(x, c->k_split);
     /* fp32 partial sums written by the GEMM, read back by the reduction, which writes C */
     c->partials = x->batch * (double)split * x->mn * 4.0;
@@ -248,12 +248,14 @@ static inline int evaluate(const shape_ctx *x, int ti, int64_t grid_m, int64_t g
        loop, and write_exposed of that time is not hidden */
     c->memory_s = kernel_s + write_s + c->reduce_s;
     c->hidden_s = kernel_s + (1.0 - x->exposed) * write_s;
-    /* pipeline fill (TMA kernels): the first fill_stages stages of K a wave's CTAs load before
-       their first MMA stream under nothing; a persistent kernel fills once, on its first wave */
+    /* pipeline fill: the first fill_stages stages of K a wave's CTAs load before their first
+       MMA stream under nothing; a persistent (TMA) kernel fills once, on its first wave, the
+       non-TMA kernels' CTAs on every wave (fill is then their share over all waves) */
     fill = 0.0;
-    if (x->cls >= TMA_CLASS && d->fill_stages > 0.0) {
+    if (d->fill_stages > 0.0) {
         double stages = ceil((double)k_split * s->in_bytes / 64.0);
         fill = kernel_s * (d->fill_stages < stages ? d->fill_stages / stages : 1.0);
+        if (x->cls < TMA_CLASS) fill *= (double)c->waves;
     }
     /* pipeline drain: the last wave's epilogues have no later main loop to hide under, so
        drain_exposed of its C writes (the hidden part) leave the max and add to the time */
@@ -301,24 +303,26 @@ static void choose(const shape_ctx *x, candidate *out)
     const tw_gemm_plan *p = x->p;
     const tw_device *d = &p->dev;
     const tw_gemm_shape *s = x->s;
-    split_ctx splits[7];
+    split_ctx splits[TW_MAX_SPLIT_K + 1]; /* by split factor; splits[1]: the unsplit split-K form */
+    uint64_t have_split = 0;              /* bit f-1: splits[f] is set up */
     candidate buf[3]; /* the best so far and two to evaluate into: swapped, not copied */
     candidate *best = &buf[0], *c = &buf[1], *sk = &buf[2], *tmp;
-    int have_split = 1; /* splits[1 .. have_split-1] are set up */
-    int ti, have = 0, max_shift = 0;
+    int ti, have = 0, max_split = 1;
+    /* split factors: powers of two for the TMA kernels (cuBLASLt's nvjet split-K), any integer
+       below 16 bytes (CUTLASS's split-K takes any count: cuBLAS fills the wave with it) */
+    int any_split = x->cls < TMA_CLASS;
     double flop_lb = (double)s->k * p->inv_align[x->cls] * BOUND_MARGIN; /* x 2*tm*tn*tiles / rate */
     double loop_lb = x->t_loop + d->tile_latency_s;
     double loop_lb_sk = (0.5 * loop_lb + d->streamk_fixup_s) * BOUND_MARGIN;
 
     int unsplit_reduce = x->cls <= 1 && (double)s->m <= d->unsplit_reduce_m && (double)s->n <= d->unsplit_reduce_n;
-    splits[0].k_split = 0;
     /* split-K only fills an unfilled wave (below) and keeps >= 64 of K per split */
-    while ((2 << max_shift) <= d->max_split_k && (s->k >> (max_shift + 1)) >= 64) max_shift++;
+    while (max_split + 1 <= d->max_split_k && s->k / (max_split + 1) >= 64) max_split++;
     best->time_s = INFINITY;
     for (ti = 0; ti < d->n_tiles; ti++) {
         const tw_tile *t = &d->tiles[ti];
         const tw_tile_plan *q = &p->tiles[ti];
-        int shift, can_sk;
+        int f, can_sk;
         int64_t grid_m, grid_n, tiles;
         double compute_lb, lb;
         /* below 16 bytes only the non-TMA kernels run (tw_device_validate keeps one such tile) */
@@ -336,8 +340,8 @@ static void choose(const shape_ctx *x, candidate *out)
         if (!have || time_of(x, lb, x->hidden_lb, x->exposed_lb, 0.0) < best->time_s) {
             /* below 4-byte alignment, small outputs run the split-K form unsplit (tw_gemm.h) */
             int has_sk;
-            if (unsplit_reduce && splits[0].k_split == 0) split_setup(&splits[0], x, 1, 0);
-            has_sk = evaluate(x, ti, grid_m, grid_n, 1, unsplit_reduce ? &splits[0] : NULL,
+            if (unsplit_reduce && !(have_split & 1u)) split_setup(&splits[1], x, 1, 0), have_split |= 1u;
+            has_sk = evaluate(x, ti, grid_m, grid_n, 1, unsplit_reduce ? &splits[1] : NULL,
                               have ? best->time_s : NAN, c, can_sk ? sk : NULL);
             if (has_sk >= 0 && (!have || c->time_s < best->time_s)) tmp = best, best = c, c = tmp;
             if (has_sk >= 0) have = 1;
@@ -346,19 +350,18 @@ static void choose(const shape_ctx *x, candidate *out)
         /* split-K fills an unfilled wave. Below 16 bytes no stream-K kernel runs, and cuBLAS's
            CUTLASS kernels split K instead, also over several waves: there a split may spread an
            unfilled wave's tiles over more (each split keeping >= MULTIWAVE_SPLIT_K of K) */
-        for (shift = 1; shift <= max_shift && ((tiles << shift) <= q->slots ||
-                                               (x->cls < TMA_CLASS && tiles < q->slots &&
-                                                (s->k >> shift) >= MULTIWAVE_SPLIT_K));
-             shift++) {
-            const split_ctx *sp = &splits[shift];
-            if (shift >= have_split) {
-                split_setup(&splits[shift], x, 1 << shift, shift);
-                have_split = shift + 1;
+        for (f = 2; f <= max_split && (tiles * f <= q->slots ||
+                                       (any_split && tiles < q->slots && s->k / f >= MULTIWAVE_SPLIT_K));
+             f = any_split ? f + 1 : 2 * f) {
+            const split_ctx *sp = &splits[f];
+            if (!(have_split & ((uint64_t)1 << (f - 1)))) {
+                split_setup(&splits[f], x, f, (f & (f - 1)) == 0 ? __builtin_ctz((unsigned)f) : -1);
+                have_split |= (uint64_t)1 << (f - 1);
             }
             lb = sp->t_loop + d->tile_latency_s;
             if (compute_lb > lb) lb = compute_lb;
             if (time_of(x, lb, sp->hidden_lb, sp->exposed_lb, sp->reduce_s) >= best->time_s) continue;
-            if (evaluate(x, ti, grid_m, grid_n, 1 << shift, sp, best->time_s, c, NULL) >= 0 &&
+            if (evaluate(x, ti, grid_m, grid_n, f, sp, best->time_s, c, NULL) >= 0 &&
                 c->time_s < best->time_s)
                 tmp = best, best = c, c = tmp;
         }

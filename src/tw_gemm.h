@@ -15,6 +15,8 @@
 /* ------------------------------------------------------------------------ */
 
 #define TW_MAX_TILES 16
+/* largest split-K factor a device may allow (tw_device.max_split_k) */
+#define TW_MAX_SPLIT_K 64
 /* Alignment classes: 1, 2, 4, 8, 16, 32, 64, 128 bytes (index = log2 bytes). */
 #define TW_ALIGN_CLASSES 8
 
@@ -48,11 +50,12 @@ typedef struct {
     double write_exposed;   /* fraction of the C-write time that adds to the main loop instead
                                of hiding under it: a tile writes C in its epilogue, after its
                                main loop; [0, 1] (0: writes overlap like operand reads) */
-    double fill_stages;     /* main-loop stages (64 bytes of K each) a TMA-class kernel loads
-                               before its first MMA, which nothing hides: the pipeline's fill,
-                               once per wave (a persistent stream-K grid: once); the first
+    double fill_stages;     /* main-loop stages (64 bytes of K each) a kernel loads before its
+                               first MMA, which nothing hides: the pipeline's fill; the first
                                min(fill_stages, stages of K) / stages of K of a wave's operand
-                               reads add to its time; [0, 64] (0: none) */
+                               reads add to its time, once per kernel for a persistent TMA-class
+                               kernel, on every wave below 16-byte alignment (its CUTLASS CTAs
+                               each fill their own pipeline); [0, 64] (0: none) */
     double drain_exposed;   /* fraction of the last wave's C write, of the part write_exposed
                                leaves hidden, that adds to the time instead: the last wave's
                                epilogues follow their main loops with no later tile for them to
@@ -92,7 +95,7 @@ typedef struct {
     double tile_latency_s;  /* fixed cost per tile (pipeline fill, epilogue), s; >= 0 */
     double kstep_latency_s; /* least time a CTA spends per 64 bytes of K (one main-loop
                                stage: load latency not hidden by math), s; >= 0 */
-    int max_split_k;        /* largest split-K factor considered; 1..64 */
+    int max_split_k;        /* largest split-K factor considered; 1..TW_MAX_SPLIT_K */
     int stream_k;           /* 1: the library also has stream-K kernels (a persistent grid
                                dealing the tiles' K iterations evenly to its CTAs, so a
                                partial wave costs its fraction of a wave); 0: it has not */
@@ -181,10 +184,12 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
 /*
  * Predict the time of one (batched) GEMM call as cuBLAS-class libraries run it.
  *
- * For each candidate tile (tm x tn) and split-K factor s (a power of two up to max_split_k,
- * keeping >= 64 of K per split; s > 1 only when one wave is not filled by the output tiles,
- * as cuBLAS's heuristic does: within that wave, or, below 16-byte alignment where no stream-K
- * kernel runs, over several waves when each split keeps >= 1024 of K):
+ * For each candidate tile (tm x tn) and split-K factor s (up to max_split_k, keeping >= 64 of
+ * K per split: a power of two at 16-byte alignment, where cuBLASLt's TMA kernels split, any
+ * integer below it, where CUTLASS's split-K kernels take any count; s > 1 only when one wave
+ * is not filled by the output tiles, as cuBLAS's heuristic does: within that wave, or, below
+ * 16-byte alignment where no stream-K kernel runs, over several waves when each split keeps
+ * >= 1024 of K):
  *   tiles   = ceil(M/tm) * ceil(N/tn) * batch * s        (tile quantization)
  *   waves   = ceil(tiles / (SMs * ctas_per_sm))           (wave quantization)
  *   resident = min(ctas_per_sm, ceil(tiles / SMs))        (CTAs sharing one SM)
@@ -210,7 +215,9 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *             + max(compute, reads + (1 - e) * writes)
  *             + e * writes   (epilogue stores after each tile's main loop), where
  *             e = write_exposed, or write_exposed_non_tma below 16-byte alignment
- *             + (16-byte aligned) reads * min(fill_stages, K stages) / K stages / waves
+ *             + reads * min(fill_stages, K stages) / K stages / waves (16-byte aligned: a
+ *               persistent TMA kernel fills once; below, the CUTLASS kernels' CTAs fill on
+ *               every wave: without the / waves)
  *             + drain_exposed * (1 - e) * writes * (tiles of the last wave / tiles), moved out
  *             of the max (pipeline drain; stream-K and one wave: all of the writes)
  *             (pipeline fill; K stages = ceil(K_split * in_bytes / 64); stream-K: waves = 1)

@@ -44,12 +44,21 @@ describe("tilewave.explore.calibration", function()
           d.coverage))
       end
     end
-    -- the method on a set worked by hand: 20 ratios 1..20, 5th and 95th percentiles by nearest rank
-    -- (1.95 -> 2, 19.05 -> 19): 18 of 20 inside
+    -- the method on a set worked by hand: 20 ratios 1..20; ranks q * (n + 1) = 1.05 and 19.95,
+    -- interpolated: 1 + 0.05 * (2 - 1) = 1.05 and 19 + 0.95 * (20 - 19) = 19.95: 18 of 20 inside
     local rows = {}
     for i = 1, 20 do
       rows[i] = { set = "random_half h100_first_machine: gemm random bf16 nn", measured = i, predicted = 1 }
     end
     assert.near(0.9, accuracy.interval_cv(rows)[1].in_sample, 1e-12)
+    local xs = {}
+    for i = 1, 20 do xs[i] = 21 - i end
+    assert.near(1.05, accuracy.quantile(xs, 0.05), 1e-12)
+    assert.near(19.95, accuracy.quantile(xs, 0.95), 1e-12)
+    -- below rank 1 and above rank n: the extremes (3 values: ranks 0.2 and 3.8)
+    assert.equal(2, accuracy.quantile({ 5, 2, 9 }, 0.05))
+    assert.equal(9, accuracy.quantile({ 5, 2, 9 }, 0.95))
+    assert.equal(5, accuracy.quantile({ 5, 2, 9 }, 0.5))
+    assert.is_nil(accuracy.quantile({}, 0.5))
   end)
 end)

@@ -81,7 +81,7 @@ local GEMM_FIELDS = {
   write_exposed_non_tma = exposed,
   -- extra C-write time where C's row pitch is an odd multiple of 16 bytes (src/tw_gemm.h)
   write_sector_cost = function(v, p) return check.within(v, 0, 16, "number", p) end,
-  -- main-loop stages a TMA kernel loads before its first MMA, exposed once per wave (src/tw_gemm.h)
+  -- main-loop stages a kernel loads before its first MMA: exposed once (TMA), every wave below 16 B (src/tw_gemm.h)
   fill_stages = stages,
   -- fraction of the last wave's hidden C writes exposed: the pipeline's drain (src/tw_gemm.h)
   drain_exposed = exposed,
@@ -132,7 +132,7 @@ local GEMM_FIELDS = {
   -- per dtype, whether its kernel family has stream-K kernels (int8's CUTLASS sm80 IMMA kernels
   -- on Hopper are not persistent), else stream_k
   dtype_stream_k = per_dtype(boolean),
-  -- per dtype, fill_stages of its kernel family (0 where it has no TMA pipeline), else fill_stages
+  -- per dtype, fill_stages of its kernel family (0 where it has no such pipeline), else fill_stages
   dtype_fill_stages = per_dtype(stages),
   -- FLOP per SM per clock (2-byte dtypes) of the device align_eff was fitted on: other devices of
   -- the architecture scale the penalty by their own rate (tilewave.data.hw.scale_align); 0: none
