@@ -57,6 +57,9 @@ typedef struct {
     double exposed;   /* write_exposed of the shape's kernel class (write_exposed_non_tma below 16 B) */
     double overhead;  /* per-call cost of the shape's kernel class: call_overhead_s (+ tma_overhead_s
                          at 16 B and above), s */
+    double partials1, partials1_w, partials1_r; /* split-K partial sums per split factor: bytes
+                         (fp32, every output of the batch), their write and read times, s */
+    double reduce_fixed; /* the split-K reduction's C write and its fixed costs, s */
 } shape_ctx;
 
 /* The values of a split factor (2^shift, or any factor when shift is -1) that every tile shares. */
@@ -122,6 +125,10 @@ static void shape_setup(shape_ctx *x, const tw_gemm_plan *p, const tw_gemm_shape
     x->write_s = x->out / x->bw_w;
     x->exposed = x->cls < TMA_CLASS ? d->write_exposed_non_tma : d->write_exposed;
     x->overhead = d->call_overhead_s + (x->cls >= TMA_CLASS ? d->tma_overhead_s : 0.0);
+    x->partials1 = x->batch * x->mn * 4.0;
+    x->partials1_w = x->partials1 / x->bw_w;
+    x->partials1_r = x->partials1 / x->bw;
+    x->reduce_fixed = x->write_s + d->reduce_overhead_s + (x->cls >= TMA_CLASS ? d->splitk_tma_latency_s : 0.0);
     x->hidden_lb = x->read_s + (1.0 - x->exposed) * x->write_s;
     x->exposed_lb = x->exposed * x->write_s;
     /* the drain moves writes out of the max (evaluate()): max(C, H - D) + E + D >= max(C, H) + E
@@ -136,10 +143,9 @@ static void split_setup(split_ctx *c, const shape_ctx *x, int split, int shift)
     c->k_split = ceil_div(x->s->k, split, shift);
     c->t_loop = loop_time(x, c->k_split);
     /* fp32 partial sums written by the GEMM, read back by the reduction, which writes C */
-    c->partials = x->batch * (double)split * x->mn * 4.0;
-    c->write_s = c->partials / x->bw_w;
-    c->reduce_s = c->partials / x->bw + x->out / x->bw_w + d->reduce_overhead_s +
-                  (x->cls >= TMA_CLASS ? d->splitk_tma_latency_s : 0.0);
+    c->partials = (double)split * x->partials1;
+    c->write_s = (double)split * x->partials1_w;
+    c->reduce_s = (double)split * x->partials1_r + x->reduce_fixed;
     c->hidden_lb = x->read_s + (1.0 - x->exposed) * c->write_s;
     c->exposed_lb = x->exposed * c->write_s;
     if (d->drain_exposed > 0.0) c->hidden_lb *= BOUND_MARGIN, c->exposed_lb *= BOUND_MARGIN;
