@@ -11,7 +11,7 @@ return {
   ["h200_probe_2026-11-22: gemm bmm bf16|compiled"] = 0.061,
   ["h200_probe_2026-11-22: gemm splitk bf16|compiled"] = 0.082,
   ["h200_probe_2026-11-22: gemm random bf16|compiled"] = 0.105,
-  ["h200_probe_2026-11-22: gemm random fp16|compiled"] = 0.104,
+  ["h200_probe_2026-11-22: gemm random fp16|compiled"] = 0.100,
   ["h200_probe_2026-11-22: attention cudnn fwd|eager+graph"] = 0.098,
   ["h200_probe_2026-11-22: attention cudnn fwd+bwd|eager+graph"] = 0.087,
   ["h200_probe_2026-11-22: attention fa2 fwd+bwd|eager+graph"] = 0.128,
