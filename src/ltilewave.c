@@ -60,6 +60,7 @@ static int l_device(lua_State *L)
     dev.kstep_latency_s = tw_lua_get_num(L, 1, "kstep_latency_s", "device", 0.0);
     dev.max_split_k = (int)tw_lua_get_int(L, 1, "max_split_k", "device", 1);
     dev.stream_k = (int)tw_lua_get_int(L, 1, "stream_k", "device", 0);
+    dev.split_k_any = (int)tw_lua_get_int(L, 1, "split_k_any", "device", 0);
     dev.streamk_fixup_s = tw_lua_get_num(L, 1, "streamk_fixup_s", "device", 0.0);
 
     if (lua_getfield(L, 1, "tiles") != LUA_TTABLE)

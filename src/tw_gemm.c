@@ -315,8 +315,9 @@ static void choose(const shape_ctx *x, candidate *out)
     candidate *best = &buf[0], *c = &buf[1], *sk = &buf[2], *tmp;
     int ti, have = 0, max_split = 1;
     /* split factors: powers of two for the TMA kernels (cuBLASLt's nvjet split-K), any integer
-       below 16 bytes (CUTLASS's split-K takes any count: cuBLAS fills the wave with it) */
-    int any_split = x->cls < TMA_CLASS;
+       below 16 bytes where split_k_any says so (CUTLASS's split-K takes any count: cuBLAS fills
+       the wave with it) */
+    int any_split = x->cls < TMA_CLASS && d->split_k_any;
     double flop_lb = (double)s->k * p->inv_align[x->cls] * BOUND_MARGIN; /* x 2*tm*tn*tiles / rate */
     double loop_lb = x->t_loop + d->tile_latency_s;
     double loop_lb_sk = (0.5 * loop_lb + d->streamk_fixup_s) * BOUND_MARGIN;
@@ -357,7 +358,7 @@ static void choose(const shape_ctx *x, candidate *out)
            CUTLASS kernels split K instead, also over several waves: there a split may spread an
            unfilled wave's tiles over more (each split keeping >= MULTIWAVE_SPLIT_K of K) */
         for (f = 2; f <= max_split && (tiles * f <= q->slots ||
-                                       (any_split && tiles < q->slots && s->k / f >= MULTIWAVE_SPLIT_K));
+                                       (x->cls < TMA_CLASS && tiles < q->slots && s->k / f >= MULTIWAVE_SPLIT_K));
              f = any_split ? f + 1 : 2 * f) {
             const split_ctx *sp = &splits[f];
             if (!(have_split & ((uint64_t)1 << (f - 1)))) {

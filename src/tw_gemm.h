@@ -101,6 +101,9 @@ typedef struct {
                                partial wave costs its fraction of a wave); 0: it has not */
     double streamk_fixup_s; /* fixed cost of a stream-K kernel: partial tiles' fp32 sums
                                exchanged through workspace and the CTAs' waits, s; >= 0 */
+    int split_k_any;        /* 1: below 16-byte alignment the library's split-K kernels take any
+                               factor (CUTLASS's do), so every factor up to max_split_k is tried
+                               there; 0: powers of two, as at 16 bytes and above */
     int n_tiles;            /* candidate tiles in use; 1..TW_MAX_TILES */
     tw_tile tiles[TW_MAX_TILES];
     /* Throughput factor by the byte alignment of the GEMM's dimensions:
@@ -186,7 +189,7 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  *
  * For each candidate tile (tm x tn) and split-K factor s (up to max_split_k, keeping >= 64 of
  * K per split: a power of two at 16-byte alignment, where cuBLASLt's TMA kernels split, any
- * integer below it, where CUTLASS's split-K kernels take any count; s > 1 only when one wave
+ * integer below it where split_k_any is set (CUTLASS's split-K kernels take any count); s > 1 only when one wave
  * is not filled by the output tiles, as cuBLAS's heuristic does: within that wave, or, below
  * 16-byte alignment where no stream-K kernel runs, over several waves when each split keeps
  * >= 1024 of K):

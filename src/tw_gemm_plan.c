@@ -40,6 +40,7 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     else if (!nonneg(d->kstep_latency_s)) bad = "device.kstep_latency_s";
     else if (d->max_split_k < 1 || d->max_split_k > TW_MAX_SPLIT_K) bad = "device.max_split_k";
     else if (d->stream_k != 0 && d->stream_k != 1) bad = "device.stream_k";
+    else if (d->split_k_any != 0 && d->split_k_any != 1) bad = "device.split_k_any";
     else if (!nonneg(d->streamk_fixup_s)) bad = "device.streamk_fixup_s";
     else if (d->n_tiles < 1 || d->n_tiles > TW_MAX_TILES) bad = "device.n_tiles";
     for (i = 0; bad == NULL && d != NULL && i < d->n_tiles; i++) {

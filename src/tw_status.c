@@ -66,6 +66,7 @@ static const struct {
     {"device.kstep_latency_s", "expected non-negative number"},
     {"device.max_split_k", "expected integer in [1, 64]"},
     {"device.stream_k", "expected 0 or 1"},
+    {"device.split_k_any", "expected 0 or 1"},
     {"device.streamk_fixup_s", "expected non-negative number"},
     {"device.n_tiles", "expected integer in [1, 16]"},
     {"device.tiles.m", "expected integer in [1, 4096]"},

@@ -255,12 +255,23 @@ static void test_gemm_misaligned_split_k_spans_waves(void **state)
     tw_device d = bare();
     size_t i;
     d.max_split_k = 16;
+    d.split_k_any = 1;
     for (i = 0; i < sizeof want / sizeof want[0]; i++) {
         tw_gemm_result r = run(&d, fp16(1024, want[i].n, want[i].k));
         assert_int_equal(r.split_k, want[i].split);
         assert_int_equal(r.waves, want[i].waves);
         assert_close(r.time_s, want[i].time_s, 1e-4);
     }
+    /* split_k_any 0 keeps powers of two: 4 ways, 288 tiles in 3 waves of K = 4096, 151.53 us */
+    d.split_k_any = 0;
+    {
+        tw_gemm_result r = run(&d, fp16(1024, 1025, 16384));
+        assert_int_equal(r.split_k, 4);
+        assert_int_equal(r.waves, 3);
+        assert_close(r.time_s, 3 * TILE_128_K4096_S + (4.0 * 1024 * 1025 * 4 + 1024.0 * 1025 * 2) / 1555e9, 1e-4);
+    }
+    d.split_k_any = 2;
+    assert_bad_device(&d, "device.split_k_any");
     (void)state;
 }
 

@@ -45,6 +45,7 @@ static void fill_device(fuzz_in *in, tw_device *d)
     d->fill_stages = fuzz_double(in);
     d->drain_exposed = fuzz_double(in);
     d->tma_overhead_s = fuzz_double(in);
+    d->split_k_any = (int)fuzz_int(in);
 }
 
 static void fill_shape(fuzz_in *in, tw_gemm_shape *s)

@@ -90,6 +90,8 @@ function M.fields(spec, g, dt, path, call_overhead_s, reduce_overhead_s)
     max_split_k = g.dtype_max_split_k and g.dtype_max_split_k[dt]
                   or max(1, min(64, math.floor(g.max_split_k * sizes.in_bytes / 2))),
     stream_k = per_dtype(g.dtype_stream_k, dt, g.stream_k) and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
+    -- below 16 bytes, split-K of any factor unless the architecture or the dtype says otherwise
+    split_k_any = per_dtype(g.dtype_split_k_any, dt, g.split_k_any ~= false) and 1 or 0,
     tiles = core_tiles(g.tiles, dt), align_eff = align_eff, align_mem_eff = own.align_mem_eff or g.align_mem_eff,
   }, sizes
 end

@@ -88,6 +88,8 @@ local GEMM_FIELDS = {
   call_overhead_s = function(v, p) return check.within(v, 0, 1, "s", p) end,
   tile_latency_s = latency, kstep_latency_s = latency, streamk_fixup_s = latency, splitk_latency_s = latency,
   stream_k = boolean,
+  -- below 16-byte alignment, split-K of any factor (default true: CUTLASS's split-K kernels)
+  split_k_any = boolean,
   -- the largest split-K factor of 2-byte dtypes; a dtype of e bytes gets max_split_k * e / 2 (tilewave.data.hw)
   max_split_k = split_k,
   tiles = validate_tiles,
@@ -132,6 +134,9 @@ local GEMM_FIELDS = {
   -- per dtype, whether its kernel family has stream-K kernels (int8's CUTLASS sm80 IMMA kernels
   -- on Hopper are not persistent), else stream_k
   dtype_stream_k = per_dtype(boolean),
+  -- per dtype, whether its kernels below 16-byte alignment split K by any factor (CUTLASS's
+  -- split-K kernels) or by powers of two (src/tw_gemm.h), else split_k_any
+  dtype_split_k_any = per_dtype(boolean),
   -- per dtype, fill_stages of its kernel family (0 where it has no such pipeline), else fill_stages
   dtype_fill_stages = per_dtype(stages),
   -- FLOP per SM per clock (2-byte dtypes) of the device align_eff was fitted on: other devices of
@@ -165,7 +170,7 @@ local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stre
                    intervals = true, dtype_align = true, dtype_latency_s = true, dtype_tma_latency_s = true,
                    dtype_max_split_k = true, align_ref_rate = true, dtype_unsplit_reduce = true,
                    dtype_write_exposed = true, write_sector_cost = true,
-                   dtype_stream_k = true, write_exposed_non_tma = true, fill_stages = true, drain_exposed = true,
+                   dtype_stream_k = true, split_k_any = true, dtype_split_k_any = true, write_exposed_non_tma = true, fill_stages = true, drain_exposed = true,
                    dtype_fill_stages = true }
 
 --- Validate GEMM parameters `g` at `path`; `complete`: every non-optional field present.
