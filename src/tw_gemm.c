@@ -313,7 +313,7 @@ static void choose(const shape_ctx *x, candidate *out)
     uint64_t have_split = 0;              /* bit f-1: splits[f] is set up */
     candidate buf[3]; /* the best so far and two to evaluate into: swapped, not copied */
     candidate *best = &buf[0], *c = &buf[1], *sk = &buf[2], *tmp;
-    int ti, have = 0, max_split = 1;
+    int ti, have = 0;
     /* split factors: powers of two for the TMA kernels (cuBLASLt's nvjet split-K), any integer
        below 16 bytes where split_k_any says so (CUTLASS's split-K takes any count: cuBLAS fills
        the wave with it) */
@@ -323,8 +323,10 @@ static void choose(const shape_ctx *x, candidate *out)
     double loop_lb_sk = (0.5 * loop_lb + d->streamk_fixup_s) * BOUND_MARGIN;
 
     int unsplit_reduce = x->cls <= 1 && (double)s->m <= d->unsplit_reduce_m && (double)s->n <= d->unsplit_reduce_n;
-    /* split-K only fills an unfilled wave (below) and keeps >= 64 of K per split */
-    while (max_split + 1 <= d->max_split_k && s->k / (max_split + 1) >= 64) max_split++;
+    /* split-K only fills an unfilled wave (below) and keeps >= 64 of K per split (floor(K/f) >= 64
+       exactly when f <= floor(K/64)); over several waves each split keeps >= MULTIWAVE_SPLIT_K */
+    int64_t k64 = s->k / 64, k_multi = s->k / MULTIWAVE_SPLIT_K;
+    int max_split = k64 < d->max_split_k ? (int)k64 : d->max_split_k;
     best->time_s = INFINITY;
     for (ti = 0; ti < d->n_tiles; ti++) {
         const tw_tile *t = &d->tiles[ti];
@@ -358,7 +360,7 @@ static void choose(const shape_ctx *x, candidate *out)
            CUTLASS kernels split K instead, also over several waves: there a split may spread an
            unfilled wave's tiles over more (each split keeping >= MULTIWAVE_SPLIT_K of K) */
         for (f = 2; f <= max_split && (tiles * f <= q->slots ||
-                                       (x->cls < TMA_CLASS && tiles < q->slots && s->k / f >= MULTIWAVE_SPLIT_K));
+                                       (x->cls < TMA_CLASS && tiles < q->slots && f <= k_multi));
              f = any_split ? f + 1 : 2 * f) {
             const split_ctx *sp = &splits[f];
             if (!(have_split & ((uint64_t)1 << (f - 1)))) {

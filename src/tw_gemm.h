@@ -188,11 +188,11 @@ int tw_device_validate(const tw_device *dev, const char **bad_field);
  * Predict the time of one (batched) GEMM call as cuBLAS-class libraries run it.
  *
  * For each candidate tile (tm x tn) and split-K factor s (up to max_split_k, keeping >= 64 of
- * K per split: a power of two at 16-byte alignment, where cuBLASLt's TMA kernels split, any
- * integer below it where split_k_any is set (CUTLASS's split-K kernels take any count); s > 1 only when one wave
- * is not filled by the output tiles, as cuBLAS's heuristic does: within that wave, or, below
- * 16-byte alignment where no stream-K kernel runs, over several waves when each split keeps
- * >= 1024 of K):
+ * K per split: a power of two at 16-byte alignment, where cuBLASLt's TMA kernels split; any
+ * integer below it where split_k_any is set, as CUTLASS's split-K kernels take any count;
+ * s > 1 only when one wave is not filled by the output tiles, as cuBLAS's heuristic does:
+ * within that wave, or, below 16-byte alignment where no stream-K kernel runs, over several
+ * waves when each split keeps >= 1024 of K):
  *   tiles   = ceil(M/tm) * ceil(N/tn) * batch * s        (tile quantization)
  *   waves   = ceil(tiles / (SMs * ctas_per_sm))           (wave quantization)
  *   resident = min(ctas_per_sm, ceil(tiles / SMs))        (CTAs sharing one SM)

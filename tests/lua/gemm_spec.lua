@@ -178,6 +178,23 @@ describe("tilewave.cost.gemm", function()
         "gemm.hw: hw.gemm.fill_stages: expected stages from 0 to 64, got 65")
     end)
 
+    it("splits K by any factor below 16-byte alignment unless the dtype says not (split_k_any)", function()
+      local h100 = tw.hw.load("h100_sxm5")
+      -- on by default (CUTLASS's split-K kernels); Hopper's fp32 runs cuBLAS's xmma SIMT kernels
+      assert.same({ 1, 1, 0 }, { tw.hw.gemm_device_fields(h100, "bf16").split_k_any,
+                                 tw.hw.gemm_device_fields(h100, "tf32").split_k_any,
+                                 tw.hw.gemm_device_fields(h100, "fp32").split_k_any })
+      assert.equal(1, tw.hw.gemm_device_fields(tw.hw.load("a100_sxm4_80gb"), "fp32").split_k_any)
+      -- 218x3125x4897 bf16 (N odd): off, the factor is a power of two; on, it may be any
+      local q = { m = 218, n = 3125, k = 4897, dtype = "bf16" }
+      local off = gemm_with("h100_sxm5", "split_k_any", false, q)
+      local on = gemm_with("h100_sxm5", "split_k_any", true, q)
+      assert.equal(0, off.split_k & (off.split_k - 1))
+      assert.is_true(on.time_s <= off.time_s)
+      assert.has_error(function() gemm_with("h100_sxm5", "split_k_any", 2, { m = 1, n = 1, k = 1 }) end,
+        "gemm.hw: hw.gemm.split_k_any: expected boolean, got 2")
+    end)
+
     it("exposes the last wave's C stores, which no later main loop hides (drain_exposed)", function()
       local function bf16(dr) return gemm_with("h100_sxm5", "drain_exposed", dr, { m = 4096, n = 4096, k = 4096, dtype = "bf16" }) end
       -- 4096^3 bf16: 1024 tiles of 128x128 in 8 waves of 132, the last with 1024 - 7*132 = 100, all
