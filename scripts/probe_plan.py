@@ -2,6 +2,7 @@
 
 Pure Python (no PyTorch), so that --help, --dry-run and the plan work on any machine.
 """
+import re
 
 # Model shapes for the `linears` set: hidden size h, query heads, KV heads, head dim, MLP width
 # (gate/up fused for SwiGLU models), vocabulary, SwiGLU?  Source: Hugging Face config.json values
@@ -19,10 +20,11 @@ MODELS = {
 QUICK_MODELS = ("llama-2-7b", "llama-3-8b")
 TOKENS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
 QUICK_TOKENS = (1, 16, 128, 1024, 4096, 16384)
-GEMM_SETS = ("peak", "paper", "linears", "align", "bmm", "splitk", "store", "misalign", "random", "layout")
-DEFAULT_SETS = GEMM_SETS[:-1] + ("bw", "attention")
-# only when asked for: the random shapes under every (dtype, layout), layer forwards and decode steps
-ALL_SETS = DEFAULT_SETS + ("layout", "layers", "decode")
+GEMM_SETS = ("peak", "paper", "linears", "align", "bmm", "splitk", "store", "misalign", "random", "layout", "dtypes")
+DEFAULT_SETS = GEMM_SETS[:-2] + ("bw", "attention")
+# only when asked for: the random shapes under bf16/fp16 x nn/nt, random shapes in every dtype, layer forwards
+# and decode steps
+ALL_SETS = DEFAULT_SETS + ("layout", "dtypes", "layers", "decode")
 
 
 
@@ -112,6 +114,8 @@ def gemm_plan(sets, quick):
         plan.extend(misaligned_shapes(40 if quick else 160))
     if "random" in sets:
         plan.extend(random_shapes(60 if quick else 240))
+    if "dtypes" in sets:
+        plan.extend(dtype_shapes(60 if quick else 300))
     if "layout" in sets:
         # the random set's shapes under bf16 and fp16, nn and nt each: does the layout change the rate?
         for _, label, m, n, k, batch, _, _ in random_shapes(60 if quick else 240):
@@ -119,6 +123,47 @@ def gemm_plan(sets, quick):
                 for layout in ("nn", "nt"):
                     plan.append(("layout", label, m, n, k, batch, dt, layout))
     return plan
+
+
+SHAPE_DTYPES = ("bf16", "fp16", "tf32", "fp32", "fp8", "int8")
+
+
+def shapes_from_csv(path):
+    """Rows (set, label, m, n, k, batch, dtype, layout) from a CSV file with a header naming at least m, n and k
+    (the columns of gemm.csv do; batch 1, dtype bf16, layout nn, set `shapes` and label s0, s1, ... where a
+    column is absent). Raises ValueError with a one-line message naming the row, the field and the value."""
+    import csv
+    try:
+        f = open(path, newline="")
+    except OSError as e:
+        raise ValueError("--shapes: cannot read %s: %s" % (path, e.strerror))
+    with f:
+        reader = csv.DictReader(f)
+        fields = [c.strip() for c in (reader.fieldnames or [])]
+        missing = [c for c in ("m", "n", "k") if c not in fields]
+        if missing:
+            raise ValueError("--shapes %s: expected a header with columns m, n, k; missing %s"
+                             % (path, ", ".join(missing)))
+        out = []
+        for i, raw in enumerate(reader, 2):
+            row = {(key or "").strip(): (val or "").strip() for key, val in raw.items()}
+            dims = []
+            for col, default in (("m", None), ("n", None), ("k", None), ("batch", "1")):
+                val = row.get(col) or default
+                if val is None or not re.fullmatch(r"[0-9]+", val) or int(val) < 1:
+                    raise ValueError("--shapes %s line %d: %s: expected a positive integer, got %r" % (path, i, col, val))
+                dims.append(int(val))
+            dt = row.get("dtype") or "bf16"
+            if dt not in SHAPE_DTYPES:
+                raise ValueError("--shapes %s line %d: dtype: expected one of %s, got %r"
+                                 % (path, i, ", ".join(SHAPE_DTYPES), dt))
+            layout = row.get("layout") or "nn"
+            if layout not in ("nn", "nt"):
+                raise ValueError("--shapes %s line %d: layout: expected nn or nt, got %r" % (path, i, layout))
+            out.append((row.get("set") or "shapes", row.get("label") or "s%d" % len(out)) + tuple(dims) + (dt, layout))
+    if not out:
+        raise ValueError("--shapes %s: expected at least one row of shapes, got none" % path)
+    return out
 
 
 def misaligned_shapes(count, seed=90):
@@ -157,6 +202,41 @@ def random_shapes(count, seed=2401):
         dt = "bf16" if rng.random() < 0.75 else "fp16"
         layout = "nn" if rng.random() < 0.5 else "nt"
         out.append(("random", "r%03d" % i, dims[0], dims[1], dims[2], 1, dt, layout))
+    return out
+
+
+# dtype, layout and share of the `dtypes` set: the dtypes whose kernels the bf16/fp16 sets do not reach
+DTYPE_MIX = (("tf32", "nn", 0.25), ("int8", "nt", 0.25), ("fp8", "nt", 0.2), ("fp32", "nn", 0.1), ("bf16", "nt", 0.2))
+
+
+def dtype_shapes(count, seed=1126):
+    """Random shapes in every dtype, drawn as ../shared/reference/calibration/random_half/README.md describes its
+    set (a fitted set here, with its own seed): M, N, K log-uniform over [16, 16384], each rounded down to a
+    multiple of 64 (40%) or of 8 (30%) or left as drawn; redrawn above 4 TFLOP (0.4 for fp32) or below 1 MFLOP.
+    The dtypes' API rules: fp8 (torch._scaled_mm) M, N, K multiples of 16; int8 (torch._int_mm) N and K multiples
+    of 8, M at least 32. Dtypes and layouts in the shares of DTYPE_MIX."""
+    import math
+    import random
+    rng, out = random.Random(seed), []
+    for dt, layout, share in DTYPE_MIX:
+        made = 0
+        while made < int(round(count * share)):
+            dims = []
+            for _ in range(3):
+                x = int(math.exp(rng.uniform(math.log(16), math.log(16384))))
+                u = rng.random()
+                q = 64 if u < 0.4 else (8 if u < 0.7 else 1)
+                dims.append(max(q, x // q * q))
+            m, n, k = dims
+            if dt == "fp8":
+                m, n, k = (max(16, x // 16 * 16) for x in (m, n, k))
+            elif dt == "int8":
+                m, n, k = max(32, m), max(8, n // 8 * 8), max(8, k // 8 * 8)
+            flop = 2.0 * m * n * k
+            if flop < 1e6 or flop > (0.4e12 if dt == "fp32" else 4e12):
+                continue
+            out.append(("dtypes", "d%03d" % len(out), m, n, k, 1, dt, layout))
+            made += 1
     return out
 
 

@@ -62,6 +62,11 @@ static int l_device(lua_State *L)
     dev.stream_k = (int)tw_lua_get_int(L, 1, "stream_k", "device", 0);
     dev.split_k_any = (int)tw_lua_get_int(L, 1, "split_k_any", "device", 0);
     dev.streamk_fixup_s = tw_lua_get_num(L, 1, "streamk_fixup_s", "device", 0.0);
+    dev.n_off_tma_eff = tw_lua_get_num(L, 1, "n_off_tma_eff", "device", 0.0);
+    dev.n_off_tma_max_mn = tw_lua_get_num(L, 1, "n_off_tma_max_mn", "device", 0.0);
+    dev.n_off_tma_overhead_s = tw_lua_get_num(L, 1, "n_off_tma_overhead_s", "device", 0.0);
+    /* 1-based in Lua, as the tiles array */
+    dev.n_off_tma_tile = (int)tw_lua_get_int(L, 1, "n_off_tma_tile", "device", 1) - 1;
 
     if (lua_getfield(L, 1, "tiles") != LUA_TTABLE)
         return tw_lua_field_error(L, "device", "tiles", "expected array of tiles", -1);

@@ -39,6 +39,19 @@ int tw_gemm__align_class(const tw_gemm_shape *s)
     return cls < TW_ALIGN_CLASSES - 1 ? cls : TW_ALIGN_CLASSES - 1;
 }
 
+/* N_OFF_TMA_CLASS where the device's rule takes the shape (tw_gemm.h, n_off_tma_eff): K 16-byte
+ * aligned, N not, C's rows 16-byte aligned, M * N within n_off_tma_max_mn; else the alignment class. */
+int tw_gemm__shape_class(const tw_device *d, const tw_gemm_shape *s)
+{
+    int cls = tw_gemm__align_class(s);
+    if (d->n_off_tma_eff > 0.0 && cls < TMA_CLASS && s->in_bytes >= 1.0 &&
+        ((uint64_t)s->k * (uint64_t)s->in_bytes) % 16u == 0 &&
+        ((uint64_t)s->n * (uint64_t)s->out_bytes) % 16u == 0 &&
+        (double)s->m * (double)s->n <= d->n_off_tma_max_mn)
+        return N_OFF_TMA_CLASS;
+    return cls;
+}
+
 /* Everything about one shape that its candidates share. */
 typedef struct {
     const tw_gemm_plan *p;
@@ -103,8 +116,8 @@ static void shape_setup(shape_ctx *x, const tw_gemm_plan *p, const tw_gemm_shape
 
     x->p = p;
     x->s = s;
-    x->cls = tw_gemm__align_class(s);
-    x->align = d->align_eff[x->cls];
+    x->cls = tw_gemm__shape_class(d, s);
+    x->align = x->cls < TW_ALIGN_CLASSES ? d->align_eff[x->cls] : d->n_off_tma_eff;
     /* below 16-byte alignment a main-loop stage issues 16/alignment loads where one 16-byte
        vector (or one TMA copy) would do */
     x->loads = x->cls < TMA_CLASS ? (double)(16 >> x->cls) : 1.0;
@@ -124,7 +137,8 @@ static void shape_setup(shape_ctx *x, const tw_gemm_plan *p, const tw_gemm_shape
     x->read_s = x->batch * (x->a + x->b) / x->bw;
     x->write_s = x->out / x->bw_w;
     x->exposed = x->cls < TMA_CLASS ? d->write_exposed_non_tma : d->write_exposed;
-    x->overhead = d->call_overhead_s + (x->cls >= TMA_CLASS ? d->tma_overhead_s : 0.0);
+    x->overhead = d->call_overhead_s + (x->cls >= TMA_CLASS ? d->tma_overhead_s : 0.0) +
+                  (x->cls == N_OFF_TMA_CLASS ? d->n_off_tma_overhead_s : 0.0);
     x->partials1 = x->batch * x->mn * 4.0;
     x->partials1_w = x->partials1 / x->bw_w;
     x->partials1_r = x->partials1 / x->bw;
@@ -336,6 +350,8 @@ static void choose(const shape_ctx *x, candidate *out)
         double compute_lb, lb;
         /* below 16 bytes only the non-TMA kernels run (tw_device_validate keeps one such tile) */
         if (t->tma && x->cls < TMA_CLASS) continue;
+        /* the TMA kernel where only N is off 16 bytes has one tile */
+        if (x->cls == N_OFF_TMA_CLASS && ti != d->n_off_tma_tile) continue;
         grid_m = ceil_div(s->m, t->m, q->shift_m);
         grid_n = ceil_div(s->n, t->n, q->shift_n);
         tiles = grid_m * grid_n * s->batch;
@@ -423,8 +439,8 @@ int tw_gemm__estimate_checked(const tw_gemm_plan *p, const tw_gemm_shape *s, tw_
     out->wave_eff = best.stream_k ? 1.0
                                   : (double)best.tiles / ((double)best.waves * (double)d->sm_count *
                                                           (double)t->ctas_per_sm);
-    out->align_eff = d->align_eff[x.cls];
-    out->align_bytes = 1 << x.cls;
+    out->align_eff = x.align;
+    out->align_bytes = 1 << tw_gemm__align_class(s);
     return TW_OK;
 }
 

@@ -104,6 +104,20 @@ typedef struct {
     int split_k_any;        /* 1: below 16-byte alignment the library's split-K kernels take any
                                factor (CUTLASS's do), so every factor up to max_split_k is tried
                                there; 0: powers of two, as at 16 bytes and above */
+    /* The TMA class where only N is off 16 bytes. A GEMM whose K * in_bytes is a multiple of 16
+       but N * in_bytes is not, while C's row pitch N * out_bytes is (an 8-bit dtype with 32-bit
+       output), can have its A and B (both K-strided in the nt layout of torch._int_mm) and its C
+       moved by TMA. Up to n_off_tma_max_mn outputs (M * N per matrix), the library then runs
+       one TMA kernel (int8 on Hopper: cuBLASLt's sm90_xmma_gemm_i8i32 256x128 kernel where
+       N = 8 mod 16 and K = 0 mod 16, CUTLASS's sm80 IMMA kernels otherwise;
+       hw/measured/h100_dtypes_2026-11-26/kernels.csv). Such a GEMM is priced in the TMA class
+       with tile n_off_tma_tile only, throughput factor n_off_tma_eff in place of align_eff,
+       align_mem_eff of 16 bytes, and n_off_tma_overhead_s added to the call's fixed cost. */
+    double n_off_tma_eff;     /* factor on compute_frac; 0: the rule is off, else (0, 1 / compute_frac]
+                                 (the class may sustain more than the dtype's other kernels) */
+    double n_off_tma_max_mn;  /* largest M * N it applies to, elements; >= 0 */
+    double n_off_tma_overhead_s; /* extra fixed cost per call of that kernel, s; >= 0 */
+    int n_off_tma_tile;       /* index into tiles of the one tile that kernel runs; 0..n_tiles-1 */
     int n_tiles;            /* candidate tiles in use; 1..TW_MAX_TILES */
     tw_tile tiles[TW_MAX_TILES];
     /* Throughput factor by the byte alignment of the GEMM's dimensions:
@@ -128,8 +142,9 @@ typedef struct {
     double rate;          /* peak_flops * compute_frac * eff, FLOP/s over all SMs */
     double inv_rate;      /* 1 / rate, s/FLOP (lower bounds only) */
     double rows0;         /* floor(sqrt(slots * n / m)): rows of the wave's square footprint */
-    double cta_rate[TW_ALIGN_CLASSES]; /* rate * align_eff[c] / (sm_count * ctas_per_sm): one
-                                          CTA's FLOP/s at full residency, by alignment class */
+    double cta_rate[TW_ALIGN_CLASSES + 1]; /* rate * align_eff[c] / (sm_count * ctas_per_sm): one
+                                          CTA's FLOP/s at full residency, by alignment class
+                                          (the last: the TMA class where only N is off 16 bytes) */
 } tw_tile_plan;
 
 /*
@@ -142,9 +157,9 @@ typedef struct {
     unsigned magic;                            /* set by tw_gemm_prepare */
     tw_device dev;                             /* the validated device, copied */
     tw_tile_plan tiles[TW_MAX_TILES];
-    double bw[TW_ALIGN_CLASSES];               /* operand read rate by alignment class, byte/s */
-    double bw_w[TW_ALIGN_CLASSES];             /* C write rate by alignment class, byte/s */
-    double inv_align[TW_ALIGN_CLASSES];        /* 1 / align_eff */
+    double bw[TW_ALIGN_CLASSES + 1];           /* operand read rate by alignment class, byte/s */
+    double bw_w[TW_ALIGN_CLASSES + 1];         /* C write rate by alignment class, byte/s */
+    double inv_align[TW_ALIGN_CLASSES + 1];    /* 1 / align_eff (the last: 1 / n_off_tma_eff) */
 } tw_gemm_plan;
 
 /* A GEMM problem: batch independent products C[MxN] = A[MxK] . B[KxN]. */
@@ -164,7 +179,8 @@ typedef struct {
     double intensity;    /* flops / bytes, FLOP/byte (NVIDIA matmul guide's definition) */
     double compute_s;    /* tile/wave-quantized math time of the chosen kernel, s */
     double memory_s;     /* dram_bytes at the achievable bandwidth (+ split-K reduction), s */
-    double overhead_s;   /* call_overhead_s (+ tma_overhead_s at 16-byte alignment), s */
+    double overhead_s;   /* call_overhead_s (+ tma_overhead_s in the TMA class, + n_off_tma_overhead_s
+                            where only N is off 16 bytes), s */
     int bound;           /* TW_BOUND_* of the largest of the three parts */
     int64_t tile_m;      /* chosen CTA tile rows */
     int64_t tile_n;      /* chosen CTA tile columns */
@@ -174,7 +190,8 @@ typedef struct {
     int64_t waves;       /* ceil(tiles / (sm_count * ctas_per_sm)) */
     double tile_eff;     /* useful fraction of tiled output: M*N / (ceil(M/tm)tm*ceil(N/tn)tn); (0,1] */
     double wave_eff;     /* tiles / (waves * sm_count * ctas_per_sm), 1 under stream-K; (0,1] */
-    double align_eff;    /* alignment throughput factor applied; (0,1] */
+    double align_eff;    /* alignment throughput factor applied: align_eff of the class, (0,1], or
+                            n_off_tma_eff in the TMA class where only N is off 16 bytes */
     int align_bytes;     /* alignment of N and K, bytes (1..128) */
 } tw_gemm_result;
 

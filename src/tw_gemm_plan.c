@@ -43,6 +43,12 @@ int tw_device_validate(const tw_device *d, const char **bad_field)
     else if (d->split_k_any != 0 && d->split_k_any != 1) bad = "device.split_k_any";
     else if (!nonneg(d->streamk_fixup_s)) bad = "device.streamk_fixup_s";
     else if (d->n_tiles < 1 || d->n_tiles > TW_MAX_TILES) bad = "device.n_tiles";
+    /* the TMA class where only N is off 16 bytes: its rate stays within the dtype's peak */
+    else if (!(nonneg(d->n_off_tma_eff) && d->n_off_tma_eff * d->compute_frac <= 1.0))
+        bad = "device.n_off_tma_eff";
+    else if (!nonneg(d->n_off_tma_max_mn)) bad = "device.n_off_tma_max_mn";
+    else if (!nonneg(d->n_off_tma_overhead_s)) bad = "device.n_off_tma_overhead_s";
+    else if (d->n_off_tma_tile < 0 || d->n_off_tma_tile >= d->n_tiles) bad = "device.n_off_tma_tile";
     for (i = 0; bad == NULL && d != NULL && i < d->n_tiles; i++) {
         const tw_tile *t = &d->tiles[i];
         if (t->m < 1 || t->m > 4096) bad = "device.tiles.m";
@@ -126,12 +132,15 @@ void tw_gemm__prepare_class(tw_gemm_plan *p, int c)
 {
     const tw_device *d = &p->dev;
     int i;
+    /* N_OFF_TMA_CLASS: n_off_tma_eff (1 where the rule is off: never used then) at 16 bytes' bandwidth */
+    double eff = c < TW_ALIGN_CLASSES ? d->align_eff[c] : d->n_off_tma_eff > 0.0 ? d->n_off_tma_eff : 1.0;
+    double mem = d->align_mem_eff[c < TW_ALIGN_CLASSES ? c : TMA_CLASS];
     for (i = 0; i < d->n_tiles; i++)
         p->tiles[i].cta_rate[c] =
-            p->tiles[i].rate * d->align_eff[c] / ((double)d->sm_count * (double)d->tiles[i].ctas_per_sm);
-    p->bw[c] = d->mem_bw * d->mem_frac * d->align_mem_eff[c];
-    p->bw_w[c] = d->mem_bw * d->write_frac * d->align_mem_eff[c];
-    p->inv_align[c] = 1.0 / d->align_eff[c];
+            p->tiles[i].rate * eff / ((double)d->sm_count * (double)d->tiles[i].ctas_per_sm);
+    p->bw[c] = d->mem_bw * d->mem_frac * mem;
+    p->bw_w[c] = d->mem_bw * d->write_frac * mem;
+    p->inv_align[c] = 1.0 / eff;
 }
 
 int tw_gemm_prepare(const tw_device *d, tw_gemm_plan *p, const char **bad_field)
@@ -146,7 +155,7 @@ int tw_gemm_prepare(const tw_device *d, tw_gemm_plan *p, const char **bad_field)
     status = tw_device_validate(d, bad_field);
     if (status != TW_OK) return status;
     tw_gemm__prepare_tiles(p, d);
-    for (c = 0; c < TW_ALIGN_CLASSES; c++) tw_gemm__prepare_class(p, c);
+    for (c = 0; c <= N_OFF_TMA_CLASS; c++) tw_gemm__prepare_class(p, c);
     p->magic = PLAN_MAGIC;
     return TW_OK;
 }
@@ -224,7 +233,7 @@ int tw_gemm_estimate(const tw_device *d, const tw_gemm_shape *s, tw_gemm_result 
         return TW_EINVAL;
     }
     tw_gemm__prepare_tiles(&p, d);
-    tw_gemm__prepare_class(&p, tw_gemm__align_class(s));
+    tw_gemm__prepare_class(&p, tw_gemm__shape_class(d, s));
     return tw_gemm__estimate_checked(&p, s, out, bad_field);
 }
 

@@ -332,6 +332,60 @@ static void test_gemm_tma_class_overhead(void **state)
     (void)state;
 }
 
+static void test_gemm_n_off_tma_class(void **state)
+{
+    /* int8 (1-byte A and B, 4-byte C) 1024x1032x4096: N = 8 mod 16, K = 0 mod 16, so the 8-byte
+       class. Compute-bound device: compute_frac 0.5, align_eff 0.25 at 8 bytes, tiles 128x128
+       (every class) and 256x128 (TMA only). Off: 8 x 9 = 72 tiles of 128x128 in one wave at
+       312e12 * 0.5 * 0.25 / 108 = 0.36111e12 FLOP/s each, 2*128*128*4096 = 134,217,728 FLOP ->
+       371.68 us. On (eff 2, the 256x128 tile, 3 us): 4 x 9 = 36 tiles at 312e12 * 0.5 * 2 / 108
+       = 2.8889e12 FLOP/s, 268,435,456 FLOP -> 92.92 us, + 3 us = 95.92 us. */
+    tw_device d = bare();
+    tw_gemm_shape s = {1024, 1032, 4096, 1, 1, 4};
+    tw_gemm_shape many[2] = {{1024, 1032, 4096, 1, 1, 4}, {1024, 1032, 4104, 1, 1, 4}};
+    double times[2];
+    tw_gemm_result r;
+    const char *bad = NULL;
+    d.mem_bw = 1555e15;
+    d.compute_frac = 0.5;
+    d.align_eff[3] = 0.25;
+    d.n_tiles = 2;
+    d.tiles[1] = d.tiles[0];
+    d.tiles[1].m = 256;
+    d.tiles[1].tma = 1;
+    r = run(&d, s);
+    assert_close(r.time_s, 371.68e-6, 1e-4);
+    assert_int_equal(r.tile_m, 128);
+    d.n_off_tma_eff = 2.0;
+    d.n_off_tma_max_mn = 1e7;
+    d.n_off_tma_overhead_s = 3e-6;
+    d.n_off_tma_tile = 1;
+    r = run(&d, s);
+    assert_close(r.time_s, 95.92e-6, 1e-4);
+    assert_int_equal(r.tile_m, 256);
+    assert_int_equal(r.tiles, 36);
+    assert_close(r.align_eff, 2.0, 1e-15);
+    assert_int_equal(r.align_bytes, 8);
+    assert_close(r.overhead_s, 3e-6, 1e-15);
+    /* the prepared plan agrees; K = 4104 (8 mod 16) keeps the 8-byte class: 372.41 us */
+    assert_int_equal(tw_gemm_estimate_many(&d, many, 2, times, NULL, NULL, &bad), TW_OK);
+    assert_close(times[0], r.time_s, 1e-15);
+    assert_close(times[1], 372.41e-6, 1e-4);
+    /* C's rows off 16 bytes (1-byte C: N = 1032 bytes) or more outputs than max_mn: off again */
+    s.out_bytes = 1;
+    assert_close(run(&d, s).time_s, 371.68e-6, 1e-4);
+    s.out_bytes = 4;
+    d.n_off_tma_max_mn = 1e6;
+    assert_close(run(&d, s).time_s, 371.68e-6, 1e-4);
+    /* its rate may not pass the peak, and its tile must exist */
+    d.n_off_tma_eff = 2.5;
+    assert_bad_device(&d, "device.n_off_tma_eff");
+    d.n_off_tma_eff = 2.0;
+    d.n_off_tma_tile = 2;
+    assert_bad_device(&d, "device.n_off_tma_tile");
+    (void)state;
+}
+
 static void test_gemm_lone_cta_gets_whole_sm(void **state)
 {
     /* A 64x64 tile with ctas_per_sm = 2: two CTAs share an SM, each at half its
@@ -756,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_gemm_last_wave_drain_is_exposed),
         cmocka_unit_test(test_gemm_tma_class_overhead),
         cmocka_unit_test(test_gemm_misaligned_split_k_spans_waves),
+        cmocka_unit_test(test_gemm_n_off_tma_class),
         cmocka_unit_test(test_gemm_lone_cta_gets_whole_sm),
         cmocka_unit_test(test_gemm_alignment_classes),
         cmocka_unit_test(test_gemm_picks_fastest_tile),

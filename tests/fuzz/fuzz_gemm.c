@@ -46,6 +46,10 @@ static void fill_device(fuzz_in *in, tw_device *d)
     d->drain_exposed = fuzz_double(in);
     d->tma_overhead_s = fuzz_double(in);
     d->split_k_any = (int)fuzz_int(in);
+    d->n_off_tma_eff = fuzz_double(in);
+    d->n_off_tma_max_mn = fuzz_double(in);
+    d->n_off_tma_overhead_s = fuzz_double(in);
+    d->n_off_tma_tile = (int)fuzz_int(in);
 }
 
 static void fill_shape(fuzz_in *in, tw_gemm_shape *s)

@@ -118,6 +118,7 @@ function M.run(args, out)
     for _, r in ipairs(accuracy.training_layers(csv.shared_dir() .. "/calibration/h200_training")) do rows[#rows + 1] = r end
   end
   local sums = accuracy.summarize(rows)
+  for _, s in ipairs(accuracy.random_half_totals(rows)) do sums[#sums + 1] = s end
   if args.format == "json" then
     out:write(json.encode({ sets = sums, rows = args.rows and rows or nil }), "\n")
   else

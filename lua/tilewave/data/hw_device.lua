@@ -42,6 +42,19 @@ local function core_tiles(tiles, dt)
   return out
 end
 
+-- The core's n_off_tma_* fields of dtype `dt` (src/tw_gemm.h): off (eff 0) unless the architecture's
+-- dtype_n_off_tma names the dtype. Its `frac` of the peak becomes a factor on the dtype's compute_frac
+-- `cf`; its tile must be one of the dtype's core tiles (1-based index).
+local function n_off_tma(g, dt, tiles, cf)
+  local o = g.dtype_n_off_tma and g.dtype_n_off_tma[dt]
+  if not o then return 0, 0, 0, 1 end
+  for i, t in ipairs(tiles) do
+    if t.m == o.tile.m and t.n == o.tile.n then return o.frac / cf, o.max_mn, o.overhead_s, i end
+  end
+  error(format("dtype_n_off_tma.%s.tile: expected one of the tiles %s kernels have, got %dx%d", dt, dt,
+    o.tile.m, o.tile.n), 0)
+end
+
 --- Alignment classes `eff` (align_eff levels fitted where the tensor cores run `ref` FLOP per
 -- SM per clock) on an SM whose tensor cores run `ratio` times as many. A misaligned kernel issues
 -- 16 / alignment loads where one 16-byte vector would do; that issue time per K step is set by
@@ -75,6 +88,8 @@ function M.fields(spec, g, dt, path, call_overhead_s, reduce_overhead_s)
   if (g.align_ref_rate or 0) > 0 and sizes.in_bytes == 2 and not own.align_eff and spec.boost_clock_hz then
     align_eff = M.scale_align(align_eff, peak / (spec.sm_count * spec.boost_clock_hz) / g.align_ref_rate)
   end
+  local tiles = core_tiles(g.tiles, dt)
+  local no_eff, no_mn, no_s, no_tile = n_off_tma(g, dt, tiles, M.compute_frac(g, dt))
   return {
     sm_count = spec.sm_count, peak_flops = peak, compute_frac = M.compute_frac(g, dt),
     mem_bw = spec.mem_bw, mem_frac = g.mem_frac, write_frac = g.write_frac or g.mem_frac, l2_bytes = spec.l2_bytes or 0,
@@ -92,7 +107,8 @@ function M.fields(spec, g, dt, path, call_overhead_s, reduce_overhead_s)
     stream_k = per_dtype(g.dtype_stream_k, dt, g.stream_k) and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,
     -- below 16 bytes, split-K of any factor unless the architecture or the dtype says otherwise
     split_k_any = per_dtype(g.dtype_split_k_any, dt, g.split_k_any ~= false) and 1 or 0,
-    tiles = core_tiles(g.tiles, dt), align_eff = align_eff, align_mem_eff = own.align_mem_eff or g.align_mem_eff,
+    n_off_tma_eff = no_eff, n_off_tma_max_mn = no_mn, n_off_tma_overhead_s = no_s, n_off_tma_tile = no_tile,
+    tiles = tiles, align_eff = align_eff, align_mem_eff = own.align_mem_eff or g.align_mem_eff,
   }, sizes
 end
 

@@ -154,6 +154,21 @@ local GEMM_FIELDS = {
       check.within(x.n, 0, 2 ^ 31, "elements", q .. ".n")
     end)
   end,
+  -- per dtype, the TMA kernel the library runs where only N is off 16 bytes (src/tw_gemm.h,
+  -- n_off_tma_eff): { <dtype> = { frac = fraction of the dtype's peak that kernel sustains,
+  -- max_mn = largest M * N (elements), overhead_s = extra fixed cost (s), tile = { m =, n = }
+  -- (one of `tiles`) } }
+  dtype_n_off_tma = function(v, p)
+    per_dtype_tables(v, p, { frac = true, max_mn = true, overhead_s = true, tile = true }, function(x, q)
+      frac(x.frac, q .. ".frac")
+      check.within(x.max_mn, 0, 2 ^ 62, "elements", q .. ".max_mn")
+      latency(x.overhead_s, q .. ".overhead_s")
+      check.table(x.tile, q .. ".tile")
+      M.fields(x.tile, { m = true, n = true }, q .. ".tile")
+      check.positive_int(x.tile.m, q .. ".tile.m")
+      check.positive_int(x.tile.n, q .. ".tile.n")
+    end)
+  end,
   dtype_align = function(v, p)
     per_dtype_tables(v, p, { align_eff = true, align_mem_eff = true }, function(x, q)
       for f, c in pairs(x) do align_classes(c, q .. "." .. f) end
@@ -171,7 +186,7 @@ local OPTIONAL = { sources = true, write_frac = true, write_exposed = true, stre
                    dtype_max_split_k = true, align_ref_rate = true, dtype_unsplit_reduce = true,
                    dtype_write_exposed = true, write_sector_cost = true,
                    dtype_stream_k = true, split_k_any = true, dtype_split_k_any = true, write_exposed_non_tma = true, fill_stages = true, drain_exposed = true,
-                   dtype_fill_stages = true }
+                   dtype_fill_stages = true, dtype_n_off_tma = true }
 
 --- Validate GEMM parameters `g` at `path`; `complete`: every non-optional field present.
 function M.validate_gemm(g, path, complete)

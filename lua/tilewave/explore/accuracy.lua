@@ -257,6 +257,20 @@ function M.summarize(rows)
   return order
 end
 
+--- The random half's rows of each file under one set, `random_half <file>: gemm random, all dtypes`
+-- (issue 33's headline figure), as M.summarize gives them; `rows` as M.random_half returns them.
+function M.random_half_totals(rows)
+  local all = {}
+  for _, r in ipairs(rows) do
+    local file = r.set:match("^random_half (%S+): gemm random ")
+    if file then
+      all[#all + 1] = { set = format("random_half %s: gemm random, all dtypes", file), engine = r.engine,
+                        predicted = r.predicted, measured = r.measured, low = r.low, high = r.high }
+    end
+  end
+  return M.summarize(all)
+end
+
 --- Interval coverage out of sample on the random half (issue 33): per dtype, the 5th-95th
 -- percentile interval of measured / predicted (the method of hw/arch `intervals`, nominal 90%)
 -- refit on `k` - 1 folds of the first H100's shapes and tested on the fold left out (folds by
