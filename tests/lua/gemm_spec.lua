@@ -198,13 +198,13 @@ describe("tilewave.cost.gemm", function()
     it("runs int8 with only N off 16 bytes on the TMA kernel, up to max_mn outputs (dtype_n_off_tma)", function()
       local function int8(m, n, k) return tw.gemm { m = m, n = n, k = k, dtype = "int8", hw = "h100_sxm5" } end
       -- 44x24x5056 (N = 8 mod 16, K = 0 mod 16): one 256x128 tile, 2*256*128*5056 = 331,350,016
-      -- FLOP at 1978.9e12 * 0.92 / 132 SMs = 13.7924e12 FLOP/s: 24.024 us, + the tile's
+      -- FLOP at 1978.9e12 * 0.87 / 132 SMs = 13.0427e12 FLOP/s: 25.405 us, + the tile's
       -- 0.002 us latency; 3 us more fixed
       -- cost than the 8-byte class of 44x24x5064 (K = 8 mod 16), which keeps CUTLASS's tiles
       local on, k8 = int8(44, 24, 5056), int8(44, 24, 5064)
       assert.same({ 256, 128, 8 }, { on.tile.m, on.tile.n, on.align_bytes })
-      assert.near(0.92 / 0.495, on.align_eff, 1e-12)
-      assert.near(24.026e-6, on.compute_s, 1e-9)
+      assert.near(0.87 / 0.495, on.align_eff, 1e-12)
+      assert.near(25.407e-6, on.compute_s, 1e-9)
       assert.near(3.0e-6, on.overhead_s - k8.overhead_s, 1e-12)
       assert.same({ 128, 0.8 }, { k8.tile.m, k8.align_eff })
       -- past 1e7 outputs (2525x5608) cuBLASLt keeps its sm80 kernels: the 8-byte class
@@ -217,6 +217,11 @@ describe("tilewave.cost.gemm", function()
         gemm_with("h100_sxm5", "dtype_n_off_tma", { int8 = { frac = 0.8, max_mn = 1e7, overhead_s = 0, tile = { m = 96, n = 96 } } },
           { m = 1, n = 8, k = 16, dtype = "int8" })
       end, "gemm.hw: hw.gemm (int8): dtype_n_off_tma.int8.tile: expected one of the tiles int8 kernels have, got 96x96")
+      -- its rate, like every kernel's, stays within the matmul ceiling (tilewave.data.ceilings, 0.87)
+      assert.has_error(function()
+        gemm_with("h100_sxm5", "dtype_n_off_tma", { int8 = { frac = 0.95, max_mn = 1e7, overhead_s = 0, tile = { m = 256, n = 128 } } },
+          { m = 1, n = 8, k = 16, dtype = "int8" })
+      end, "hw/arch/hopper.lua gemm.dtype_n_off_tma.int8.frac: expected at most 0.87 (tilewave.data.ceilings), got 0.95")
     end)
 
     it("exposes the last wave's C stores, which no later main loop hides (drain_exposed)", function()

@@ -25,7 +25,9 @@ local OPTIONS = { m = true, n = true, k = true, batch = true, dtype = true, hw =
 --   flops (FLOP), bytes (compulsory, byte), dram_bytes (modeled, byte),
 --   intensity (FLOP/byte), bound ("compute"|"memory"|"overhead"),
 --   compute_s, memory_s, overhead_s (s), tile = {m=, n=}, split_k, stream_k (boolean), tiles,
---   waves, tile_eff, wave_eff, align_eff (each in (0, 1]), align_bytes,
+--   waves, tile_eff, wave_eff, align_eff (each in (0, 1]; align_eff above 1 where only N is off
+--   16 bytes and the library runs its TMA kernel: a rate factor on the dtype's other kernels,
+--   src/tw_gemm.h n_off_tma_eff), align_bytes,
 --   m, n, k, batch, dtype, hw (id), timing, interval = { low, high (s), borrowed }
 --   (tilewave.cost.price.interval: 5th-95th percentile of the calibration residuals) }`
 -- @raise `gemm.<field>: <expectation>, got <value>`; unknown options;

@@ -73,7 +73,8 @@ end
 
 --- Refuse an architecture (`g`: hw.gemm_params of `spec`) whose sustained fractions claim more
 -- than any kernel has sustained: `compute_frac` (of the dtype in use), mem_frac, write_frac, the
--- attention fractions and kernel_bw_frac, each at most its ceiling.
+-- attention fractions, kernel_bw_frac and the TMA kernel's fraction where only N is off 16 bytes
+-- (dtype_n_off_tma), each at most its ceiling.
 -- @raise `hw/arch/<arch>.lua gemm.<field>: expected at most <ceiling> (tilewave.data.ceilings), got <v>`
 function M.check_arch(spec, g, compute_frac)
   local where = "hw/arch/" .. tostring(spec.arch) .. ".lua gemm."
@@ -90,6 +91,7 @@ function M.check_arch(spec, g, compute_frac)
     at_most(g[f], ceilings.matmul, f)
   end
   for c, v in pairs(g.kernel_bw_frac or {}) do at_most(v, ceilings.memory, "kernel_bw_frac." .. c) end
+  for dt, o in pairs(g.dtype_n_off_tma or {}) do at_most(o.frac, ceilings.matmul, "dtype_n_off_tma." .. dt .. ".frac") end
 end
 
 return M

@@ -78,7 +78,9 @@ function M.gemm_text(r, spec)
       r.tile.n, r.tiles, r.tiles == 1 and "" or "s", math.floor(slots + 0.5))
     or format("  kernel      tile %dx%d, split-K %d, %d tile%s in %d wave%s of %d", r.tile.m, r.tile.n, r.split_k,
       r.tiles, r.tiles == 1 and "" or "s", r.waves, r.waves == 1 and "" or "s", math.floor(slots + 0.5)),
-    format("  efficiency  tile %s, wave %s, alignment %s (N and K %d-byte aligned)", M.frac(r.tile_eff),
+    r.align_eff > 1 and format("  efficiency  tile %s, wave %s; N off 16 bytes, K aligned: the library's TMA kernel, "
+      .. "%.2fx its other kernels' rate", M.frac(r.tile_eff), M.frac(r.wave_eff), r.align_eff)
+    or format("  efficiency  tile %s, wave %s, alignment %s (N and K %d-byte aligned)", M.frac(r.tile_eff),
       M.frac(r.wave_eff), M.frac(r.align_eff), r.align_bytes),
   }
   return concat(lines, "\n")
