@@ -56,7 +56,7 @@ int tw_gemm__shape_class(const tw_device *d, const tw_gemm_shape *s)
 typedef struct {
     const tw_gemm_plan *p;
     const tw_gemm_shape *s;
-    int cls;
+    int cls;          /* the shape's class (tw_gemm__shape_class): alignment class or N_OFF_TMA_CLASS */
     double align, loads, bw, bw_w;
     double batch, mn, flops;
     double a, b;      /* bytes of A and of B of one matrix of the batch */
@@ -69,7 +69,7 @@ typedef struct {
     double t_loop;    /* main-loop latency of a CTA over all of K, s */
     double exposed;   /* write_exposed of the shape's kernel class (write_exposed_non_tma below 16 B) */
     double overhead;  /* per-call cost of the shape's kernel class: call_overhead_s (+ tma_overhead_s
-                         at 16 B and above), s */
+                         at 16 B and above, + n_off_tma_overhead_s in N_OFF_TMA_CLASS), s */
     double partials1, partials1_w, partials1_r; /* split-K partial sums per split factor: bytes
                          (fp32, every output of the batch), their write and read times, s */
     double reduce_fixed; /* the split-K reduction's C write and its fixed costs, s */
