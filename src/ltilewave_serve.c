@@ -14,6 +14,7 @@
  *     -> { requests, duration_s, requests_per_s, output_tokens_per_s, total_tokens_per_s,
  *          ttft_s = { mean, p50, p90, p99, max }, tpot_s, itl_s, e2e_s, queue_s, mean_in_system,
  *          mean_running, kv_peak_fraction, preemptions, steps, prefill_tokens, recomputed_tokens,
+ *          decode_tokens, kv_blocks_end,
  *          output_tokens, goodput_rps, records = { arrival_s = {...}, ... } (records = true),
  *          series = { time_s = {...}, waiting, running, kv_fraction } (series_max > 0) }
  *   core.serve_step(costs, chunks = { { n, p }, ... }, b, ctx, k) -> s (the same table fields as core.serve)
@@ -291,6 +292,8 @@ static int l_serve(lua_State *L)
     tw_lua_set_num(L, "output_tokens", r.output_tokens);
     tw_lua_set_num(L, "goodput_rps", r.goodput_rps);
     tw_lua_set_num(L, "spec_tokens_per_step", r.spec_tokens_per_step);
+    tw_lua_set_num(L, "decode_tokens", r.decode_tokens);
+    tw_lua_set_num(L, "kv_blocks_end", r.kv_blocks_end);
     if (records) {
         lua_createtable(L, 0, 8);
         for (i = 0; i < 8; i++) push_column(L, record_keys[i], work, (size_t)r.requests, i);

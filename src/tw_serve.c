@@ -551,6 +551,11 @@ static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double
     out->goodput_rps = slo_ttft > 0.0 || slo_tpot > 0.0 ? good / dur : 0.0;
     out->series_n = (double)s->series_n;
     out->spec_tokens_per_step = s->spec_steps > 0.0 ? s->spec_tokens / s->spec_steps : 0.0;
+    /* a decode step writes the tokens a sequence emitted to its cache (the last one, then the
+       accepted drafts): each request's whole life writes input + output - 1 tokens, plus what
+       preemption threw away and recomputed */
+    out->decode_tokens = s->spec_tokens;
+    out->kv_blocks_end = s->blocks_used_all;
 }
 
 int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_serve_costs *c,

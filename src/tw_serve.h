@@ -57,8 +57,12 @@
  * (e2e - TTFT) / (output - 1) for outputs above 1 token; ITL = every gap between two
  * consecutive tokens of a request, pooled over all requests; duration = last completion
  * - first arrival. Percentiles interpolate linearly between order statistics (numpy's
- * default); ITL percentiles come from a histogram of relative bin width at most 2^-9 (the middle
- * of the bin).
+ * default, np.percentile(x, q) with method "linear", which benchmark_serving calls): the value at
+ * position q/100 (n - 1) of the sorted values. ITL percentiles do the same on a histogram of
+ * relative bin width at most 2^-9, each order statistic taken as its bin's geometric middle (within
+ * 2^-10 of the gap, relative) and never above the largest gap. mean_in_system is the time average
+ * of requests arrived and not finished over [first arrival, last completion]; it equals
+ * requests_per_s x mean E2E (Little's law) to rounding.
  */
 #ifndef TW_SERVE_H
 #define TW_SERVE_H
@@ -150,6 +154,10 @@ typedef struct {
     double preemptions, steps, prefill_tokens, recomputed_tokens, output_tokens;
     double goodput_rps;      /* requests meeting both SLOs per second (0 when none given) */
     double spec_tokens_per_step; /* speculative decoding: tokens a sequence emitted per decode step */
+    double decode_tokens;    /* tokens decode steps wrote to the KV cache (accepted drafts included, rejected
+                                ones not). Conservation: prefill_tokens + decode_tokens = sum over requests
+                                of (input + output - 1) + recomputed_tokens, exactly */
+    double kv_blocks_end;    /* KV blocks still held when the run ended: 0, as every block taken is freed */
     double series_n;         /* time-series samples written */
 } tw_serve_result;
 

@@ -227,19 +227,31 @@ size_t tw__itl_bin(double x)
     return (size_t)b;
 }
 
-/* the value at rank q/100 * (n - 1) of the histogram: its bin's geometric middle */
-static double itl_percentile(const uint64_t *bins, double n, double q)
+/* the middle of bin i: octave i / 512, mantissa step i % 512 */
+static double itl_bin_middle(size_t i)
 {
-    double want = floor(q / 100.0 * (n - 1.0)) + 1.0, seen = 0.0;
+    return ldexp(1.0 + ((double)(i % TW__ITL_PER_OCTAVE) + 0.5) / TW__ITL_PER_OCTAVE,
+                 (int)(i / TW__ITL_PER_OCTAVE) + TW__ITL_LOG2_MIN);
+}
+
+/* the value of order statistic `rank` (1-based) of the histogram: its bin's middle */
+static double itl_order(const uint64_t *bins, double rank)
+{
+    double seen = 0.0;
     size_t i;
     for (i = 0; i < TW__ITL_BINS; i++) {
         seen += (double)bins[i];
-        if (seen >= want) break;
+        if (seen >= rank) break;
     }
-    if (i == TW__ITL_BINS) i = TW__ITL_BINS - 1;
-    /* the middle of bin i: octave i / 512, mantissa step i % 512 */
-    return ldexp(1.0 + ((double)(i % TW__ITL_PER_OCTAVE) + 0.5) / TW__ITL_PER_OCTAVE,
-                 (int)(i / TW__ITL_PER_OCTAVE) + TW__ITL_LOG2_MIN);
+    return itl_bin_middle(i == TW__ITL_BINS ? TW__ITL_BINS - 1 : i);
+}
+
+/* numpy's linear percentile (as percentile() above) with the histogram's order statistics */
+static double itl_percentile(const uint64_t *bins, double n, double q)
+{
+    double pos = q / 100.0 * (n - 1.0), f = floor(pos), lo = itl_order(bins, f + 1.0);
+    if (f + 2.0 > n || pos == f) return lo;
+    return lo + (pos - f) * (itl_order(bins, f + 2.0) - lo);
 }
 
 void tw__itl_stat(const uint64_t *bins, double n, double sum, double max, tw_serve_stat *out)

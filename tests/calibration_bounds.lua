@@ -2,6 +2,9 @@
 -- engine (tilewave calibrate --bounds tests/calibration_bounds.lua; ctest calibration_bounds).
 -- Each bound is the MAPE of the commit that set it, plus 10% of it and 0.5 points, so
 -- a change that worsens accuracy fails. Lower a bound when the model improves.
+-- the reason a row priced under another engine than it was measured with has no bound
+local CROSS_ENGINE = "the compiled engine priced against eager PyTorch timings: the gap between engines, a diagnostic, not the model's error (the row's own engine is bounded)"
+
 return {
   ["published GEMM A100|isolated"] = 0.069,
   ["published GEMM A100 (inferred)|isolated"] = 0.043,
@@ -106,5 +109,18 @@ return {
     ["random_half h200: gemm random fp32 nn|compiled"] = { 0.80, 0.99 },
     ["random_half h200: gemm random fp8 nt|compiled"] = { 0.80, 0.99 },
     ["random_half h200: gemm random int8 nt|compiled"] = { 0.80, 0.99 },
+  },
+  -- sets with no bound, each with the reason
+  exempt = {
+    ["h100: layers graph standard|compiled"] = CROSS_ENGINE,
+    ["h100: layers eager standard|compiled"] = CROSS_ENGINE,
+    ["h100: layers graph flash|compiled"] = CROSS_ENGINE,
+    ["h100: layers eager flash|compiled"] = CROSS_ENGINE,
+    ["h100: decode graph|compiled"] = CROSS_ENGINE,
+    ["h100: decode eager|compiled"] = CROSS_ENGINE,
+    ["second_machine: layers graph standard|compiled"] = CROSS_ENGINE,
+    ["second_machine: layers eager standard|compiled"] = CROSS_ENGINE,
+    ["second_machine: layers graph flash|compiled"] = CROSS_ENGINE,
+    ["second_machine: layers eager flash|compiled"] = CROSS_ENGINE,
   },
 }

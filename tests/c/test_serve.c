@@ -128,6 +128,248 @@ static void test_preemption_conserves(void **state)
     assert_true(r.ttft_s.max > 10 * 2e-3);
 }
 
+/* Round-number tables for the hand-worked runs: every step costs 1 ms of host time plus 10 us per
+ * token it computes (lin(n) = n * 10 us: points 1 and 1001), attention, logits and the decode bound
+ * D free; a draft step (speculative decoding) 0.1 ms. */
+static const double rtok[] = {1, 1001}, rlin[] = {1e-5, 1.001e-2};
+static const double rone[] = {1}, rzero[] = {0}, rdraft[] = {1e-4};
+
+static tw_serve_costs round_costs(void)
+{
+    tw_serve_costs c;
+    memset(&c, 0, sizeof c);
+    c.tok_grid = rtok; c.n_tok = 2; c.lin_s = rlin;
+    c.ctx_grid = rone; c.n_ctx = 1; c.attn_s = rzero;
+    c.seq_grid = rone; c.n_seq = 1; c.logits_s = rzero;
+    c.dctx_grid = rone; c.n_dctx = 1; c.decode_s = rzero;
+    c.host_s = 1e-3;
+    c.scale = 1.0;
+    return c;
+}
+
+static tw_serve_workload traced(size_t n, const double *arrival, const double *isl, const double *osl)
+{
+    tw_serve_workload w;
+    memset(&w, 0, sizeof w);
+    w.arrival = TW_ARRIVE_TRACE;
+    w.requests = (double)n;
+    w.trace_arrival = arrival;
+    w.isl.kind = w.osl.kind = TW_LEN_TRACE;
+    w.trace_isl = isl;
+    w.trace_osl = osl;
+    return w;
+}
+
+/* run, then read every request's record */
+static void run_records(const tw_serve_workload *w, const tw_serve_policy *p, const tw_serve_costs *c,
+                        tw_serve_result *r, tw_serve_record *rec)
+{
+    size_t bytes = tw_serve_workspace_bytes(w, p, 0), i;
+    void *work = malloc(bytes);
+    assert_non_null(work);
+    assert_int_equal(TW_OK, tw_serve_run(w, p, c, 0.0, 0.0, work, bytes, NULL, 0, r, NULL));
+    for (i = 0; i < (size_t)w->requests; i++) assert_int_equal(TW_OK, tw_serve_request(work, i, &rec[i]));
+    free(work);
+}
+
+/* The conservation laws every run keeps, at rounding: Little's law (the time average of requests in
+ * the system is throughput x mean E2E: both are the sum of E2E over the duration), tokens (each
+ * request writes input + output - 1 tokens to its cache, plus what was recomputed) and KV blocks
+ * (every block taken is freed). */
+static void assert_conserves(const tw_serve_result *r, double sum_isl, double sum_osl)
+{
+    assert_close(r->mean_in_system, r->requests_per_s * r->e2e_s.mean, 1e-9);
+    assert_close(r->prefill_tokens + r->decode_tokens, sum_isl + sum_osl - r->requests + r->recomputed_tokens, 0);
+    assert_close(r->output_tokens, sum_osl, 0);
+    assert_true(r->kv_blocks_end == 0.0);
+    assert_true(r->kv_peak_fraction <= 1.0);
+}
+
+static void test_metrics_by_hand(void **state)
+{
+    /* Three requests under vLLM-v1-like continuous batching (mixed, chunked, budget 1000 tokens),
+     * a step costing 1 ms + 10 us per token:
+     *   R0 at 0 ms (100 + 4 tokens), R1 at 1 ms (200 + 2), R2 at 1.5 ms (50 + 3).
+     *   step 1 [0, 2]:       R0's prompt, 100 tokens: 1 + 1 = 2 ms       R0 first token at 2
+     *   step 2 [2, 5.51]:    R0 decodes, R1 and R2 prefill: 251 tokens, 3.51 ms
+     *                        R0 2nd token (gap 3.51), R1 and R2 first tokens at 5.51
+     *   step 3 [5.51, 6.54]: three decodes, 1.03 ms: R0 3rd, R1 2nd (done), R2 2nd (gaps 1.03)
+     *   step 4 [6.54, 7.56]: two decodes, 1.02 ms: R0 4th (done), R2 3rd (done) (gaps 1.02)
+     * TTFT 2, 4.51, 4.01 ms -> sorted 2, 4.01, 4.51: p50 4.01, p90 (position 1.8) 4.01 + 0.8 x 0.5
+     * = 4.41, p99 (1.98) 4.5, mean 10.52 / 3. E2E 7.56, 5.54, 6.06 ms. TPOT (E2E - TTFT) / (out - 1):
+     * 5.56 / 3, 1.03, 2.05 / 2 ms. ITL: 3.51, 1.03, 1.02 (R0), 1.03 (R1), 1.03, 1.02 (R2) -> sorted
+     * 1.02, 1.02, 1.03, 1.03, 1.03, 3.51: p50 (position 2.5) 1.03, p90 (4.5) 1.03 + 0.5 x 2.48 = 2.27,
+     * p99 (4.95) 1.03 + 0.95 x 2.48 = 3.386, mean 8.64 / 6 = 1.44, max 3.51. Queue 0, 1, 0.5 ms.
+     * Requests in the system: 1 over [0, 1], 2 over [1, 1.5], 3 over [1.5, 6.54], 2 over [6.54, 7.56]:
+     * 19.16 ms of requests / 7.56 ms (= the sum of E2E, Little); running 1, 3, 2 over [0, 2],
+     * [2, 6.54], [6.54, 7.56]: 17.66 / 7.56. Tokens: 350 prefilled, 1 + 3 + 2 = 6 decoded.
+     * Percentiles as benchmark_serving takes them: np.percentile(x, q), linear between order
+     * statistics (vllm/benchmarks/benchmark_serving.py, calculate_metrics). ITL's order statistics
+     * come from a histogram: within 2^-10 of each gap. */
+    static const double arrival[] = {0, 1e-3, 1.5e-3}, isl[] = {100, 200, 50}, osl[] = {4, 2, 3};
+    tw_serve_workload w = traced(3, arrival, isl, osl);
+    tw_serve_policy p = policy();
+    tw_serve_costs c = round_costs();
+    tw_serve_result r;
+    tw_serve_record rec[3];
+    const double ms = 1e-3, bin = 1.0 / 1024;
+    (void)state;
+    run_records(&w, &p, &c, &r, rec);
+    assert_close(r.steps, 4, 0);
+    assert_close(rec[0].first_token_s, 2 * ms, 1e-12);
+    assert_close(rec[1].first_token_s, 5.51 * ms, 1e-12);
+    assert_close(rec[2].first_token_s, 5.51 * ms, 1e-12);
+    assert_close(rec[0].finish_s, 7.56 * ms, 1e-12);
+    assert_close(rec[1].finish_s, 6.54 * ms, 1e-12);
+    assert_close(rec[2].finish_s, 7.56 * ms, 1e-12);
+    assert_close(rec[1].scheduled_s, 2 * ms, 1e-12);
+    assert_close(r.ttft_s.p50, 4.01 * ms, 1e-12);
+    assert_close(r.ttft_s.p90, 4.41 * ms, 1e-12);
+    assert_close(r.ttft_s.p99, 4.5 * ms, 1e-12);
+    assert_close(r.ttft_s.mean, 10.52 / 3 * ms, 1e-12);
+    assert_close(r.e2e_s.p50, 6.06 * ms, 1e-12);
+    assert_close(r.e2e_s.max, 7.56 * ms, 1e-12);
+    assert_close(r.tpot_s.p50, 1.03 * ms, 1e-12);
+    assert_close(r.tpot_s.max, 5.56 / 3 * ms, 1e-12);
+    assert_close(r.tpot_s.mean, (5.56 / 3 + 1.03 + 1.025) / 3 * ms, 1e-12);
+    assert_close(r.itl_s.mean, 1.44 * ms, 1e-12);
+    assert_close(r.itl_s.max, 3.51 * ms, 1e-12);
+    assert_close(r.itl_s.p50, 1.03 * ms, bin);
+    assert_close(r.itl_s.p90, 2.27 * ms, bin);
+    assert_close(r.itl_s.p99, 3.386 * ms, bin);
+    assert_close(r.queue_s.mean, 0.5 * ms, 1e-12);
+    assert_close(r.queue_s.max, 1 * ms, 1e-12);
+    assert_close(r.duration_s, 7.56 * ms, 1e-12);
+    assert_close(r.requests_per_s, 3 / (7.56 * ms), 1e-12);
+    assert_close(r.mean_in_system, 19.16 / 7.56, 1e-12);
+    assert_close(r.mean_running, 17.66 / 7.56, 1e-12);
+    assert_close(r.prefill_tokens, 350, 0);
+    assert_close(r.decode_tokens, 6, 0);
+    assert_conserves(&r, 350, 9);
+}
+
+static void test_speculative_by_hand(void **state)
+{
+    /* One request of 100 + 7 tokens with k = 2 drafts, every draft accepted (alpha = 1):
+     *   step 1 [0, 2]:       the prompt, 100 tokens, 2 ms; first token at 2 ms
+     *   step 2 [2, 3.23]:    2 draft steps (0.2 ms), then the target verifies 1 + 2 tokens:
+     *                        1 ms + 30 us; emits 3 tokens (4 in all)
+     *   step 3 [3.23, 4.46]: 6 - 3 = 3 left: 1 + 2 again, 1.23 ms; 7 tokens, done
+     * ITL is one gap per step as the client sees a chunk (benchmark_serving appends one ITL per
+     * streamed chunk): 1.23, 1.23 ms; TPOT (4.46 - 2) / 6 = 0.41 ms; 3 tokens per decode step. */
+    static const double arrival[] = {0}, isl[] = {100}, osl[] = {7};
+    tw_serve_workload w = traced(1, arrival, isl, osl);
+    tw_serve_policy p = policy();
+    tw_serve_costs c = round_costs();
+    tw_serve_result r;
+    tw_serve_record rec[1];
+    const double ms = 1e-3;
+    (void)state;
+    p.spec_k = 2;
+    p.spec_alpha = 1;
+    c.draft_s = rdraft;
+    run_records(&w, &p, &c, &r, rec);
+    assert_close(r.steps, 3, 0);
+    assert_close(r.ttft_s.p50, 2 * ms, 1e-12);
+    assert_close(rec[0].finish_s, 4.46 * ms, 1e-12);
+    assert_close(r.itl_s.mean, 1.23 * ms, 1e-12);
+    assert_close(r.itl_s.p50, 1.23 * ms, 1.0 / 1024);
+    assert_close(r.itl_s.max, 1.23 * ms, 1e-12);
+    assert_close(r.tpot_s.p50, 0.41 * ms, 1e-12);
+    assert_close(r.spec_tokens_per_step, 3, 0);
+    assert_close(r.decode_tokens, 6, 0);
+    assert_conserves(&r, 100, 7);
+}
+
+static void test_preemption_by_hand(void **state)
+{
+    /* Two requests of 10 + 10 tokens at 0 in a cache of 25 one-token blocks (blocks taken as
+     * tokens are written, the newest preempted when none is free: vLLM v1):
+     *   step 1 [0, 1.2]:       both prompts (20 tokens, 20 blocks); first tokens at 1.2 ms
+     *   steps 2, 3 (1.02 ms):  both decode, a block each per step: 24 blocks at 3.24 ms
+     *   step 4 [3.24, 4.25]:   R0 takes the 25th block; R1 finds none and is preempted (its 12
+     *                          computed tokens freed, to recompute); R0 alone, 1.01 ms
+     *   steps 5-10 (1.01 ms): R0 decodes alone (R1's 13 tokens never fit beside it); done at 10.31
+     *   step 11 [10.31, 11.44]: R1 recomputes prompt + 3 tokens, 13 tokens, 1.13 ms, and emits its
+     *                          4th token (gap 11.44 - 3.24 = 8.2 ms)
+     *   steps 12-17 (1.01 ms): R1's last 6 tokens; done at 17.50 ms
+     * TTFT 1.2, 1.2 ms; E2E 10.31, 17.50 ms; TPOT 9.11 / 9, 16.30 / 9 ms. ITL: 4 gaps of 1.02, 13 of
+     * 1.01 and 8.2: p50 (position 8.5) 1.01, p90 (15.3) 1.02, p99 (16.83) 1.02 + 0.83 x 7.18 = 6.9794,
+     * mean 25.41 / 18 ms. Tokens: 20 + 13 prefilled, 17 decoded = 20 + 20 - 2 + 12 recomputed. */
+    tw_serve_workload w = offline(2, 10, 10);
+    tw_serve_policy p = policy();
+    tw_serve_costs c = round_costs();
+    tw_serve_result r;
+    tw_serve_record rec[2];
+    const double ms = 1e-3, bin = 1.0 / 1024;
+    (void)state;
+    p.kv_capacity_tokens = 25;
+    run_records(&w, &p, &c, &r, rec);
+    assert_close(r.steps, 17, 0);
+    assert_close(r.preemptions, 1, 0);
+    assert_close(rec[1].preemptions, 1, 0);
+    assert_close(r.recomputed_tokens, 12, 0);
+    assert_close(r.prefill_tokens, 33, 0);
+    assert_close(r.decode_tokens, 17, 0);
+    assert_close(r.kv_peak_fraction, 1, 0);
+    assert_close(r.ttft_s.max, 1.2 * ms, 1e-12);
+    assert_close(rec[0].finish_s, 10.31 * ms, 1e-12);
+    assert_close(rec[1].finish_s, 17.50 * ms, 1e-12);
+    assert_close(r.tpot_s.p50, (9.11 / 9 + 16.30 / 9) / 2 * ms, 1e-12);
+    assert_close(r.itl_s.mean, 25.41 / 18 * ms, 1e-12);
+    assert_close(r.itl_s.max, 8.2 * ms, 1e-12);
+    assert_close(r.itl_s.p50, 1.01 * ms, bin);
+    assert_close(r.itl_s.p90, 1.02 * ms, bin);
+    assert_close(r.itl_s.p99, 6.9794 * ms, bin);
+    assert_close(r.mean_in_system, (10.31 + 17.50) / 17.50, 1e-12);
+    assert_conserves(&r, 20, 20);
+}
+
+static void test_conservation_light_and_saturated(void **state)
+{
+    /* Poisson arrivals of lognormal prompts and uniform outputs at a light load and far past
+     * saturation (queue growing through the run), in a cache that forces preemption, with and
+     * without speculation and disaggregated pools: the laws hold to rounding every time. */
+    tw_serve_costs c = round_costs(), dc;
+    tw_serve_result r;
+    tw_serve_record *rec = malloc(2000 * sizeof *rec);
+    double rates[] = {5, 5000};
+    size_t i, j, mode;
+    (void)state;
+    assert_non_null(rec);
+    c.draft_s = rdraft;
+    dc = c;
+    c.decode_pool = &dc;
+    for (mode = 0; mode < 3; mode++) {
+        for (j = 0; j < 2; j++) {
+            tw_serve_workload w = offline(2000, 0, 0);
+            tw_serve_policy p = policy();
+            double sum_isl = 0, sum_osl = 0;
+            w.arrival = TW_ARRIVE_POISSON;
+            w.rate = rates[j];
+            w.isl.kind = TW_LEN_LOGNORMAL;
+            w.isl.a = 5; w.isl.b = 0.8; w.isl.lo = 4; w.isl.hi = 1000;
+            w.osl.kind = TW_LEN_UNIFORM;
+            w.osl.a = 1; w.osl.b = 60;
+            w.seed = 7;
+            p.kv_capacity_tokens = 4000;
+            if (mode == 1) { p.spec_k = 3; p.spec_alpha = 0.7; }
+            if (mode == 2) {
+                p.replicas = 3; p.prefill_replicas = 1; p.decode_kv_capacity_tokens = 3000;
+                p.transfer_s_per_token = 1e-7; p.transfer_latency_s = 1e-4;
+            }
+            run_records(&w, &p, &c, &r, rec);
+            for (i = 0; i < 2000; i++) {
+                sum_isl += rec[i].input_tokens;
+                sum_osl += rec[i].output_tokens;
+            }
+            assert_conserves(&r, sum_isl, sum_osl);
+            if (j == 1 && mode == 0) assert_true(r.preemptions > 0);
+        }
+    }
+    free(rec);
+}
+
 static void test_deterministic_and_seeded(void **state)
 {
     tw_serve_workload w = offline(500, 0, 0);
@@ -192,6 +434,10 @@ int main(void)
         cmocka_unit_test(test_preemption_conserves),
         cmocka_unit_test(test_deterministic_and_seeded),
         cmocka_unit_test(test_validation_names_the_field),
+        cmocka_unit_test(test_metrics_by_hand),
+        cmocka_unit_test(test_speculative_by_hand),
+        cmocka_unit_test(test_preemption_by_hand),
+        cmocka_unit_test(test_conservation_light_and_saturated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

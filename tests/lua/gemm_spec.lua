@@ -363,6 +363,22 @@ describe("tilewave.cost.gemm", function()
     assert.equal(big16.dram_bytes, big.dram_bytes)
   end)
 
+  it("splits K over several waves below 16-byte alignment only while each split keeps 1024 of K", function()
+    -- tw_gemm.c MULTIWAVE_SPLIT_K: bf16 1280x1001 (N odd: 2-byte class, CUTLASS split-K, no
+    -- stream-K) on an H100's 132 SMs in 128x128 tiles: 10 x 8 = 80 tiles, one unfilled wave. A split of
+    -- f runs 80 f tiles in ceil(80 f / 132) waves of K / f each: f = 2 gives 2 waves x K/2 (no gain),
+    -- f = 3 gives 2 x K/3, two thirds of the main loop. f = 3 needs floor(K / 1024) >= 3: K = 3072
+    -- takes it, K = 3071 cannot and stays whole.
+    local below = tw.gemm { m = 1280, n = 1001, k = 3071, dtype = "bf16", hw = "h100_sxm5" }
+    local at = tw.gemm { m = 1280, n = 1001, k = 3072, dtype = "bf16", hw = "h100_sxm5" }
+    assert.equal(1, below.split_k)
+    assert.equal(80, below.tiles)
+    assert.equal(3, at.split_k)
+    assert.equal(240, at.tiles)
+    assert.equal(2, at.waves)
+    assert.is_true(at.time_s < 0.97 * below.time_s)
+  end)
+
   describe("gemm_many()", function()
     it("matches single calls", function()
       local shapes = { 2304, 1600, 4096, 27648, 64, 4096, 32, 32, 4096 }

@@ -14,8 +14,9 @@ function M.define(p)
     :args("*")
   c:option("--hw", "Device the folders were measured on."):default("h100_sxm5")
   c:flag("--rows", "Print every row (predicted, measured, interval).")
-  c:option("--bounds", "A Lua file returning { [\"<set>|<engine>\"] = max MAPE (fraction) }: exit 1 if a set "
-    .. "exceeds its bound or a bound matches no set.")
+  c:option("--bounds", "A Lua file returning { [\"<set>|<engine>\"] = max MAPE (fraction), exempt = { [\"<set>|"
+    .. "<engine>\"] = \"reason\" } }: exit 1 if a set exceeds its bound, a set has neither a bound nor an "
+    .. "exemption, or a bound matches no set.")
   c:option("--format", "Output format."):choices({ "text", "json" }):default("text")
   c:option("--base", "Fit mode: the device to start from (id or spec file); its architecture's GEMM, "
     .. "bandwidth and attention parameters are fitted to the one folder DIR. Needs --out.")
@@ -154,7 +155,7 @@ function M.run(args, out)
   if not args.bounds then return 0 end
   local bounds, err = require("tilewave.util.sandbox").load(args.bounds)
   if not bounds then error("calibrate.bounds: " .. err, 0) end
-  local fails, missing = accuracy.check(sums, bounds)
+  local fails, missing = require("tilewave.explore.bounds").check(sums, bounds)
   for _, k in ipairs(missing) do fails[#fails + 1] = format("bound '%s' matches no set", k) end
   for _, f in ipairs(fails) do out:write("FAIL ", f, "\n") end
   if #fails == 0 then out:write("calibration bounds: all met\n") end

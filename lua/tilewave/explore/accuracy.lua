@@ -360,35 +360,4 @@ function M.quantile(xs, q)
   return s[i] + (r - i) * (s[i + 1] - s[i])
 end
 
---- Check summaries against `bounds` (`{ ["<set>|<engine>"] = max MAPE, coverage = {
--- ["<set>|<engine>"] = { lo, hi } } }`: MAPE at most its bound, interval coverage within its
--- range): an array of failure lines, and of bound keys that matched no set.
-function M.check(summaries, bounds)
-  local fails, seen = {}, {}
-  local cov = bounds.coverage or {}
-  for _, s in ipairs(summaries) do
-    local key = s.set .. "|" .. s.engine
-    local c = cov[key]
-    if c then
-      seen["coverage:" .. key] = true
-      if s.coverage < c[1] or s.coverage > c[2] then
-        fails[#fails + 1] = format("%s (%s): interval coverage %.1f%% outside %.0f-%.0f%%", s.set, s.engine,
-          100 * s.coverage, 100 * c[1], 100 * c[2])
-      end
-    end
-    local b = bounds[key]
-    if b then
-      seen[key] = true
-      if s.mape > b then
-        fails[#fails + 1] = format("%s (%s): MAPE %.1f%% above its bound %.1f%%", s.set, s.engine, 100 * s.mape, 100 * b)
-      end
-    end
-  end
-  local missing = {}
-  for k in pairs(bounds) do if k ~= "coverage" and not seen[k] then missing[#missing + 1] = k end end
-  for k in pairs(cov) do if not seen["coverage:" .. k] then missing[#missing + 1] = "coverage:" .. k end end
-  table.sort(missing)
-  return fails, missing
-end
-
 return M

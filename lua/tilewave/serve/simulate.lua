@@ -200,7 +200,8 @@ local function shape(x, r)
     mean_in_system = r.mean_in_system, mean_running = r.mean_running,
     kv_capacity_tokens = x.kv.kv_capacity_tokens, kv_peak_fraction = r.kv_peak_fraction,
     preemptions = r.preemptions, steps = r.steps, output_tokens = r.output_tokens,
-    prefill_tokens = r.prefill_tokens, recomputed_tokens = r.recomputed_tokens,
+    prefill_tokens = r.prefill_tokens, recomputed_tokens = r.recomputed_tokens, decode_tokens = r.decode_tokens,
+    kv_blocks_end = r.kv_blocks_end,
     max_num_seqs = x.sched.max_num_seqs, max_num_batched_tokens = x.sched.max_num_batched_tokens,
   }
   for _, k in ipairs(STATS) do out[k] = r[k] end
@@ -236,7 +237,9 @@ end
 --   { requests_per_s, output_tokens_per_s, total_tokens_per_s }, ttft_s, tpot_s, itl_s, e2e_s, queue_s
 --   (each { mean, p50, p90, p99, max }, s), mean_in_system, mean_running (time averages, requests),
 --   kv_capacity_tokens (per replica), kv_peak_fraction, preemptions, steps, output_tokens,
---   prefill_tokens (recomputed ones included), recomputed_tokens, goodput_rps (with slo), slo_met (with
+--   prefill_tokens (recomputed ones included), recomputed_tokens, decode_tokens (written to the KV cache by
+--   decode steps; prefill_tokens + decode_tokens = the sum of input + output - 1 over the requests +
+--   recomputed_tokens, exactly), kv_blocks_end (blocks held at the end: 0), goodput_rps (with slo), slo_met (with
 --   slo: the percentile of TTFT and TPOT within their limits), interval = { <figure> = { low, high } for
 --   every latency statistic ("ttft_s.p99") and throughput figure, from the runs at the step-cost
 --   interval's bounds, scale_low, scale_high, borrowed }, records (detail: per-request columns),

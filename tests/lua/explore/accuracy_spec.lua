@@ -70,7 +70,7 @@ describe("tilewave.explore.accuracy", function()
     assert.near(-0.05, s.bias, 1e-12)
     assert.near(-0.2, s.worst, 1e-12)
     assert.equal(0.5, s.coverage)
-    local fails, missing = accuracy.check({ s }, { ["a|e"] = 0.1, ["b|e"] = 0.2 })
+    local fails, missing = require("tilewave.explore.bounds").check({ s }, { ["a|e"] = 0.1, ["b|e"] = 0.2 })
     assert.equal(1, #fails)
     assert.same({ "b|e" }, missing)
   end)
@@ -86,7 +86,7 @@ describe("tilewave.explore.accuracy", function()
 end)
 
 describe("calibration bounds", function()
-  local accuracy = require "tilewave.explore.accuracy"
+  local accuracy = require "tilewave.explore.bounds"
   it("fail a MAPE above its bound and a coverage outside its range, and name unmatched keys", function()
     local sums = { { set = "a", engine = "e", mape = 0.12, coverage = 0.5 },
                    { set = "b", engine = "e", mape = 0.05, coverage = 0.9 } }
@@ -94,5 +94,19 @@ describe("calibration bounds", function()
       coverage = { ["a|e"] = { 0.80, 0.97 }, ["b|e"] = { 0.80, 0.97 }, ["d|e"] = { 0.8, 0.9 } } })
     assert.same({ "a (e): interval coverage 50.0% outside 80-97%", "a (e): MAPE 12.0% above its bound 10.0%" }, fails)
     assert.same({ "coverage:d|e", "c|e" }, missing) -- sorted
+  end)
+
+  it("fail a set with neither a bound nor an exemption; an exemption needs its reason", function()
+    local sums = { { set = "a", engine = "e", mape = 0.05, coverage = 1 },
+                   { set = "published x", engine = "k", mape = 0.30, coverage = 1 },
+                   { set = "b", engine = "compiled", mape = 0.50, coverage = 0 },
+                   { set = "c", engine = "e", mape = 0.074, coverage = 1 } }
+    local fails, missing = accuracy.check(sums, { ["a|e"] = 0.10,
+      exempt = { ["published *"] = "bounded elsewhere", ["b|compiled"] = "another engine", ["z|e"] = "gone" } })
+    assert.same({ 'c (e): MAPE 7.4% has no bound (add ["c|e"] = <max MAPE>, or list it under exempt with the reason)' },
+      fails)
+    assert.same({ "exempt:z|e" }, missing)
+    assert.has_error(function() accuracy.check(sums, { exempt = { ["c|e"] = "" } }) end,
+      'calibrate.bounds.exempt["c|e"]: expected a reason (non-empty string), got ""')
   end)
 end)
