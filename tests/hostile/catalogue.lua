@@ -167,6 +167,13 @@ function M.cases(repo)
     { "a missing hidden_size", { hidden_size = "raw:null" }, "hidden_size" },
     { "tie_word_embeddings a number", { tie_word_embeddings = 1 }, "tie_word_embeddings" },
     { "rope_theta negative", { rope_theta = -1 }, "rope_theta" },
+    -- transformers 5.x: rope_parameters (rope_scaling's new name), also one object per layer type
+    { "rope_parameters factor negative", { rope_parameters = 'raw:{"rope_type": "linear", "factor": -4}' },
+      "rope_parameters.factor: expected a positive number, got -4" },
+    { "rope_parameters per layer type, one factor zero",
+      { rope_parameters = 'raw:{"full_attention": {"factor": 8}, "sliding_attention": {"factor": 0}}' },
+      "rope_parameters.sliding_attention.factor" },
+    { "rope_parameters an array", { rope_parameters = "raw:[8]" }, "rope_parameters: expected an object" },
   } do
     add("config", c[1], { files = { ["config.json"] = llama(c[2]) }, cmd = "models config.json", err = c[3] })
   end
@@ -184,6 +191,23 @@ function M.cases(repo)
       n_shared_experts = 1, first_k_dense_replace = 1, n_routed_experts = 8, num_experts_per_tok = 2, moe_intermediate_size = 256, kv_lora_rank = 1048576,
       q_lora_rank = 512, qk_nope_head_dim = 64, qk_rope_head_dim = 32, v_head_dim = 64 } },
     cmd = "models config.json", err = { "config.json: kv_lora_rank", "at most" } })
+  add("config", "text_config null (Gemma 3)", { files = { ["config.json"] = '{"model_type": "gemma3", "text_config": null}' },
+    cmd = "models config.json", err = "text_config: expected an object (the text model's config), got null" })
+  add("config", "a null in layer_types", { files = { ["config.json"] = json { model_type = "gpt_oss",
+      hidden_size = 2880, num_attention_heads = 64, num_key_value_heads = 8, num_hidden_layers = 2, head_dim = 64,
+      intermediate_size = 2880, vocab_size = 201088, num_local_experts = 32, num_experts_per_tok = 4,
+      sliding_window = 128, layer_types = 'raw:["sliding_attention", null]' } },
+    cmd = "models config.json", err = { "layer_types[2]", "got null" } })
+  add("config", "integers in a list as JSON floats (Llama 4 no_rope_layers, control)", { files = { ["config.json"] =
+      '{"model_type": "llama4", "text_config": {"model_type": "llama4_text", "hidden_size": 5120, "num_attention_heads": 40, '
+      .. '"num_key_value_heads": 8, "num_hidden_layers": 2, "intermediate_size": 8192, "vocab_size": 202048, '
+      .. '"num_local_experts": 16, "num_experts_per_tok": 1, "no_rope_layers": [1, 0.0]}}' },
+    cmd = "models config.json", ok = "llama4" })
+  add("config", "a fraction in an integer list", { files = { ["config.json"] =
+      '{"model_type": "llama4", "text_config": {"model_type": "llama4_text", "hidden_size": 5120, "num_attention_heads": 40, '
+      .. '"num_key_value_heads": 8, "num_hidden_layers": 2, "intermediate_size": 8192, "vocab_size": 202048, '
+      .. '"num_local_experts": 16, "num_experts_per_tok": 1, "no_rope_layers": [1, 1.5]}}' },
+    cmd = "models config.json", err = "no_rope_layers[2]: expected an integer in [0, 1], got 1.5" })
   add("config", "a valid config (control)", { files = { ["config.json"] = llama {} }, cmd = "models config.json",
     ok = "8,030,261,248" })
   add("config", "a model folder's config decoded (control)", { files = { ["config.json"] = llama {} },

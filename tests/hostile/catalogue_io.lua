@@ -131,7 +131,10 @@ return function(add, shared, json, llama)
   add("message", "serve: a trace going back in time", { files = { ["t.csv"] = "arrival_s,input_tokens,output_tokens\n1,10,5\n0.5,10,5\n" },
     cmd = "serve pythia-70m --trace t.csv", err = "arrival_s" })
   add("message", "serve: an encoder", { cmd = "serve modernbert-base --rate 1 --isl 10 --osl 5", err = "encoder" })
-  add("message", "an unknown device", { cmd = "gemm 64 64 64 --hw h100", err = { "hw", "h100" } })
+  add("message", "an unknown device", { cmd = "gemm 64 64 64 --hw h100x", err = { "hw", "h100x", "did you mean 'h100'" } })
+  add("message", "a device id in capitals", { cmd = "gemm 64 64 64 --hw H100_SXM5", ok = "(h100_sxm5)" })
+  add("message", "a model path that is not there", { cmd = "decode ./nope/qwen3-9b --context 64",
+    err = { "./nope/qwen3-9b", "no such file or directory" } })
   add("message", "sweep: a range changed after it was made", { files = { ["r.lua"] = "local r = require('tilewave')"
     .. ".range(50000, 50010) rawset(r, 1, -5) return { base = 'pythia-70m', vary = { vocab_size = r } }" },
     cmd = "sweep r.lua", err = { "sweep.vary.vocab_size", "a changed one" } })

@@ -183,10 +183,23 @@ describe("tilewave.data.hw", function()
       end)
     end
 
-    it("returns nil and the known ids for an unknown device", function()
+    it("returns nil, the nearest id and the known ids for an unknown device", function()
       local s, err = tw.hw.load("h100x")
       assert.is_nil(s)
-      assert.equal("hw: unknown device 'h100x' (known: " .. table.concat(ALL, ", ") .. ")", err)
+      assert.equal("hw: unknown device 'h100x' (did you mean 'h100'?) (known: " .. table.concat(ALL, ", ") .. ")", err)
+      s, err = tw.hw.load("h200_sxn")
+      assert.equal("hw: unknown device 'h200_sxn' (did you mean 'h200_sxm'?) (known: " .. table.concat(ALL, ", ") .. ")",
+        err)
+    end)
+
+    it("matches ids case-insensitively and takes the documented aliases", function()
+      assert.equal("h100_sxm5", assert(tw.hw.load("H100_SXM5")).id)
+      assert.equal("h100_sxm5", assert(tw.hw.load("h100")).id)
+      assert.equal("h200_sxm", assert(tw.hw.load("H200")).id)
+      assert.equal("a100_sxm4_80gb", assert(tw.hw.load("a100")).id)
+      -- an alias is the same spec, priced alike
+      assert.equal(tw.gemm { m = 4096, n = 4096, k = 4096, hw = "h100_sxm5" }.time_s,
+        tw.gemm { m = 4096, n = 4096, k = 4096, hw = "H100" }.time_s)
     end)
 
     it("rejects an unknown field, naming the file and the field", function()

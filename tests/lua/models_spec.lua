@@ -106,10 +106,15 @@ describe("tilewave.data.models", function()
       assert.equal(50304, tw.models.load("pythia-70m").vocab_size)
     end)
 
-    it("returns nil and a message for an unknown id", function()
+    it("returns nil and a message for an unknown id: the nearest preset, or a path that is not there", function()
       local c, err = tw.models.load("pythia-3b")
       assert.is_nil(c)
-      assert.truthy(err:find("model: unknown model 'pythia-3b' (known: ", 1, true))
+      assert.truthy(err:find("model: unknown model 'pythia-3b' (did you mean 'pythia-1b'?) (known: ", 1, true))
+      c, err = tw.models.load("models/qwen3-9b")
+      assert.is_nil(c)
+      assert.equal("model: models/qwen3-9b: no such file or directory (a preset id, a config.json or a folder "
+        .. "holding one)", err)
+      assert.truthy(select(2, tw.models.load("./qwen3-9b")):find("no such file or directory", 1, true))
     end)
   end)
 
@@ -173,6 +178,43 @@ describe("tilewave.data.models", function()
       f:close()
       return path
     end
+
+    it("reads integers in lists as transformers 5 writes them, and names null, 1.5 and rope_parameters", function()
+      -- tests/lua/fixtures/hf/llama-4-scout-tf5.json: meta-llama/Llama-4-Scout-17B-16E-Instruct's fields
+      -- as save_pretrained writes them (nested text_config, no_rope_layers and layer_types lists,
+      -- rope_parameters, dtype): lua-cjson decodes no_rope_layers' 1 as 1.0, which is the integer 1
+      local c = assert(tw.models.from_hf_config("tests/lua/fixtures/hf/llama-4-scout-tf5.json"))
+      assert.equal("integer", math.type(c.no_rope_layers[1]))
+      assert.equal(0, c.no_rope_layers[4])
+      assert.equal(tw.params(assert(tw.models.load("llama-4-scout"))).total, tw.params(c).total)
+      local function err(text)
+        local path = write(text)
+        local ok, e = pcall(tw.models.from_hf_config, path)
+        os.remove(path)
+        assert.is_false(ok)
+        return (e:gsub("^.-: ", ""))
+      end
+      local llama = [["model_type":"llama","hidden_size":4096,"num_attention_heads":32,"num_key_value_heads":8,
+        "num_hidden_layers":32,"intermediate_size":14336,"vocab_size":128256]]
+      assert.equal("no_rope_layers[2]: expected an integer in [0, 1], got 1.5",
+        err([[{"model_type":"llama4","text_config":{"model_type":"llama4_text","hidden_size":5120,
+          "num_attention_heads":40,"num_key_value_heads":8,"num_hidden_layers":2,"intermediate_size":8192,
+          "vocab_size":202048,"num_local_experts":16,"num_experts_per_tok":1,"no_rope_layers":[1,1.5]}}]]))
+      assert.equal("rope_parameters.factor: expected a positive number, got -4",
+        err("{" .. llama .. [[,"rope_parameters":{"rope_type":"linear","factor":-4.0}}]]))
+      -- one object per layer type (transformers 5 for models with sliding layers)
+      assert.equal("rope_parameters.sliding_attention.factor: expected a positive number, got 0",
+        err("{" .. llama .. [[,"rope_parameters":{"full_attention":{"factor":8},"sliding_attention":{"factor":0}}}]]))
+      assert.equal("layer_types[2]: expected sliding_attention or full_attention, got null",
+        err([[{"model_type":"gemma3_text","hidden_size":640,"num_attention_heads":4,"num_key_value_heads":1,
+          "num_hidden_layers":2,"intermediate_size":2048,"vocab_size":262144,"head_dim":256,"sliding_window":512,
+          "layer_types":["sliding_attention",null]}]]))
+      local path = write([[{"model_type":"gemma3","text_config":null}]])
+      local c3, e3 = tw.models.from_hf_config(path)
+      os.remove(path)
+      assert.is_nil(c3)
+      assert.truthy(e3:find("text_config: expected an object (the text model's config), got null", 1, true))
+    end)
 
     it("maps a Llama config.json straight in, ignoring fields it does not use", function()
       -- meta-llama/Llama-3.2-1B config.json (fields as published)

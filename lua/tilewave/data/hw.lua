@@ -234,9 +234,22 @@ end
 
 local spec_cache = {}
 
---- Load a spec by id (`"a100_sxm4_80gb"`) or by path (anything with a `/` or
--- ending in `.lua`). Returns the spec table (shared and cached: do not modify
--- it; copy it to make a variant), or `nil, msg`.
+--- Short names for the devices most asked for, each the variant the name means in vendors'
+-- and clouds' listings when no form factor is given (the SXM board of an HGX/DGX node, the
+-- 80 GB A100): `h100` → h100_sxm5, `h200` → h200_sxm, `a100` → a100_sxm4_80gb. Ids are
+-- matched case-insensitively (`H100_SXM5`).
+M.aliases = { h100 = "h100_sxm5", h200 = "h200_sxm", a100 = "a100_sxm4_80gb" }
+
+--- The device id `id` names: itself lower-cased, or the id its alias stands for.
+function M.canonical(id)
+  local low = id:lower()
+  return M.aliases[low] or low
+end
+
+--- Load a spec by id (`"a100_sxm4_80gb"`, any case, or an alias of M.aliases) or by path
+-- (anything with a `/` or ending in `.lua`). Returns the spec table (shared and cached: do not
+-- modify it; copy it to make a variant), or `nil, msg` (an unknown id: the nearest known one
+-- and the list).
 function M.load(id_or_path)
   if type(id_or_path) ~= "string" then
     return nil, "hw: expected device id or path, got " .. check.describe(id_or_path)
@@ -247,11 +260,15 @@ function M.load(id_or_path)
     path = id_or_path
     id = path:match("([^/]+)%.lua$") or path
   else
-    id = id_or_path
+    id = M.canonical(id_or_path)
     path = format("%s/%s.lua", M.dir, id)
-    local f = io.open(path, "r")
+    local f = id:match("^[%w_%-]+$") and io.open(path, "r")
     if not f then
-      return nil, format("hw: unknown device '%s' (known: %s)", id, table.concat(M.list(), ", "))
+      local known = {}
+      for _, k in ipairs(M.list()) do known[k] = true end
+      for k in pairs(M.aliases) do known[k] = true end
+      return nil, format("hw: unknown device '%s'%s (known: %s)", id_or_path, check.did_you_mean(id, known),
+        table.concat(M.list(), ", "))
     end
     f:close()
   end

@@ -249,7 +249,14 @@ function M.load(id)
       return M.load(id)
     end
   end
-  return nil, format("model: unknown model '%s' (known: %s)", id, table.concat(M.list(), ", "))
+  -- a path (a "/" or a leading "." or "~") that is not there: say so, not "unknown model"
+  if id:find("/", 1, true) or id:match("^[.~]") then
+    return nil, format("model: %s: no such file or directory (a preset id, a config.json or a folder holding one)", id)
+  end
+  local known = {}
+  for _, k in ipairs(M.list()) do known[k] = true end
+  return nil, format("model: unknown model '%s'%s (known: %s)", id, check.did_you_mean(id, known),
+    table.concat(M.list(), ", "))
 end
 
 -- Fields that mean a mixture of experts in some model type (an error on a dense type).
@@ -273,6 +280,8 @@ function M.from_hf_config(path)
   if not text then return nil, rerr end
   local ok, j = pcall(cjson.decode, text)
   if not ok or type(j) ~= "table" then return nil, format("%s: not a JSON object (%s)", path, tostring(j)) end
+  local cj = require "tilewave.data.config_json"
+  j = cj.integers(j)
   if j[1] ~= nil then return nil, format("%s: not a JSON object (an array)", path) end
   local family, kind
   local known = {}
@@ -297,18 +306,9 @@ function M.from_hf_config(path)
     end
     j = inner
   end
-  -- fields read elsewhere from config.json that tilewave does not model still must be sane:
-  -- rope_scaling (Hugging Face transformers' RoPE scaling) an object with a positive factor
-  local rs = j.rope_scaling
-  if rs ~= nil and rs ~= cjson.null then
-    if type(rs) ~= "table" or rs[1] ~= nil then
-      error(format("%s: rope_scaling: expected an object (e.g. {\"type\": \"linear\", \"factor\": 2.0}), got %s",
-        path, check.describe(rs)), 0)
-    end
-    if rs.factor ~= nil and (type(rs.factor) ~= "number" or not (rs.factor > 0) or rs.factor > 1e6) then
-      error(format("%s: rope_scaling.factor: expected a positive number, got %s", path, check.describe(rs.factor)), 0)
-    end
-  end
+  -- fields read elsewhere from config.json that tilewave does not model still must be sane
+  cj.check_rope(path, "rope_scaling", j.rope_scaling)
+  cj.check_rope(path, "rope_parameters", j.rope_parameters)
   local cfg = { family = family }
   for k, v in pairs(j) do
     if EXPERT_FIELDS[k] and v ~= cjson.null and not kind.fields[k] then
@@ -317,8 +317,6 @@ function M.from_hf_config(path)
     end
     -- a family field is kept unless it belongs to other model types only (hf_type_fields)
     local keep = COMMON[k] or (fam.fields[k] and (kind.fields[k] or not (fam.hf_type_fields or {})[k]))
-    -- lua-cjson decodes every JSON number as a float: sizes become integers
-    if type(v) == "number" and math.tointeger(v) then v = math.tointeger(v) end
     if keep and v ~= cjson.null and k ~= "family" then cfg[k] = v end
   end
   for k, v in pairs(kind.implies or {}) do cfg[k] = v end

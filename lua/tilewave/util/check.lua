@@ -10,8 +10,13 @@ local error, pairs, ipairs, sort, concat = error, pairs, ipairs, table.sort, tab
 
 --- Describe a value for an error message as Lua's tostring does: `-3`, `2.5`,
 -- `string '80'`, `nil`, `table`.
+-- JSON's null as lua-cjson decodes it (a light userdata), named "null" in messages
+local ok_cjson, cjson = pcall(require, "cjson")
+local JSON_NULL = ok_cjson and cjson.null or nil
+
 function M.describe(v)
   local t = type(v)
+  if v ~= nil and v == JSON_NULL then return "null" end
   if t == "number" then
     if v ~= v then return "NaN" end -- tostring gives "-nan" or "nan" by platform
     return tostring(v)
