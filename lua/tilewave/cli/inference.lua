@@ -61,19 +61,37 @@ function M.decode(args, out)
       o.engine, o.speculative = nil, nil
       m = tw.inference.memory(o)
     end
-    runs[#runs + 1] = { decode = d, memory = m or false }
-    rows[#rows + 1] = { tostring(bc[1]), tostring(bc[2]), si(d.tpot_s, "s") .. interval(d.interval),
-      format("%.1f", d.tokens_per_s), format("%.1f", d.aggregate_tokens_per_s), d.bound,
-      m and (m.fits and "fits" or "does NOT fit") or "-", m and si(m.total_bytes, "B") or "-" }
+    if m and not m.fits then
+      -- no time for what does not fit: the shortfall and what would fit instead
+      local near = require("tilewave.explore.memory_fit").nearest(o, m)
+      runs[#runs + 1] = { fits = false, memory = m, would_fit = near, header = d }
+      rows[#rows + 1] = { tostring(bc[1]), tostring(bc[2]), "does not fit", "-", "-", "-",
+        format("short by %s", si(m.total_bytes - m.memory_bytes, "B")), si(m.total_bytes, "B") }
+    else
+      runs[#runs + 1] = { decode = d, memory = m or false }
+      rows[#rows + 1] = { tostring(bc[1]), tostring(bc[2]), si(d.tpot_s, "s") .. interval(d.interval),
+        format("%.1f", d.tokens_per_s), format("%.1f", d.aggregate_tokens_per_s), d.bound,
+        m and "fits" or "-", m and si(m.total_bytes, "B") or "-" }
+    end
+  end
+  -- JSON: a configuration that does not fit carries fits = false, its memory and would_fit, no decode
+  local function json_run(r)
+    if r.fits ~= false then return r end
+    local h = r.header
+    return { fits = false, memory = r.memory, would_fit = r.would_fit, model = h.model, hw = h.hw, batch = h.batch,
+             context = h.context, weight_dtype = h.weight_dtype, kv_dtype = h.kv_dtype, t = h.t, engine = h.engine }
   end
   if #combos == 1 and args.format ~= "csv" then
     local r = runs[1]
-    if args.format == "json" then out:write(tw.report.json(r), "\n") else
-      out:write(text.decode(r.decode, r.memory or nil), "\n") end
+    if args.format == "json" then out:write(tw.report.json(json_run(r)), "\n")
+    elseif r.fits == false then out:write(text.decode_unfit(r.header, r.memory, r.would_fit), "\n")
+    else out:write(text.decode(r.decode, r.memory or nil), "\n") end
     return 0
   end
+  for i, r in ipairs(runs) do runs[i] = json_run(r) end
+  local first = runs[1].decode or runs[1]
   if args.format == "text" then
-    local d = runs[1].decode
+    local d = first
     out:write(format("decode %s on %s: %s weights, %s KV cache, t = %d, %s engine\n", d.model, d.hw, d.weight_dtype,
       d.kv_dtype, d.t, d.engine))
   end
@@ -83,14 +101,24 @@ function M.decode(args, out)
     -- what each bound in the table means (tilewave.cost.inference.decode)
     local seen, parts = {}, {}
     for _, r in ipairs(runs) do
-      local b = r.decode.bound
+      local b = r.decode and r.decode.bound
       if BOUND_TEXT[b] and not seen[b] then seen[b], parts[#parts + 1] = true, b .. " = " .. BOUND_TEXT[b] end
     end
     if #parts > 0 then out:write("bound: ", table.concat(parts, "; "), "\n") end
+    -- rows that do not fit: no time, and the nearest configuration that does (explore.memory_fit)
+    for i, r in ipairs(runs) do
+      if r.fits == false then
+        local alts = {}
+        for _, n in ipairs(r.would_fit) do alts[#alts + 1] = n.text end
+        out:write(format("batch %d, context %d %s; would fit: %s\n", combos[i][1], combos[i][2],
+          require("tilewave.explore.memory_fit").shortfall(r.memory), #alts > 0 and table.concat(alts, "; or ")
+          or "nothing near"))
+      end
+    end
     -- rows whose decode attention leaves SMs idle (tilewave.cost.price.decode_kv_eff)
     local idle = {}
     for i, r in ipairs(runs) do
-      if r.decode.kv_eff < 1 then idle[#idle + 1] = format("batch %d, context %d: %.0f%%", combos[i][1], combos[i][2],
+      if r.decode and r.decode.kv_eff < 1 then idle[#idle + 1] = format("batch %d, context %d: %.0f%%", combos[i][1], combos[i][2],
         100 * r.decode.kv_eff) end
     end
     if #idle > 0 then
@@ -105,7 +133,21 @@ end
 function M.prefill(args, out)
   if args.prompt == nil then error("prefill.prompt: expected positive integer (--prompt N), got nil", 0) end
   local combos, runs, rows = pairs_of(args.batch, args.prompt), {}, {}
+  local spec, unfit = tw.hw.resolve(args.hw, "prefill.hw"), {}
   for _, bp in ipairs(combos) do
+    -- weights (in the compute dtype when it is 8-bit: fp8 checkpoints) and the prompt's KV cache must fit
+    local mo = { model = args.model, hw = args.hw, batch = bp[1], context = bp[2], t = args.t,
+                 weight_dtype = (args.dtype == "fp8" or args.dtype == "int8") and args.dtype or nil,
+                 allow_long_context = args.allow_long_context or nil }
+    local m = spec.memory_bytes and tw.inference.memory(mo)
+    if m and not m.fits then
+      local near = require("tilewave.explore.memory_fit").nearest(mo, m)
+      runs[#runs + 1] = { model = m.model, hw = m.hw, batch = bp[1], prompt = bp[2], fits = false, memory = m,
+                          would_fit = near }
+      rows[#rows + 1] = { tostring(bp[1]), tostring(bp[2]), "does not fit", "-", "-", "-" }
+      unfit[#unfit + 1] = #runs
+      goto continue
+    end
     local r = tw.inference.prefill { model = args.model, hw = args.hw, batch = bp[1], prompt = bp[2], t = args.t,
                                      dtype = args.dtype, attention = args.attention, engine = args.engine,
                                      allow_long_context = args.allow_long_context or nil }
@@ -114,13 +156,23 @@ function M.prefill(args, out)
                         tokens_per_s = r.batch * r.prompt / r.ttft_s, engine = r.engine }
     rows[#rows + 1] = { tostring(bp[1]), tostring(bp[2]), si(r.ttft_s, "s") .. interval(r.interval),
       si(r.batch * r.prompt / r.ttft_s, ""), format("%.1f", r.tflops), format("%.1f%%", 100 * r.mfu) }
+    ::continue::
   end
   if args.format == "text" then
     local r = runs[1]
     out:write(format("prefill %s on %s: %s, %s attention, t = %d, %s engine (TTFT: the forward over the prompt)\n",
-      r.model, r.hw, args.dtype, args.attention, args.t, type(r.engine) == "table" and r.engine.name or r.engine))
+      r.model, r.hw, args.dtype, args.attention, args.t, tw.engines.resolve(args.engine, "prefill.engine").name))
   end
   write_rows(out, args.format, { "batch", "prompt", "TTFT", "tokens/s", "TFLOP/s", "MFU" }, rows, runs)
+  if args.format == "text" then
+    local mf = require "tilewave.explore.memory_fit"
+    for _, i in ipairs(unfit) do
+      local r, alts = runs[i], {}
+      for _, n in ipairs(r.would_fit) do alts[#alts + 1] = n.text end
+      out:write(format("batch %d, prompt %d %s; would fit: %s\n", r.batch, r.prompt, mf.shortfall(r.memory),
+        #alts > 0 and table.concat(alts, "; or ") or "nothing near"))
+    end
+  end
   return 0
 end
 

@@ -53,6 +53,23 @@ function M.decode(d, m)
   return concat(lines, "\n")
 end
 
+--- A decode configuration that does not fit: its header, the shortfall and the nearest
+-- configurations that fit (tilewave.explore.memory_fit), never a time.
+function M.decode_unfit(d, m, near)
+  local lines = {
+    format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits), %s KV cache, t = %d, %s engine",
+      d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight, d.kv_dtype, d.t, d.engine),
+    format("  memory      %s: weights %s, KV %s, workspace %s", require("tilewave.explore.memory_fit").shortfall(m),
+      si(m.weight_bytes, "B"), si(m.kv_bytes, "B"), si(m.workspace_bytes, "B")),
+  }
+  local alts = {}
+  for _, n in ipairs(near) do alts[#alts + 1] = n.text end
+  lines[#lines + 1] = "  would fit   " .. (#alts > 0 and concat(alts, "; or ") or "nothing near (fewer sequences, a shorter "
+    .. "context, 4-bit weights and 8 GPUs each fall short)")
+  lines[#lines + 1] = "  TPOT        not priced: a configuration that does not fit has no time"
+  return concat(lines, "\n")
+end
+
 --- One line of a tw.training.step result.
 function M.train_line(r)
   local k = r.config
