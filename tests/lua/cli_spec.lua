@@ -330,3 +330,29 @@ describe("a configuration that does not fit", function()
     assert.truthy(out:find("batch 1, prompt 512 does not fit: needs 94.55 GB, has 80 GB", 1, true), out)
   end)
 end)
+
+describe("tilewave gemm", function()
+  it("defaults to the device and dtype every command defaults to: h100_sxm5, bf16", function()
+    local code, out = run("gemm 64 64 64")
+    assert.equal(0, code)
+    assert.truthy(out:find("^GEMM M=64 N=64 K=64 batch=1, bf16 on NVIDIA H100 SXM5 80GB %(h100_sxm5%)"), out)
+  end)
+
+  it("names the dimension that breaks alignment and the padded shape predicted faster", function()
+    -- N = 4097 bf16: 8194 bytes, 2-byte aligned; K = 4096: 8192 bytes, capped at 128. Below 16 bytes
+    -- Hopper's cuBLAS loses TMA (hw/arch/hopper.lua align_eff: 0.192 of the rate at 2 bytes)
+    local code, out = run("gemm 4096 4097 4096")
+    assert.equal(0, code)
+    assert.truthy(out:find("(N 2-byte aligned, K 128-byte aligned)", 1, true), out)
+    local n = tonumber(out:match("fix         pad N to (%d+) with zeros %(M=4096 N=%d+ K=4096%)"))
+    assert.is_true(n > 4097 and n % 8 == 0 and n <= 4097 + 63, out) -- 16 to 128 bytes: 8 to 64 elements
+    assert.is_true(tonumber(out:match("(%d+%.%d+)x faster")) > 3)
+    -- K the odd one: the text says K, and the pad is K's
+    local _, out2 = run("gemm 4096 4096 4097")
+    assert.truthy(out2:find("(N 128-byte aligned, K 2-byte aligned)", 1, true), out2)
+    assert.truthy(out2:find("pad K to", 1, true), out2)
+    -- aligned: no fix, and JSON says so
+    local _, js = run("gemm 4096 4096 4096 --format json")
+    assert.is_false(require("cjson").decode(js).fix)
+  end)
+end)

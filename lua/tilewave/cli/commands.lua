@@ -22,22 +22,37 @@ local function run_script(args)
   return math.tointeger(res) or 0
 end
 
+-- the default dtype of gemm and roofline: bf16, as every command's, or fp16 on a device without bf16
+-- (V100, T4, P100: no bf16 tensor cores)
+local function default_dtype(args, path)
+  if args.dtype then return args.dtype end
+  local spec = tw.hw.resolve(args.hw, path)
+  return spec.peak_flops.bf16 and "bf16" or "fp16"
+end
+
 local function gemm_cmd(args)
   for _, k in ipairs { "m", "n", "k", "batch" } do
     if args[k] == nil then error(format("gemm.%s: expected positive integer", k), 0) end
   end
-  local r = tw.gemm { m = args.m, n = args.n, k = args.k, batch = args.batch, dtype = args.dtype, hw = args.hw,
-                      timing = args.timing, engine = args.engine }
+  local o = { m = args.m, n = args.n, k = args.k, batch = args.batch, dtype = default_dtype(args, "gemm.hw"), hw = args.hw,
+              timing = args.timing, engine = args.engine }
+  local r = tw.gemm(o)
+  -- which of N and K is off, and the padded shape predicted faster (tilewave.explore.gemm_fix)
+  local fixer = require "tilewave.explore.gemm_fix"
+  local fix = fixer.pad(o, r)
   if args.format == "json" then
-    stdout:write(tw.report.json(r), "\n")
+    local j = {}
+    for k, v in pairs(r) do j[k] = v end
+    j.fix = fix or false
+    stdout:write(tw.report.json(j), "\n")
   else
-    stdout:write(tw.report.gemm_text(r, tw.hw.resolve(args.hw, "gemm.hw")), "\n")
+    stdout:write(tw.report.gemm_text(r, tw.hw.resolve(args.hw, "gemm.hw"), fixer.describe(o, r), fix), "\n")
   end
   return 0
 end
 
 local function roofline_cmd(args)
-  local r = tw.roofline { flops = args.flops, bytes = args.bytes, hw = args.hw, dtype = args.dtype,
+  local r = tw.roofline { flops = args.flops, bytes = args.bytes, hw = args.hw, dtype = default_dtype(args, "roofline.hw"),
                           achievable = args.achievable or nil }
   if args.format == "json" then
     stdout:write(tw.report.json(r), "\n")

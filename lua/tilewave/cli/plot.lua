@@ -25,8 +25,9 @@ function M.define(p, engine_help)
   local g = pl:command("gemm", "A GEMM sweep of the co-design paper: predicted rate, the bound without tile and "
     .. "wave loss, measured points, cliffs marked.")
   g:option("--sweep", "Which sweep."):choices({ "square", "tile", "wave", "logit" }):count(1)
-  g:option("--hw", "Device id or spec path."):default("a100_sxm4_80gb")
-  g:option("--dtype", "Element type."):default("fp16")
+  g:option("--hw", "Device id or spec path (default a100_sxm4_80gb, unlike the other commands: the device the "
+    .. "co-design paper's sweeps were measured on)."):default("a100_sxm4_80gb")
+  g:option("--dtype", "Element type (default fp16, the paper's)."):default("fp16")
   g:option("--measured", "CSV in the calibration format (m, n, k, dtype, tflops or time_s) to overlay.")
   g:option("--out", "SVG file to write."):count(1)
   local s = pl:command("sweep", "One metric of a sweep against one varied field, one line per device or model.")

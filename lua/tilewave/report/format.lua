@@ -60,8 +60,9 @@ function M.frac(x)
   return format("%.2g", x)
 end
 
---- Text report of one tw.gemm result `r` on spec `spec`.
-function M.gemm_text(r, spec)
+--- Text report of one tw.gemm result `r` on spec `spec`; `align` says which of N and K is off
+-- ("N 2-byte aligned, K 128-byte aligned"), `fix` the padded shape (tilewave.explore.gemm_fix.pad).
+function M.gemm_text(r, spec, align, fix)
   local slots = r.tiles / (r.waves * r.wave_eff)
   local lines = {
     format("GEMM M=%d N=%d K=%d batch=%d, %s on %s (%s)", r.m, r.n, r.k, r.batch, r.dtype, spec.name, spec.id),
@@ -80,9 +81,15 @@ function M.gemm_text(r, spec)
       r.tiles, r.tiles == 1 and "" or "s", r.waves, r.waves == 1 and "" or "s", math.floor(slots + 0.5)),
     r.align_eff > 1 and format("  efficiency  tile %s, wave %s; N off 16 bytes, K aligned: the library's TMA kernel, "
       .. "%.2fx its other kernels' rate", M.frac(r.tile_eff), M.frac(r.wave_eff), r.align_eff)
-    or format("  efficiency  tile %s, wave %s, alignment %s (N and K %d-byte aligned)", M.frac(r.tile_eff),
-      M.frac(r.wave_eff), M.frac(r.align_eff), r.align_bytes),
+    or format("  efficiency  tile %s, wave %s, alignment %s (%s)", M.frac(r.tile_eff),
+      M.frac(r.wave_eff), M.frac(r.align_eff), align or format("N and K %d-byte aligned", r.align_bytes)),
   }
+  if fix then
+    local to = {}
+    for _, d in ipairs(fix.padded) do to[#to + 1] = format("%s to %d", d, d == "N" and fix.n or fix.k) end
+    lines[#lines + 1] = format("  fix         pad %s with zeros (M=%d N=%d K=%d): %s predicted, %.2fx faster despite "
+      .. "the extra work", concat(to, " and "), r.m, fix.n, fix.k, M.si(fix.time_s, "s"), fix.speedup)
+  end
   return concat(lines, "\n")
 end
 
