@@ -216,6 +216,42 @@ describe("tilewave.data.models", function()
       assert.truthy(e3:find("text_config: expected an object (the text model's config), got null", 1, true))
     end)
 
+    it("takes the checkpoint's weight format from quantization_config as every command's default", function()
+      -- openai/gpt-oss-20b config.json (tests/lua/fixtures/hf/gpt-oss-20b-tf5.json): quant_method mxfp4
+      local c = assert(tw.models.from_hf_config("tests/lua/fixtures/hf/gpt-oss-20b-tf5.json"))
+      assert.equal("mxfp4", c.weight_dtype)
+      assert.equal("config.json quantization_config, quant_method mxfp4", c.weight_dtype_source)
+      local d = tw.inference.decode { model = c, hw = "h100_sxm5", context = 2048 }
+      assert.equal("mxfp4", d.weight_dtype)
+      assert.equal(4.25, d.bits_per_weight)
+      assert.equal("bf16", tw.inference.decode { model = c, hw = "h100_sxm5", context = 2048, weight_dtype = "bf16" }
+        .weight_dtype)
+      assert.equal("mxfp4", tw.inference.decode { model = "gpt-oss-20b", hw = "h100_sxm5", context = 2048 }.weight_dtype)
+      local function qc(q)
+        local path = write([[{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"num_key_value_heads":8,
+          "num_hidden_layers":32,"intermediate_size":14336,"vocab_size":128256,"quantization_config":]] .. q .. "}")
+        local ok, r = pcall(tw.models.from_hf_config, path)
+        os.remove(path)
+        return ok, r
+      end
+      -- AutoAWQ / GPTQ: 4 bits in groups of 128 (AwqConfig bits, group_size): int4 with groups of 128
+      local ok, r = qc([[{"quant_method":"awq","bits":4,"group_size":128,"zero_point":true,"version":"gemm"}]])
+      assert.is_true(ok)
+      assert.equal("int4", r.weight_dtype)
+      assert.equal(128, r.weight_group)
+      -- DeepSeek-V3's fine-grained FP8 (FineGrainedFP8Config) and llm-compressor's FP8
+      ok, r = qc([[{"quant_method":"fp8","fmt":"e4m3","activation_scheme":"dynamic","weight_block_size":[128,128]}]])
+      assert.equal("fp8", r.weight_dtype)
+      ok, r = qc([[{"quant_method":"compressed-tensors","config_groups":{"group_0":{"weights":{"num_bits":8,
+        "type":"float","strategy":"channel"}}}}]])
+      assert.equal("fp8", r.weight_dtype)
+      -- a method tilewave does not price is named, never priced as bf16
+      ok, r = qc([[{"quant_method":"hqq","nbits":3}]])
+      assert.is_false(ok)
+      assert.truthy(r:find("quantization_config: quant_method string 'hqq' is not a weight format tilewave prices", 1,
+        true), r)
+    end)
+
     it("maps a Llama config.json straight in, ignoring fields it does not use", function()
       -- meta-llama/Llama-3.2-1B config.json (fields as published)
       local path = write([[{"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":2048,

@@ -42,7 +42,8 @@ function M.define(p, engine_help)
   d:argument("model", "Model id.")
   d:option("--hw", "Comma-separated device ids or spec paths."):default("h100_sxm5")
   d:option("--context", "Tokens of KV cache per sequence."):default("2048")
-  d:option("--weight-dtype", "Weight format."):default("bf16")
+  d:option("--weight-dtype", "Weight format (default: the checkpoint's, as its config.json quantization_config "
+    .. "declares, else bf16).")
   d:option("--engine", engine_help):default("compiled")
   d:option("--out", "SVG file to write."):count(1)
 end

@@ -75,7 +75,8 @@ function M.define(p, engine_help)
   c:option("--scheduler", "Scheduler preset (default: the engine's): vllm, vllm_v0, sarathi, orca, static, sglang, trtllm.")
   c:option("--max-num-seqs", "Sequences per step."):convert(parser.int_arg("serve.scheduler.max_num_seqs"))
   c:option("--max-num-batched-tokens", "Token budget per step."):convert(parser.int_arg("serve.scheduler.max_num_batched_tokens"))
-  c:option("--weight-dtype", "Weight format."):default("bf16")
+  c:option("--weight-dtype", "Weight format (default: the checkpoint's, as its config.json quantization_config "
+    .. "declares, else bf16).")
   c:option("--kv-dtype", "KV cache dtype."):default("bf16")
   c:mutex(
     c:option("--rate", "Requests/s (Poisson; gamma with --cv); a list gives one row each."):convert(num_list("serve.rate")),
@@ -253,9 +254,10 @@ function M.render(runs, fmt)
   end
   local r = runs[1]
   local head = format("serve %s on %s x %d (t = %d, %d replica%s): %s engine, %s scheduler (max_num_seqs %d, "
-    .. "max_num_batched_tokens %d), %s weights, %s KV cache, KV capacity %d tokens per replica, %d requests per run (--requests)\n",
+    .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per replica, %d requests per run (--requests)\n",
     r.model, r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s", r.engine, r.scheduler, r.max_num_seqs,
-    r.max_num_batched_tokens, r.weight_dtype, r.kv_dtype, r.kv_capacity_tokens, r.requests)
+    r.max_num_batched_tokens, r.weight_dtype, r.weight_dtype_source and " (the checkpoint's: " .. r.weight_dtype_source
+    .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, r.requests)
   local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
     .. "Metrics as vLLM's benchmark_serving; running = mean requests in the batch.\n", r.interval.scale_low,
     r.interval.scale_high, r.interval.borrowed and ", borrowed from the H100" or "")

@@ -6,16 +6,15 @@
 --   tw.inference.memory{ model = "llama-2-70b", hw = "h100_sxm5", batch = 8, context = 4096, t = 2 }
 --   tw.inference.sweep{ model = "llama-3.1-8b", hw = "h100_sxm5", context = 1024, batch = { 1, 8, 64, 512 } }
 --
--- A decode step reads every weight once and each sequence's KV cache
--- (src/tilewave.h, tw_decode_step); the weight list is the model's GEMMs at
--- one token per sequence (tilewave.transformer.ops with s = 1), at the bytes
--- of the weight format (tilewave.quant). What the numbers assume about the
--- software is the engine (tilewave.cost.engines): kernel launches per layer, the
--- launch cost not hidden by the queue, the achievable bandwidth fraction.
--- With t > 1 each rank holds 1/t of the heads, FFN columns and vocabulary
--- (Megatron-LM) and every layer adds two all-reduces of batch x h activations
--- (the faster of ring and tree, alpha-beta, NVLink bandwidth from the spec, one
--- direction; the per-step latency is the engine's comm_latency_s, not calibrated).
+-- A decode step reads every weight once and each sequence's KV cache (src/tilewave.h, tw_decode_step); the
+-- weight list is the model's GEMMs at one token per sequence (tilewave.transformer.ops with s = 1), at the
+-- bytes of the weight format (tilewave.quant). What the numbers assume about the software is the engine
+-- (tilewave.cost.engines): kernel launches per layer, the launch cost not hidden by the queue, the
+-- achievable bandwidth fraction. With t > 1 each rank holds 1/t of the heads, FFN columns and vocabulary
+-- (Megatron-LM) and every layer adds two all-reduces of batch x h activations (the faster of ring and tree,
+-- alpha-beta, NVLink bandwidth from the spec, one direction; the per-step latency is the engine's
+-- comm_latency_s, not calibrated). A model's checkpoint format (its config.json quantization_config, or a
+-- preset's) is the default weight_dtype; the result's weight_dtype_source names it.
 -- Units: s, byte, FLOP, token/s.
 -- @module tilewave.cost.inference
 local check = require "tilewave.util.check"
@@ -30,7 +29,6 @@ local forward = require "tilewave.cost.forward"
 local price = require "tilewave.cost.price"
 
 local M = {}
-
 local format, ipairs, pairs = string.format, ipairs, pairs
 
 --- Default workspace held besides weights and KV cache, byte: CUDA context,
@@ -193,7 +191,10 @@ local function workload(o, path, allowed, resolve)
   if o.context == nil then check.fail(path .. ".context", "expected positive integer", nil) end
   local context = M.check_context(c, check.positive_int(o.context, path .. ".context"), o.allow_long_context,
     path .. ".context")
-  local fmt = quant.format(o.weight_dtype or "bf16", o.group, path .. ".weight_dtype")
+  -- the checkpoint's own format (config.json's quantization_config, a preset's) unless one is asked for
+  local own = o.weight_dtype == nil and c.weight_dtype
+  local fmt = quant.format(own or o.weight_dtype or "bf16", own and c.weight_group or o.group, path .. ".weight_dtype")
+  fmt.source = own and c.weight_dtype_source or nil
   return c, spec, t, batch, context, fmt, kv_elem_bytes(o.kv_dtype, path .. ".kv_dtype")
 end
 
@@ -283,7 +284,7 @@ function M.decode(o)
   if r.host_s > math.max(comm, r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "host" end
   r.model, r.hw, r.batch, r.context, r.t, r.ep = c.id or c.name, spec.id, batch_all, context, t, ep
   r.weight_dtype, r.kv_dtype, r.engine, r.compute_dtype = fmt.name, o.kv_dtype or "bf16", eng.name, cdt
-  r.group = fmt.group
+  r.group, r.weight_dtype_source = fmt.group, fmt.source -- the source when the format is the checkpoint's
   r.bits_per_weight = 8 * stored_bytes / stored
   r.matmul_params = params
   return r

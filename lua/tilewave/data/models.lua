@@ -50,6 +50,9 @@ local COMMON = {
   intermediate_size = "positive_int", vocab_size = "positive_int", tie_word_embeddings = "boolean",
   max_position_embeddings = "positive_int", head_dim = "positive_int",
   id = "string", name = "string", source = "string", notes = "string",
+  -- the checkpoint's weight format (tilewave.data.quant), the default of every command that prices
+  -- the model; from config.json's quantization_config (data/config_json.lua) or a preset's source
+  weight_dtype = "string", weight_group = "positive_int", weight_dtype_source = "string",
 }
 local REQUIRED = { "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size", "vocab_size" }
 
@@ -161,6 +164,9 @@ function M.define(cfg, path)
       c.num_key_value_heads)
   end
   if c.tie_word_embeddings == nil then c.tie_word_embeddings = false end
+  if c.weight_dtype ~= nil or c.weight_group ~= nil then
+    require("tilewave.data.quant").format(c.weight_dtype or "bf16", c.weight_group, check.field(path, "weight_dtype"))
+  end
   if fam.validate then fam.validate(c, path) end
   check_size(c, fam, path)
   c.name = c.name or c.id or fam.name
@@ -278,9 +284,9 @@ function M.from_hf_config(path)
   end
   local text, rerr = require("tilewave.util.sandbox").read_file(path) -- a regular file, size capped
   if not text then return nil, rerr end
+  local cj = require "tilewave.data.config_json"
   local ok, j = pcall(cjson.decode, text)
   if not ok or type(j) ~= "table" then return nil, format("%s: not a JSON object (%s)", path, tostring(j)) end
-  local cj = require "tilewave.data.config_json"
   j = cj.integers(j)
   if j[1] ~= nil then return nil, format("%s: not a JSON object (an array)", path) end
   local family, kind
@@ -297,6 +303,7 @@ function M.from_hf_config(path)
       check.describe(j.model_type))
   end
   local fam = M.families[family]
+  local qdt = cj.weight_dtype(path, j.quantization_config)
   -- a multimodal type holds its language model's fields in a nested object (Gemma 3: text_config)
   if kind.nested then
     local inner = j[kind.nested]
@@ -320,6 +327,7 @@ function M.from_hf_config(path)
     if keep and v ~= cjson.null and k ~= "family" then cfg[k] = v end
   end
   for k, v in pairs(kind.implies or {}) do cfg[k] = v end
+  if qdt then cfg.weight_dtype, cfg.weight_group, cfg.weight_dtype_source = qdt.name, qdt.group, qdt.source end
   -- Qwen2 lists a window it does not use unless use_sliding_window is true
   if kind.fields.use_sliding_window and j.use_sliding_window ~= true then cfg.sliding_window = nil end
   cfg.use_sliding_window = nil

@@ -19,8 +19,9 @@ end
 --- Text of a tw.inference.decode result `d` and, if given, its memory fit `m`.
 function M.decode(d, m)
   local lines = {
-    format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits), %s KV cache, t = %d%s, %s engine%s",
-      d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight, d.kv_dtype, d.t,
+    format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits%s), %s KV cache, t = %d%s, %s engine%s",
+      d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight,
+      d.weight_dtype_source and ", the checkpoint's: " .. d.weight_dtype_source or "", d.kv_dtype, d.t,
       (d.ep or 1) > 1 and format(", ep = %d", d.ep) or "", d.engine,
       (d.ep or 1) > 1 and " (bytes and times per rank)" or ""),
     format("  TPOT        %s%s (%.1f tokens/s per sequence, %.1f aggregate)", si(d.tpot_s, "s"),
@@ -57,8 +58,9 @@ end
 -- configurations that fit (tilewave.explore.memory_fit), never a time.
 function M.decode_unfit(d, m, near)
   local lines = {
-    format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits), %s KV cache, t = %d, %s engine",
-      d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight, d.kv_dtype, d.t, d.engine),
+    format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits%s), %s KV cache, t = %d, %s engine",
+      d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight,
+      d.weight_dtype_source and ", the checkpoint's: " .. d.weight_dtype_source or "", d.kv_dtype, d.t, d.engine),
     format("  memory      %s: weights %s, KV %s, workspace %s", require("tilewave.explore.memory_fit").shortfall(m),
       si(m.weight_bytes, "B"), si(m.kv_bytes, "B"), si(m.workspace_bytes, "B")),
   }

@@ -100,7 +100,10 @@ function M.prepare(o)
   if seed ~= math.floor(seed) or seed > 2 ^ 53 then check.fail("serve.seed", "expected an integer in [0, 2^53]", seed) end
   local slo = slo_of(o.slo, "serve.slo")
   if o.detail ~= nil and type(o.detail) ~= "boolean" then check.fail("serve.detail", "expected true or false", o.detail) end
-  local opts = { t = t, weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype }
+  -- the checkpoint's weight format (config.json quantization_config, a preset's) unless one is asked for
+  local own = o.weight_dtype == nil and c.weight_dtype
+  local opts = { t = t, weight_dtype = own or o.weight_dtype, group = own and c.weight_group or o.group,
+                 kv_dtype = o.kv_dtype }
   local sd = o.speculative and require("tilewave.cost.speculative").resolve(o.speculative, "serve.speculative")
   if dis then opts.t = dis.prefill.t end
   local kv = steps.kv_capacity(c, spec, opts, sched)
@@ -121,7 +124,7 @@ function M.prepare(o)
     max_context = max_context, max_seqs = sched.max_num_seqs, exact = exact })
   if dis then
     -- the decode pool: its own t, KV capacity and tables; the transfer over the link between pools
-    local dopts = { t = dis.decode.t, weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype }
+    local dopts = { t = dis.decode.t, weight_dtype = opts.weight_dtype, group = opts.group, kv_dtype = o.kv_dtype }
     local dkv = steps.kv_capacity(c, spec, dopts, sched)
     if max_context > dkv.kv_capacity_tokens then
       check.fail("serve.disagg.decode", format("expected requests within its KV capacity of %d tokens (isl + osl up to %d)",
@@ -142,7 +145,8 @@ function M.prepare(o)
   return { c = c, spec = spec, t = t, eng = eng, sched = sched, replicas = replicas, w = w, seed = seed, slo = slo,
            speculative = sd, disagg = dis,
            kv = kv, tables = tables, scale_low = lo, scale_high = hi, borrowed = borrowed, detail = o.detail,
-           weight_dtype = o.weight_dtype or "bf16", kv_dtype = o.kv_dtype or "bf16" }
+           weight_dtype = opts.weight_dtype or "bf16", weight_dtype_source = own and c.weight_dtype_source or nil,
+           kv_dtype = o.kv_dtype or "bf16" }
 end
 
 --- One run of the core for a prepared run `x` (M.prepare) at step-cost scale `scale`: the
@@ -193,6 +197,7 @@ local function shape(x, r)
                             kv_capacity_tokens = x.disagg.decode_kv.kv_capacity_tokens } or nil,
     kv_transfer = x.disagg and x.disagg.transfer or nil,
     engine = x.eng.name, scheduler = x.sched.name, weight_dtype = x.weight_dtype, kv_dtype = x.kv_dtype,
+    weight_dtype_source = x.weight_dtype_source,
     arrival = x.w.arrival, rate = x.w.rate, concurrency = x.w.concurrency, dataset = x.w.dataset,
     requests = r.requests, duration_s = r.duration_s,
     throughput = { requests_per_s = r.requests_per_s, output_tokens_per_s = r.output_tokens_per_s,

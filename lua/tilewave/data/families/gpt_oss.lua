@@ -11,8 +11,8 @@
 --     `num_experts_per_tok` per token (tilewave.ops.layers.moe_mlp), each expert with biases
 --     on its gate/up (2I) and down (h) projections, a router with a bias (h*E + E).
 -- The checkpoints store the expert weights in MXFP4 (tilewave.data.quant `mxfp4`, 4.25 bits per
--- weight) and the rest in bf16; a `weight_dtype` here applies to every matrix (the experts are
--- 97% of the 20B's weights).
+-- weight) and the rest in bf16; the presets default to mxfp4 (their `weight_dtype`), and a weight
+-- format applies to every matrix (the experts are 97% of the 20B's weights).
 --
 -- Parameters per layer: attention h*(a+2kv)*hd + a*hd*h + (a+2kv)*hd + h biases + a sinks;
 -- router h*E + E; E experts of 3*h*I + 2*I + h; two RMSNorms 2h; final norm h; embeddings
@@ -37,7 +37,9 @@ local SRC = "openai/gpt-oss-%s config.json (Hugging Face): h 2880, I 2880, 64 he
 
 local function preset(name, size, L, E)
   return llama.preset(name, L, 2880, 64, 8, 2880, 201088, false, 131072, string.format(SRC, size, E, L),
-    { head_dim = 64, sliding_window = 128, num_local_experts = E, num_experts_per_tok = 4, attention_bias = true })
+    { head_dim = 64, sliding_window = 128, num_local_experts = E, num_experts_per_tok = 4, attention_bias = true,
+      -- the published checkpoint's format, the default of every command (--weight-dtype bf16 for the other)
+      weight_dtype = "mxfp4", weight_dtype_source = "OpenAI gpt-oss model card (2025-08-05): MoE weights in MXFP4" })
 end
 
 local F = llama.variant {
