@@ -297,12 +297,12 @@ end)
 describe("a configuration that does not fit", function()
   -- Mixtral 8x7B: 46,702,792,704 parameters x 2 bytes = 93.41 GB of bf16 weights; a context of 2048
   -- tokens x 131,072 bytes (32 layers x 8 KV heads x 128 x 2 x 2 bytes) = 268.4 MB of KV; 1.074 GB of
-  -- workspace: 94.75 GB against the H100's 80 GB, 14.75 GB short. At t = 2 each GPU holds half the
-  -- weights and half the KV heads: 46.70 + 0.134 + 1.074 = 47.91 GB
+  -- workspace: 94.75 GB against the 85.52 GB the H100 reports to NVML (81,559 MiB), 9.227 GB short. At
+  -- t = 2 each GPU holds half the weights and half the KV heads: 46.70 + 0.134 + 1.074 = 47.91 GB
   it("prints the shortfall and what would fit, never a time (decode, one configuration)", function()
     local code, out = run("decode mixtral-8x7b --hw h100 --context 2048")
     assert.equal(0, code)
-    assert.truthy(out:find("does not fit: needs 94.75 GB, has 80 GB (short by 14.75 GB)", 1, true), out)
+    assert.truthy(out:find("does not fit: needs 94.75 GB, has 85.52 GB (short by 9.227 GB)", 1, true), out)
     assert.truthy(out:find("would fit   fp8 weights (48.18 GB); or t = 2 (2 GPUs, 47.91 GB each)", 1, true), out)
     assert.is_nil(out:find("tokens/s", 1, true))
     assert.is_nil(out:find("%d ms"))
@@ -327,7 +327,7 @@ describe("a configuration that does not fit", function()
     local code, out = run("prefill mixtral-8x7b --hw h100 --prompt 512")
     assert.equal(0, code)
     assert.truthy(out:find("\n1 +512 +does not fit", 1), out)
-    assert.truthy(out:find("batch 1, prompt 512 does not fit: needs 94.55 GB, has 80 GB", 1, true), out)
+    assert.truthy(out:find("batch 1, prompt 512 does not fit: needs 94.55 GB, has 85.52 GB", 1, true), out)
   end)
 end)
 

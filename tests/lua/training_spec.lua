@@ -208,7 +208,8 @@ describe("tilewave.cost.training", function()
                                        s = 2048, t = { 1 }, p = { 1 }, micro_batch = { 1 }, checkpointing = { "full" },
                                        zero = { 0 } }
       assert.equal(0, #res.ranked)
-      assert.truthy(res.rejected[1].reason:find("^does not fit: %d+%.%d GB per GPU > 80%.0 GB"))
+      -- against the 81,559 MiB = 85.52 GB an H100 reports to NVML (hw/h100_sxm5.lua usable_memory_bytes)
+      assert.truthy(res.rejected[1].reason:find("^does not fit: needs %d+%.%d GB per GPU, has 85%.5 GB"))
     end)
 
     it("validates the shared options once and rejects every split with their error", function()

@@ -246,7 +246,42 @@ local function train_cmd(args)
       stdout:write(tw.report.json { ranked = top, valid = #res.ranked, rejected = #res.rejected }, "\n")
       return 0
     end
-    for i = 1, math.min(args.top, #res.ranked) do stdout:write(format("%3d. %s\n", i, line(res.ranked[i]))) end
+    local k = res.ranked[1].config
+    stdout:write(format("train %s on %d x %s (%d GPUs): global batch %d sequences x s = %d tokens (%s tokens per "
+      .. "step), %s, %s attention, %s engine; every t, p, d, micro-batch, checkpointing and ZeRO stage that fits, "
+      .. "fastest first\n", k.model, k.nodes, k.cluster, k.gpus, k.global_batch, k.s,
+      tw.report.si(k.global_batch * k.s, ""), k.dtype, k.attention, k.engine))
+    -- rows equal but for checkpointing, with the same step time and memory, print once (with FlashAttention,
+    -- selective recomputation has nothing to recompute: it recomputes the attention scores, Korthikanti et
+    -- al. 2022 Sec. 5, which a fused kernel never stores)
+    local shown, tied = {}, false
+    for _, r in ipairs(res.ranked) do
+      local c, last = r.config, shown[#shown]
+      local lc = last and last.r.config
+      if last and lc.t == c.t and lc.p == c.p and lc.d == c.d and lc.micro_batch == c.micro_batch and lc.zero == c.zero
+         and last.r.step_s == r.step_s and last.r.memory_bytes == r.memory_bytes then
+        last.ckpt[#last.ckpt + 1] = c.checkpointing
+        tied = true
+      else
+        shown[#shown + 1] = { r = r, ckpt = { c.checkpointing } }
+      end
+    end
+    for i = 1, math.min(args.top, #shown) do
+      local e, r = shown[i], shown[i].r
+      if #e.ckpt > 1 then
+        local cfg = {}
+        for key, v in pairs(r.config) do cfg[key] = v end
+        cfg.checkpointing = table.concat(e.ckpt, "=")
+        local copy = {}
+        for key, v in pairs(r) do copy[key] = v end
+        copy.config, r = cfg, copy
+      end
+      stdout:write(format("%3d. %s\n", i, line(r)))
+    end
+    if tied then
+      stdout:write("a=b: checkpointing a and b tie in step time and memory, one row (with flash attention selective "
+        .. "recomputation has nothing to recompute: the attention scores it would redo are never stored)\n")
+    end
     stdout:write(format("%d valid, %d rejected\n", #res.ranked, #res.rejected))
     return 0
   end

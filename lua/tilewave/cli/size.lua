@@ -71,6 +71,14 @@ function M.render(r, a)
       lines[#lines + 1] = format("  %s%s: %s", x.hw, x.t and (" t = " .. x.t) or "", x.reason)
     end
   end
+  if #r.prices > 0 then
+    local parts = {}
+    for _, p in ipairs(r.prices) do
+      parts[#parts + 1] = format("%s $%.3f (%s)", p.hw, p.per_gpu_hour, p.source == "given" and "--price" or p.source)
+    end
+    lines[#lines + 1] = "\nprices, USD per GPU-hour (each hw file's price: provider, date; --price overrides): "
+      .. table.concat(parts, "; ")
+  end
   if #r.unpriced > 0 then
     lines[#lines + 1] = "\nno price (name them with --hw and --price to include): " .. table.concat(r.unpriced, ", ")
   end

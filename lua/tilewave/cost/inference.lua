@@ -309,7 +309,7 @@ function M.memory(o)
   local c, spec, t, batch, context, fmt, kvb = workload(o, "memory", MEMORY, function(m, p)
     return models.resolve(m, p .. ".model")
   end)
-  local mem = o.memory_bytes or spec.memory_bytes
+  local mem = o.memory_bytes or hw.memory(spec)
   if mem == nil then
     error(format("memory.memory_bytes: %s has no memory size in its spec; pass memory_bytes", spec.id), 0)
   end

@@ -34,6 +34,7 @@
 -- eq. 3, Narayanan et al. 2021). mfu <= hfu < 1: every op is held to its physical floor
 -- (tilewave.cost.limits). Units: s, byte, FLOP, token/s.
 -- @module tilewave.cost.training
+local hw = require "tilewave.data.hw"
 local cluster = require "tilewave.data.cluster"
 local forward = require "tilewave.cost.forward"
 local engines = require "tilewave.cost.engines"
@@ -289,7 +290,7 @@ function M._step(x, cache)
     flops_convention = forward.FLOPS_CONVENTION .. "; hardware: 3 x executed forward + recomputed forward",
     -- selective recomputation with a fused attention kernel: nothing stored to recompute
     recompute_noop = x.ckpt == "selective" and k.sel == 0 or nil,
-    memory = mem, fits = mem.total <= spec.memory_bytes, memory_bytes = spec.memory_bytes,
+    memory = mem, fits = mem.total <= hw.memory(spec), memory_bytes = hw.memory(spec),
     config = { model = c.id or c.name, cluster = cl.id or cl.name, nodes = x.nodes, gpus = x.gpus, t = x.t, p = x.p,
                d = x.d, ep = x.ep, micro_batch = x.mb, micro_batches = x.m, global_batch = x.gb, s = x.s, zero = x.zero,
                checkpointing = x.ckpt, sequence_parallel = x.sp, interleave = x.v, attention = x.attention,

@@ -234,6 +234,13 @@ end
 
 local spec_cache = {}
 
+--- The memory of device `spec` every command prices against, byte: what an application can
+-- allocate, the total NVML reports (`usable_memory_bytes`: an "80 GB" H100 reports 81,559 MiB =
+-- 85.52 GB) where the spec states it, else the datasheet's `memory_bytes`; nil when neither is known.
+function M.memory(spec)
+  return spec.usable_memory_bytes or spec.memory_bytes
+end
+
 --- Short names for the devices most asked for, each the variant the name means in vendors'
 -- and clouds' listings when no form factor is given (the SXM board of an HGX/DGX node, the
 -- 80 GB A100): `h100` → h100_sxm5, `h200` → h200_sxm, `a100` → a100_sxm4_80gb. Ids are

@@ -236,10 +236,10 @@ function M.check(model, opts, device)
     t_fix("heads_per_rank", "(b*a)/t", b * a / t, "an integer", down,
       function(t2) return (b * a) % t2 == 0 end, "error")
   end
-  if t > 1 and spec.memory_bytes then
+  if t > 1 and hw.memory(spec) then
     local e = dtype.get(opts.dtype or "bf16")
     local weights = models.params(c).total * e.in_bytes
-    local function ok(t2) return weights / t2 <= 0.5 * spec.memory_bytes and (b * a) % t2 == 0 end
+    local function ok(t2) return weights / t2 <= 0.5 * hw.memory(spec) and (b * a) % t2 == 0 end
     local smaller = false
     for _, t2 in ipairs(up) do smaller = smaller or ok(t2) end
     if smaller then

@@ -101,8 +101,9 @@ function M.search(o)
     if not x then return nil, desc, why end
     -- memory first: a split that does not fit is rejected without pricing its step
     local mem = training.memory(x)
-    if mem.total > x.spec.memory_bytes then
-      return nil, desc, format("does not fit: %.1f GB per GPU > %.1f GB", mem.total / 1e9, x.spec.memory_bytes / 1e9)
+    local has = require("tilewave.data.hw").memory(x.spec)
+    if mem.total > has then
+      return nil, desc, format("does not fit: needs %.1f GB per GPU, has %.1f GB", mem.total / 1e9, has / 1e9)
     end
     local okr, res = pcall(training._step, x, cache)
     if not okr then return nil, desc, (tostring(res):gsub("^training%.", "")) end
@@ -167,7 +168,7 @@ function M.best(o)
               local ok = x and ck_ok[i] and z_ok[j]
               if ok then
                 x.ckpt, x.zero, x.mem_ = ck, z, nil
-                ok = not (training.memory_total(x) > x.spec.memory_bytes)
+                ok = not (training.memory_total(x) > require("tilewave.data.hw").memory(x.spec))
               end
               local tps
               if ok then ok, tps = pcall(training.tokens_per_s, x, cache) end

@@ -11,8 +11,9 @@
 -- gives the interval of every figure. Metrics are vLLM benchmark_serving's (TTFT to the first
 -- token; TPOT = (e2e - TTFT) / (output - 1); ITL pooled over every gap; throughput over the run's
 -- duration); goodput is DistServe's (requests per second meeting both SLOs).
--- Left out: pipeline parallelism, prefix caching, speculative decoding, swapping to CPU,
--- the client's HTTP and detokenization time, stream batching (docs/serving.md).
+-- Speculative decoding (`speculative`) and disaggregated pools (`disagg`) are simulated. Left out:
+-- pipeline and expert parallelism, prefix caching, swapping to CPU, the client's HTTP and
+-- detokenization time, stream batching (docs/serving.md).
 -- Units: s, token, token/s, request/s.
 -- @module tilewave.serve
 local check = require "tilewave.util.check"

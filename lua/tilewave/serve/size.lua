@@ -221,7 +221,10 @@ local function evaluate(o, spec, t, cost_h)
         end
         replicas = replicas + 1
       end
-      if not best then why = format("needs more than max_gpus %d GPUs", o.max_gpus) end
+      if not best then
+        why = format("needs %d or more replicas of %d GPU%s for %.4g req/s (one sustains %.3g req/s): more than "
+          .. "max_gpus %d", math.ceil(o.rate / one - 1e-9), t, t == 1 and "" or "s", o.rate, one, o.max_gpus)
+      end
     end
   end
   if not best then return nil, why end
@@ -242,7 +245,8 @@ end
 --   `scheduler`, `weight_dtype`, `kv_dtype`, `group`, `seed`, `allow_long_context`, `speculative`
 -- @return `{ deployments (p_meet >= confidence, cheapest first per million output tokens),
 --   below_confidence (the others that meet the SLO at the point estimate), rejected = { { hw, t,
---   reason } }, unpriced (device ids left out: no price), rate, slo, confidence, samples }`; each
+--   reason } }, unpriced (device ids left out: no price), prices = { { hw, per_gpu_hour (USD), source
+--   ("given", or the hw file's provider and date) } }, rate, slo, confidence, samples }`; each
 --   deployment is simulate()'s result plus `mode`, `max_rate_rps`, `max_rate_per_replica_rps`,
 --   `p_meet`, `p_meet_samples`, `output_tokens_per_s_per_gpu`, `tokens_per_s_per_user`,
 --   `price_per_gpu_hour`, `cost_per_hour`, `cost_per_million_output_tokens` (USD)
@@ -281,8 +285,10 @@ function M.size(o)
       result.rejected[#result.rejected + 1] = { hw = hw_id, t = t, reason = why }
     end
   end
+  result.prices = {} -- the price of each device searched, USD per GPU-hour, and where it came from
   for _, spec in ipairs(specs) do
-    local cost_h = price_of(spec, o.prices, "size")
+    local cost_h, src = price_of(spec, o.prices, "size")
+    if cost_h then result.prices[#result.prices + 1] = { hw = spec.id, per_gpu_hour = cost_h, source = src } end
     if not cost_h then
       result.rejected[#result.rejected + 1] = { hw = spec.id, reason = "no price (give one in prices)" }
     else

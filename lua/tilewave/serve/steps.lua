@@ -66,7 +66,7 @@ M.prefill_dtype = prefill_dtype
 function M.kv_capacity(c, spec, o, sched)
   -- what the engine can allocate: the memory NVML reports where the spec states it (an "80 GB"
   -- H100 holds 81,559 MiB), else the datasheet's figure
-  local mem = spec.usable_memory_bytes or spec.memory_bytes
+  local mem = require("tilewave.data.hw").memory(spec)
   if not mem then error(format("serve.hw: %s has no memory size in its spec", spec.id), 0) end
   local m = inference.memory { model = c, hw = spec, t = o.t, weight_dtype = o.weight_dtype, group = o.group,
                                kv_dtype = o.kv_dtype, context = 1, workspace_bytes = 0, allow_long_context = true }
@@ -82,9 +82,15 @@ function M.kv_capacity(c, spec, o, sched)
   local per = m.kv_bytes_per_token
   local cap = floor(max(0, kv) / per / sched.block_size) * sched.block_size
   if cap < sched.block_size then
-    error(format("serve: %s does not fit on %s at t = %d: weights %.3g GB and activations %.3g GB leave %.3g GB "
-      .. "of %.3g GB (gpu_memory_utilization %.2f) for the KV cache", c.id or c.name or "the model", spec.id, o.t,
-      m.weight_bytes / 1e9, act / 1e9, kv / 1e9, mem / 1e9, u), 0)
+    -- what one KV block needs beside the weights (and activations), against what the engine may take
+    local block = sched.block_size * per
+    local need, has = m.weight_bytes + act + block, mem * u
+    if sched.memory_basis == "free" then need, has = m.weight_bytes + act + block / u, mem
+    elseif sched.memory_basis == "static" then need = m.weight_bytes + block end
+    error(format("serve: %s does not fit on %s at t = %d: needs %.3g GB (weights %.3g GB, activations %.3g GB, "
+      .. "one KV block), has %.3g GB (%.3g GB %s, gpu_memory_utilization %.2f)",
+      c.id or c.name or "the model", spec.id, o.t, need / 1e9, m.weight_bytes / 1e9, act / 1e9, has / 1e9, mem / 1e9,
+      spec.usable_memory_bytes and "as NVML reports it" or "on the datasheet", u), 0)
   end
   return { kv_capacity_tokens = cap, kv_bytes_per_token = per, weight_bytes = m.weight_bytes, activation_bytes = act,
            kv_bytes = cap * per, memory_bytes = mem }
