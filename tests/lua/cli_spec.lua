@@ -356,3 +356,13 @@ describe("tilewave gemm", function()
     assert.is_false(require("cjson").decode(js).fix)
   end)
 end)
+
+describe("report --help", function()
+  it("lists every model family tilewave has", function()
+    local _, out = run("report --help")
+    local names = {}
+    for k in pairs(require("tilewave").models.families) do names[#names + 1] = k end
+    table.sort(names)
+    assert.truthy(out:gsub("%s+", " "):find("family names (" .. table.concat(names, ", ") .. ")", 1, true), out)
+  end)
+end)

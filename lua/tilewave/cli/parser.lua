@@ -122,8 +122,9 @@ function M.parser()
     .. "families (or --models) on one device: parameters, forward time, TFLOP/s, MFU, slowest GEMMs and why, "
     .. "co-design rule violations with fixes, best nearby shape.")
   rep:option("--hw", "Device id or spec path."):default("h100_sxm5")
-  rep:option("--models", "Comma-separated model ids, config.json paths and/or family names (llama, gpt_neox, "
-    .. "modernbert, gpt3, mistral, qwen2).")
+  -- the family names as tilewave.data.models lists them (tests/lua/cli_spec.lua checks the two agree)
+  rep:option("--models", "Comma-separated model ids, config.json paths and/or family names (deepseek, gemma2, "
+    .. "gemma3, gpt3, gpt_neox, gpt_oss, llama, llama4, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe).")
     :default("llama,gpt_neox,modernbert")
   rep:option("--b", "Micro-batch size b."):default("4"):convert(int_arg("report.b"))
   rep:option("--s", "Sequence length s."):default("2048"):convert(int_arg("report.s"))

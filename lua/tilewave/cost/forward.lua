@@ -9,7 +9,7 @@
 -- (tilewave.cost.engines: which kernels, how they are launched). Tensor-parallel
 -- communication is not part of this estimate (the time is one rank's compute).
 -- Units: s, FLOP, FLOP/s, byte.
--- @module tilewave.cost.forward
+-- @module tw.transformer
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
 local transformer = require "tilewave.ops.transformer"

@@ -4,7 +4,7 @@
 -- C[M x N] = A[M x K] . B[K x N], K the reduction; `batch` independent
 -- products. Model and sources: src/tw_gemm.h, tw_gemm_estimate() and
 -- tw_roofline().
--- @module tilewave.cost.gemm
+-- @module tw
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local price = require "tilewave.cost.price"

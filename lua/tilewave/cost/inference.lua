@@ -16,7 +16,7 @@
 -- comm_latency_s, not calibrated). A model's checkpoint format (its config.json quantization_config, or a
 -- preset's) is the default weight_dtype; the result's weight_dtype_source names it.
 -- Units: s, byte, FLOP, token/s.
--- @module tilewave.cost.inference
+-- @module tw.inference
 local check = require "tilewave.util.check"
 local dtype = require "tilewave.data.dtype"
 local hw = require "tilewave.data.hw"

@@ -33,7 +33,7 @@
 -- (Megatron-LM's reported TFLOP/s: with materialized attention and full recomputation, its
 -- eq. 3, Narayanan et al. 2021). mfu <= hfu < 1: every op is held to its physical floor
 -- (tilewave.cost.limits). Units: s, byte, FLOP, token/s.
--- @module tilewave.cost.training
+-- @module tw.training
 local hw = require "tilewave.data.hw"
 local cluster = require "tilewave.data.cluster"
 local forward = require "tilewave.cost.forward"

@@ -11,7 +11,7 @@
 -- Expected failures (file not found, unknown id, schema violation) return
 -- `nil, msg`; messages name the file and the field:
 -- `hw/x.lua: hw.mem_bw: expected positive number, got string '3.35TB/s'`.
--- @module tilewave.data.hw
+-- @module tw.hw
 local check = require "tilewave.util.check"
 local sandbox = require "tilewave.util.sandbox"
 local dtype = require "tilewave.data.dtype"

@@ -19,7 +19,7 @@
 -- Errors name the field: `model.num_attention_heads: expected a divisor of
 -- hidden_size 2560, got 33`. Expected failures of lookups (unknown id,
 -- unreadable file) return `nil, msg`.
--- @module tilewave.data.models
+-- @module tw.models
 local check = require "tilewave.util.check"
 
 local M = {}

@@ -25,7 +25,7 @@
 -- head count), forward time before / after per token; for fixes that change t,
 -- per-GPU throughput (time*t before / after, communication not included); for
 -- the GLU width, the MLP GEMMs' FLOP/s after / before (the paper's measure).
--- @module tilewave.explore.rules
+-- @module tw.rules
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local dtype = require "tilewave.data.dtype"

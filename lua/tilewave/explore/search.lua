@@ -17,7 +17,7 @@
 -- equal model size: a shape 3% smaller does not win by being smaller. Only shapes predicted
 -- faster than the config are listed - more tokens/s and more tokens/s per parameter - so an
 -- answer is never predicted slower than what it replaces; an empty list says none is.
--- @module tilewave.explore.search
+-- @module tw.search
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"

@@ -102,6 +102,9 @@ function M.hw_text(spec, g)
   row("SMs", tostring(spec.sm_count), "sm_count")
   if spec.boost_clock_hz then row("boost clock", M.si(spec.boost_clock_hz, "Hz"), "boost_clock_hz") end
   if spec.memory_bytes then row("memory", M.si(spec.memory_bytes, "B"), "memory_bytes") end
+  if spec.usable_memory_bytes then
+    row("usable memory", M.si(spec.usable_memory_bytes, "B") .. " (priced)", "usable_memory_bytes")
+  end
   row("bandwidth", M.si(spec.mem_bw, "B/s"), "mem_bw")
   if spec.l2_bytes then row("L2", M.si(spec.l2_bytes, "B"), "l2_bytes") end
   if spec.smem_per_sm_bytes then row("smem per SM", M.si(spec.smem_per_sm_bytes, "B"), "smem_per_sm_bytes") end

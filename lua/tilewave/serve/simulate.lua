@@ -15,7 +15,7 @@
 -- pipeline and expert parallelism, prefix caching, swapping to CPU, the client's HTTP and
 -- detokenization time, stream batching (docs/serving.md).
 -- Units: s, token, token/s, request/s.
--- @module tilewave.serve
+-- @module tw.serve
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
