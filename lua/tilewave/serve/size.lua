@@ -258,6 +258,10 @@ function M.size(o)
   check.positive(o.rate, "size.rate")
   if o.slo == nil then check.fail("size.slo", "expected { ttft_s, tpot_s }", nil) end
   local c = models.resolve(o.model, "size.model")
+  if models.families[c.family].encoder then
+    error(format("size.model: %s is an encoder (%s): it has no autoregressive decode to serve", c.id or c.name,
+      c.family), 0)
+  end
   local q = {}
   for k, v in pairs(o) do q[k] = v end
   q.max_gpus = check.positive_int(o.max_gpus or 8, "size.max_gpus")
