@@ -55,8 +55,87 @@ local function x_tic_labels(text)
   return out
 end
 
+-- The layout of a gnuplot SVG: the plot area (the largest closed rectangle), the legend box (the
+-- other one), every text with its box (about 0.6 em a character; rotated ones turned), the legend's
+-- entries (the texts of the plot groups below or beside the plot area) and the data's extent (the
+-- plot groups' paths and points inside the plot area).
+local function layout(text)
+  local rects = {}
+  for d in text:gmatch("d='([^']-Z)%s*'") do
+    local x1, y1, x2, y2 = math.huge, math.huge, -math.huge, -math.huge
+    for x, y in d:gmatch("([%d.]+),([%d.]+)") do
+      x, y = tonumber(x), tonumber(y)
+      x1, y1, x2, y2 = math.min(x1, x), math.min(y1, y), math.max(x2, x), math.max(y2, y)
+    end
+    rects[#rects + 1] = { x1 = x1, y1 = y1, x2 = x2, y2 = y2, area = (x2 - x1) * (y2 - y1) }
+  end
+  table.sort(rects, function(a, b) return a.area > b.area end)
+  local area, key = rects[1], nil
+  for i = 2, #rects do
+    local r = rects[i]
+    if math.abs(r.x1 - area.x1) > 1 or math.abs(r.y1 - area.y1) > 1 then key = r break end
+  end
+  local texts, entries = {}, {}
+  local data = { x1 = math.huge, x2 = -math.huge, y1 = math.huge, y2 = -math.huge }
+  local function in_area(x, y) return x >= area.x1 - 1 and x <= area.x2 + 1 and y >= area.y1 - 1 and y <= area.y2 + 1 end
+  for group in (text .. '<g id="gnuplot_plot_'):gmatch('(.-)<g id="gnuplot_plot_') do
+    local in_plot = group:match('^%d+"') ~= nil
+    for tx, ty, rest, size, anchor, body in group:gmatch('<g transform="translate%(([%d.]+),([%d.]+)%)([^"]*)"[^>]-'
+        .. 'font%-size="([%d.]+)"[^>]-text%-anchor="(%a+)">%s*<text>([^<]*)</text>') do
+      local x, y, fs, w = tonumber(tx), tonumber(ty), tonumber(size), (utf8.len(body) or #body) * 0.6 * tonumber(size)
+      local x1 = anchor == "end" and x - w or anchor == "middle" and x - w / 2 or x
+      local box = { x1 = x1, x2 = x1 + w, y1 = y - fs * 0.8, y2 = y + fs * 0.2, text = body }
+      if rest:find("rotate") then -- turned a quarter: the run is vertical
+        local y0 = anchor == "end" and y or anchor == "middle" and y - w / 2 or y - w
+        box = { x1 = x - fs * 0.8, x2 = x + fs * 0.2, y1 = y0, y2 = y0 + w, text = body }
+      end
+      if body:match("%S") then texts[#texts + 1] = box end
+      if in_plot and not in_area(x, y) then entries[#entries + 1] = body:match("^%s*(.-)%s*$") end
+    end
+    if in_plot then
+      for x, y in group:gmatch("([%d.]+),([%d.]+)") do
+        x, y = tonumber(x), tonumber(y)
+        if in_area(x, y) then
+          data.x1, data.x2, data.y1, data.y2 = math.min(data.x1, x), math.max(data.x2, x), math.min(data.y1, y), math.max(data.y2, y)
+        end
+      end
+    end
+  end
+  return { area = area, key = key, texts = texts, entries = entries, data = data }
+end
+
+-- A chart fit for a slide: the legend's entries each once, its box under a quarter of the plot area
+-- and inside the picture, no two texts on one another, and the data spanning the axes (not an
+-- axis running far past it).
+local function check_layout(path, text)
+  local l = layout(text)
+  local seen = {}
+  for _, e in ipairs(l.entries) do
+    assert.is_nil(seen[e], path .. ": legend entry '" .. e .. "' twice")
+    seen[e] = true
+  end
+  if l.key then
+    local k = l.key
+    assert.is_true((k.x2 - k.x1) * (k.y2 - k.y1) <= 0.25 * l.area.area, path .. ": legend over 25% of the plot area")
+    assert.is_true(k.x1 >= 0 and k.x2 <= 961, path .. ": legend past the picture's edge")
+    -- beside the plot, a legend narrows it: at most a quarter of the picture's width
+    if k.x1 >= l.area.x2 then assert.is_true(k.x2 - k.x1 <= 240, path .. ": legend beside the plot, over 25% wide") end
+  end
+  for i = 1, #l.texts do
+    for j = i + 1, #l.texts do
+      local a, b = l.texts[i], l.texts[j]
+      local overlap = math.min(a.x2, b.x2) - math.max(a.x1, b.x1) > 1 and math.min(a.y2, b.y2) - math.max(a.y1, b.y1) > 1
+      assert.is_false(overlap, string.format("%s: texts '%s' and '%s' overlap", path, a.text, b.text))
+    end
+  end
+  local d, a = l.data, l.area
+  assert.is_true(d.y2 - d.y1 >= 0.88 * (a.y2 - a.y1), path .. ": the y axis runs far past the data")
+  assert.is_true(d.x2 - d.x1 >= 0.5 * (a.x2 - a.x1), path .. ": the x axis runs far past the data")
+end
+
 local function check_chart(path, units, min_series)
   local text = read(path)
+  check_layout(path, text)
   local n, shown = svg_facts(text)
   assert.is_true(n >= (min_series or 3), path .. ": " .. n .. " series")
   for _, u in ipairs(units) do assert.truthy(shown:find(u, 1, true), path .. " lacks " .. u) end
@@ -91,6 +170,35 @@ describe("charts", function()
     assert.truthy(s:find("set xtics 100\n", 1, true))
     s = plot.script({ logx = true, series = { { points = { { 1, 1 }, { 1e4, 2 } } } } }, "o.svg")
     assert.is_nil(s:find("set xtics", 1, true))
+  end)
+
+  it("cuts what does not fit, draws coinciding lines once, one palette colour per device", function()
+    local tw = require "tilewave"
+    local c = figures.decode("llama-3.1-8b", { "h100_sxm5", "h200_sxm" }, {})
+    local fit = tw.inference.memory { model = "llama-3.1-8b", hw = "h100_sxm5", context = 2048 }
+    for _, sr in ipairs(c.series) do
+      if sr.title == "h100_sxm5 per sequence" or sr.title == "h100_sxm5 aggregate" then
+        for _, p in ipairs(sr.points) do assert.is_true(p[1] <= fit.max_batch, sr.title) end
+      end
+    end
+    local s = plot.script(c, "o.svg")
+    -- the two ceilings, 3% apart (h200's compute fraction), are one line on a 4-decade axis
+    assert.truthy(s:find('title "h100_sxm5 ≈ h200_sxm compute ceiling (aggregate)"', 1, true))
+    assert.is_nil(s:find('title "h200_sxm compute ceiling', 1, true))
+    -- Okabe-Ito: blue for the first device's three lines, vermillion for the second's
+    local _, blue = s:gsub("lc rgb '#0072B2'", "")
+    local _, red = s:gsub("lc rgb '#D55E00'", "")
+    assert.equal(3, blue)
+    assert.equal(2, red) -- its ceiling drawn as the first's
+    assert.truthy(s:find("set key below center horizontal box", 1, true))
+    -- a title given twice is listed once; a second axis for a second unit
+    s = plot.script({ y2label = "KV cache in use (%)", series = {
+      { title = "a", points = { { 1, 1 }, { 2, 2 } } }, { title = "a", points = { { 1, 2 }, { 2, 3 } } },
+      { title = "kv", points = { { 1, 50 }, { 2, 60 } }, axis = "y2" } } }, "o.svg")
+    local _, titled = s:gsub('title "a"', "")
+    assert.equal(1, titled)
+    assert.truthy(s:find("using 1:2 axes x1y2 with", 1, true))
+    assert.truthy(s:find('set y2label "KV cache in use (%)"', 1, true))
   end)
 
   it("places a model's GEMMs under the roof on a roofline", function()
@@ -136,8 +244,12 @@ describe("charts", function()
 
   it("draws the serving and sizing charts: titles, units, series, tics apart, the same bytes twice", function()
     local serve = "serve llama-3-8b --hw h100_sxm5 --rate 2,8 --requests 300 --plots " .. dir .. "/serve"
-    local code, _, err = process.run(serve)
+    local code, out, err = process.run(serve)
     assert.equal(0, code, err)
+    -- --plots says what it wrote, after the table
+    local tail = "\nwrote " .. dir .. "/serve/serve_latency.svg\nwrote " .. dir .. "/serve/serve_throughput.svg\n"
+      .. "wrote " .. dir .. "/serve/serve_timeline.svg\n"
+    assert.equal(tail, out:sub(-#tail), out)
     code, _, err = process.run("serve llama-3-8b --search --rate 4 --slo ttft=1s,tpot=50ms --hw h100_sxm5,l40s "
       .. "--requests 300 --plots " .. dir .. "/serve")
     assert.equal(0, code, err)

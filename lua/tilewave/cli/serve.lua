@@ -141,9 +141,12 @@ function M.run(a, out)
   if a.scheduler or a.max_num_seqs or a.max_num_batched_tokens then
     sched = { base = a.scheduler, max_num_seqs = a.max_num_seqs, max_num_batched_tokens = a.max_num_batched_tokens }
   end
-  if a.out then output.check_target(a.out, "serve.out") end
-  if a.requests_out then output.check_target(a.requests_out, "serve.requests_out") end
-  if a.series_out then output.check_target(a.series_out, "serve.series_out") end
+  -- every output checked before anything runs, written to temporaries, renamed together at the end
+  local tx = output.transaction()
+  if a.out then tx:add(a.out, "serve.out") end
+  if a.requests_out then tx:add(a.requests_out, "serve.requests_out") end
+  if a.series_out then tx:add(a.series_out, "serve.series_out") end
+  local charts = a.plots and M.plan_plots(a.plots, loads(a), tx)
   local okt, sys = pcall(require, "tilewave.sys")
   local progress = a.progress or (okt and sys.isatty(2) and #loads(a) > 1)
   local runs, list = {}, loads(a)
@@ -165,10 +168,9 @@ function M.run(a, out)
     end
   end
   local text = M.render(runs, a.format)
-  if a.out then output.write_file(a.out, "serve.out", text) else out:write(text) end
-  if a.plots then M.plots(a.plots, runs) end
+  if a.out then tx:stage(a.out, "serve.out", function(f) f:write(text) end) end
   if a.requests_out then
-    output.atomic(a.requests_out, "serve.requests_out", function(f)
+    tx:stage(a.requests_out, "serve.requests_out", function(f)
       f:write("run,rate_rps,concurrency,request,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,",
         "preemptions,replica\n")
       for i, r in ipairs(runs) do
@@ -182,7 +184,7 @@ function M.run(a, out)
     end)
   end
   if a.series_out then
-    output.atomic(a.series_out, "serve.series_out", function(f)
+    tx:stage(a.series_out, "serve.series_out", function(f)
       f:write("run,rate_rps,concurrency,time_s,waiting,running,kv_fraction\n")
       for i, r in ipairs(runs) do
         local s = r.series
@@ -193,19 +195,51 @@ function M.run(a, out)
       end
     end)
   end
+  if charts then M.plots(charts, runs, tx) end
+  local wrote = tx:commit()
+  if not a.out then out:write(text) end
+  -- what was written, on stderr when the report itself goes to stdout as CSV or JSON
+  local note = not a.out and (a.format == "csv" or a.format == "json") and io.stderr or out
+  for _, p in ipairs(wrote) do note:write("wrote ", p, "\n") end
   return 0
 end
 
---- Draw the charts of `runs` into directory `dir` (tilewave.report.serve_charts).
-function M.plots(dir, runs)
+--- The chart files of `--plots DIR` for the loads `list`, each added to transaction `tx` (so that
+-- a file the run also writes is refused before it runs): { dir, latency, throughput, timeline }.
+-- DIR must be a directory or one that can be made in an existing one.
+-- @raise `serve.plots: ...`
+function M.plan_plots(dir, list, tx)
+  local lfs = require "lfs"
+  dir = (dir:gsub("/+$", ""))
+  if dir == "" then dir = "." end
+  local mode = lfs.attributes(dir, "mode")
+  if mode and mode ~= "directory" then
+    error(format("serve.plots: expected a directory, got %s (a %s)", dir, mode), 0)
+  end
+  local parent = dir:match("^(.*)/[^/]*$") or "."
+  if not mode and lfs.attributes(parent == "" and "/" or parent, "mode") ~= "directory" then
+    error(format("serve.plots: cannot create %s: directory %s does not exist", dir, parent), 0)
+  end
+  local p = { dir = dir, timeline = dir .. "/serve_timeline.svg" }
+  if list[1].rate and #list > 1 then p.latency, p.throughput = dir .. "/serve_latency.svg", dir .. "/serve_throughput.svg" end
+  -- the check of a file in a directory not made yet is the directory's, above
+  for _, k in ipairs { "latency", "throughput", "timeline" } do
+    if p[k] and mode then tx:add(p[k], "serve.plots") end
+  end
+  return p
+end
+
+--- Draw the charts of `runs` as planned (M.plan_plots) into temporaries staged in `tx`.
+function M.plots(p, runs, tx)
   local plot = require "tilewave.report.plot"
   local charts = require "tilewave.report.serve_charts"
-  dir = plot.dir(dir, "serve.plots")
-  if runs[1].rate and #runs > 1 then
-    plot.svg(charts.latency(runs), dir .. "/serve_latency.svg")
-    plot.svg(charts.throughput(runs), dir .. "/serve_throughput.svg")
+  plot.dir(p.dir, "serve.plots")
+  local function draw(chart, path) tx:stage(path, "serve.plots", nil, plot.svg_temp(chart, path)) end
+  if p.latency then
+    draw(charts.latency(runs), p.latency)
+    draw(charts.throughput(runs), p.throughput)
   end
-  plot.svg(charts.timeline(runs[#runs]), dir .. "/serve_timeline.svg")
+  draw(charts.timeline(runs[#runs]), p.timeline)
 end
 
 local HEADER = { "load", "req/s", "out tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p50", "E2E p50",

@@ -97,7 +97,10 @@ end
 function M.run(a, out)
   if not a.rate or #a.rate ~= 1 then error("size.rate: expected one --rate R (request/s) with --search", 0) end
   if not a.slo then error("size.slo: expected --slo ttft=DURATION,tpot=DURATION with --search", 0) end
-  if a.out then output.check_target(a.out, "serve.out") end
+  -- the outputs checked before the search, staged, renamed together (tilewave.util.output.transaction)
+  local tx = output.transaction()
+  if a.out then tx:add(a.out, "serve.out") end
+  local planned = a.plots and require("tilewave.cli.serve").plan_plots(a.plots, { {} }, tx)
   local hws
   if a.hw then
     hws = {}
@@ -106,11 +109,12 @@ function M.run(a, out)
   local w = { requests = a.requests, isl = a.isl and tonumber(a.isl), osl = a.osl and tonumber(a.osl), dataset = a.dataset }
   if not w.isl and not w.osl and not w.dataset then w.dataset = "sharegpt" end
   local r = tw.serve.size(M.options(a, w, hws, a.slo))
-  if a.plots and #r.deployments + #r.below_confidence > 0 then
+  if planned and #r.deployments + #r.below_confidence > 0 then
     local plot = require "tilewave.report.plot"
     local charts = require "tilewave.report.serve_charts"
-    local dir = plot.dir(a.plots, "serve.plots")
-    plot.svg(charts.pareto(r), dir .. "/size_pareto.svg")
+    local dir = plot.dir(planned.dir, "serve.plots")
+    local function draw(chart, path) tx:stage(path, "serve.plots", nil, plot.svg_temp(chart, path)) end
+    draw(charts.pareto(r), dir .. "/size_pareto.svg")
     if a.slo.tpot_s then
       -- the same search at tighter and looser TPOT targets
       local points = {}
@@ -121,11 +125,15 @@ function M.run(a, out)
         points[#points + 1] = { slo.tpot_s, best and best.cost_per_million_output_tokens,
           best and format("%s x%d", best.hw, best.gpus) }
       end
-      plot.svg(charts.cost_vs_tpot(points, a.rate[1]), dir .. "/size_cost_tpot.svg")
+      draw(charts.cost_vs_tpot(points, a.rate[1]), dir .. "/size_cost_tpot.svg")
     end
   end
   local text = M.render(r, a)
-  if a.out then output.write_file(a.out, "serve.out", text) else out:write(text) end
+  if a.out then tx:stage(a.out, "serve.out", function(f) f:write(text) end) end
+  local wrote = tx:commit()
+  if not a.out then out:write(text) end
+  local note = not a.out and a.format == "json" and io.stderr or out
+  for _, p in ipairs(wrote) do note:write("wrote ", p, "\n") end
   return 0
 end
 

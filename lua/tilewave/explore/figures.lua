@@ -200,19 +200,29 @@ function M.decode(model, hw_ids, opts)
                                  weight_dtype = opts.weight_dtype }
     local per, agg, ceil = {}, {}, {}
     local g = hw.gemm_params(spec)
+    -- a batch whose KV cache does not fit has no time: its points are cut (the mark says where)
+    local fit = hw.memory(spec) and inference.memory { model = c, hw = spec, context = context,
+                                                      weight_dtype = opts.weight_dtype }
     for _, r in ipairs(sw.rows) do
-      per[#per + 1] = { r.batch, r.tokens_per_s }
-      agg[#agg + 1] = { r.batch, r.aggregate_tokens_per_s }
+      -- the ceiling is a bound, drawn over every batch; the predictions stop where memory does
+      if not fit or r.batch <= fit.max_batch then
+        per[#per + 1] = { r.batch, r.tokens_per_s }
+        agg[#agg + 1] = { r.batch, r.aggregate_tokens_per_s }
+      end
       -- the aggregate rate if the step were compute-bound: achievable peak over FLOP per token
       local peak = spec.peak_flops[r.compute_dtype] * hw.compute_frac(g, r.compute_dtype)
       ceil[#ceil + 1] = { r.batch, peak / (r.flops / r.batch) }
     end
-    chart.series[#chart.series + 1] = { title = spec.id .. " per sequence", points = per, with = "linespoints" }
-    chart.series[#chart.series + 1] = { title = spec.id .. " aggregate", points = agg, with = "linespoints",
-                                        dash = true }
-    chart.series[#chart.series + 1] = { title = spec.id .. " compute ceiling (aggregate)", points = ceil, dash = true }
-    if spec.memory_bytes then
-      local fit = inference.memory { model = c, hw = spec, context = context, weight_dtype = opts.weight_dtype }
+    -- one colour per device: per sequence solid, aggregate dashed, the ceiling dotted
+    if #per > 0 then
+      chart.series[#chart.series + 1] = { title = spec.id .. " per sequence", points = per, with = "linespoints",
+                                          group = spec.id }
+      chart.series[#chart.series + 1] = { title = spec.id .. " aggregate", points = agg, with = "linespoints",
+                                          dash = true, group = spec.id }
+    end
+    chart.series[#chart.series + 1] = { title = spec.id .. " compute ceiling (aggregate)", points = ceil,
+                                        dash = "dot", group = spec.id }
+    if fit then
       local label = fit.max_batch >= 1 and format("%s: memory full past batch %d", spec.id, fit.max_batch)
         or format("%s: weights do not fit", spec.id)
       chart.marks[#chart.marks + 1] = { x = math.max(fit.max_batch, 1), label = label }

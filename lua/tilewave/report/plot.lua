@@ -9,10 +9,16 @@
 -- Fields: `title`, `xlabel`, `ylabel` (with units, or name the unit in `xunit` / `yunit`: tics
 -- then read with SI prefixes, "100 TFLOP/s"), `logx`, `logy` (booleans),
 -- `series` (array of `{ title, points = { {x, y [, label]} }, with = "lines" | "points" |
--- "linespoints" | "steps", dash (boolean), labels (true: print each point's label) }`),
+-- "linespoints" | "steps", dash (true: dashed, "dot": dotted), labels (true: print each point's label) }`),
 -- `marks` (vertical lines `{ x, label }`), `hmarks` (horizontal `{ y, label }`),
 -- `width`, `height` (pixels, default 960 x 600), `key` (gnuplot key position, default
--- "outside right top").
+-- "below center horizontal": under the plot area, never beside it), `y2label`, `y2unit` (a
+-- second y axis, on the right, for the series with `axis = "y2"`: two units, two axes).
+-- A series may also name its `group` (default its title): a group's series share one colour of
+-- M.PALETTE, in order of first appearance. The legend lists each title once (a repeated title
+-- draws without an entry), and series that coincide point for point are drawn once, their titles
+-- joined ("h100_sxm5 = h200_sxm compute ceiling"). Both axes fit the data (gnuplot's autoscale
+-- fix, the y axis with 5% of room above and below).
 -- The output is deterministic: numbers are written with 17 significant digits,
 -- text is not interpreted (noenhanced), and gnuplot's SVG carries no date.
 local M = {}
@@ -30,6 +36,83 @@ end
 local function num(x) return format("%.17g", x) end
 
 local x_tics
+
+--- The colours of the series groups, in order: Okabe and Ito's eight colours for colour-vision
+-- deficiencies (M. Okabe, K. Ito, "Color Universal Design (CUD): how to make figures and
+-- presentations that are friendly to colorblind people", 2008), black and the pale yellow last.
+M.PALETTE = { "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442" }
+
+-- two series draw the same line: the same style and x values, and y values within `tol` of each
+-- other on the axis as drawn (`logy`: in decades); "=" within 0.5%, else "≈" (apart by less than a
+-- line's width)
+local function coincide(a, b, tol, logy)
+  if (a.with or "lines") ~= (b.with or "lines") or (a.dash or false) ~= (b.dash or false) or a.labels or b.labels
+     or (a.axis or "y1") ~= (b.axis or "y1") or #a.points ~= #b.points then
+    return nil
+  end
+  local exact = true
+  for i, p in ipairs(a.points) do
+    local q = b.points[i]
+    if p[1] ~= q[1] then return nil end
+    local d = logy and (p[2] > 0 and q[2] > 0) and math.abs(math.log(p[2] / q[2], 10)) or math.abs(p[2] - q[2])
+    if not (d <= tol) then return nil end
+    if math.abs(p[2] - q[2]) > 0.005 * math.max(math.abs(p[2]), math.abs(q[2])) then exact = false end
+  end
+  return exact and " = " or " ≈ "
+end
+
+-- "A = B suffix" from "A suffix" and "B suffix" (the longest common ending at a word), else "a = b"
+local function joined(a, b, sep)
+  local n = 0
+  while n < #a and n < #b and a:sub(-n - 1, -n - 1) == b:sub(-n - 1, -n - 1) do n = n + 1 end
+  local suffix = a:sub(#a - n + 1)
+  local cut = suffix:find(" ", 1, true)
+  if not cut then return a .. sep .. b end
+  suffix = suffix:sub(cut)
+  return a:sub(1, #a - #suffix) .. sep .. b:sub(1, #b - #suffix) .. suffix
+end
+
+-- the span of the y values on the axis as drawn (decades on a log axis)
+local function y_span(series, logy)
+  local lo, hi = math.huge, -math.huge
+  for _, s in ipairs(series) do
+    for _, p in ipairs(s.points) do
+      local y = logy and (p[2] > 0 and math.log(p[2], 10) or nil) or p[2]
+      if y then lo, hi = math.min(lo, y), math.max(hi, y) end
+    end
+  end
+  return hi > lo and hi - lo or 0
+end
+
+-- the series as drawn: coinciding ones merged, each with its colour and legend title (nil: none)
+local function drawn(series, logy)
+  local out = {}
+  -- 1% of the axis: under 5 px at the default height
+  local tol = 0.01 * y_span(series, logy)
+  for _, s in ipairs(series) do
+    local merged = false
+    for _, d in ipairs(out) do
+      local sep = coincide(d.s, s, tol, logy)
+      if sep then
+        if s.title and d.title and not d.title:find(s.title, 1, true) then d.title = joined(d.title, s.title, sep) end
+        merged = true
+        break
+      end
+    end
+    if not merged then out[#out + 1] = { s = s, title = s.title } end
+  end
+  local colour, ncol, seen = {}, 0, {}
+  for _, d in ipairs(out) do
+    local g = d.s.group or d.s.title or ""
+    if not colour[g] then
+      ncol = ncol + 1
+      colour[g] = M.PALETTE[(ncol - 1) % #M.PALETTE + 1]
+    end
+    d.colour = colour[g]
+    if d.title == nil or d.title == "" or seen[d.title] then d.title = nil else seen[d.title] = true end
+  end
+  return out
+end
 
 local STYLE = { lines = "lines lw 2", points = "points pt 7 ps 0.9", linespoints = "linespoints lw 2 pt 7 ps 0.6",
                 steps = "steps lw 2" }
@@ -89,11 +172,23 @@ function M.script(chart, path)
     "set xlabel " .. quote(chart.xlabel or ""),
     "set ylabel " .. quote(chart.ylabel or ""),
     "set grid",
-    "set key " .. (chart.key or "outside right top") .. " box",
+    "set key " .. (chart.key or "below center horizontal") .. " box",
     "set tics out",
+    -- the axes end at the data (5% of room above and below it)
+    "set autoscale xfix",
+    "set autoscale yfix",
+    "set offsets 0, 0, graph 0.05, graph 0.05",
   }
   if chart.logx then L[#L + 1] = "set logscale x 10" end
   if chart.logy then L[#L + 1] = "set logscale y 10" end
+  if chart.y2label then
+    L[#L + 1] = "set y2label " .. quote(chart.y2label)
+    L[#L + 1] = "set ytics nomirror"
+    L[#L + 1] = "set y2tics"
+    L[#L + 1] = "set autoscale y2fix"
+    L[#L + 1] = "set y2range [0:*]" -- counts and percentages: from zero
+    if chart.y2unit then L[#L + 1] = format("set format y2 %s", quote("%.1s %c" .. chart.y2unit)) end
+  end
   -- tics in SI prefixes with their unit ("100 TFLOP/s", not "1e+14"): gnuplot's mantissa %s and
   -- prefix %c; a log axis has whole mantissas at its decades
   for _, ax in ipairs { "x", "y" } do
@@ -104,7 +199,9 @@ function M.script(chart, path)
   end
   local xticks = x_tics(chart)
   if xticks then L[#L + 1] = xticks end
-  if chart.xrange then L[#L + 1] = format("set xrange [%s:%s]", num(chart.xrange[1]), num(chart.xrange[2])) end
+  -- the x axis spans the data and the marks, nothing more
+  local xlo, xhi = x_span(chart)
+  if xlo then L[#L + 1] = format("set xrange [%s:%s]", num(xlo), num(xhi)) end
   if chart.yrange then L[#L + 1] = format("set yrange [%s:%s]", num(chart.yrange[1]), num(chart.yrange[2])) end
   for i, m in ipairs(chart.marks or {}) do
     L[#L + 1] = format("set arrow %d from %s, graph 0 to %s, graph 1 nohead dt 2 lc rgb 'gray40'", i, num(m.x), num(m.x))
@@ -127,6 +224,21 @@ function M.script(chart, path)
     if type(s.points) ~= "table" or #s.points == 0 then
       error(format("plot: series %d (%s): expected at least one point", i, tostring(s.title)), 0)
     end
+  end
+  local series = drawn(chart.series, chart.logy)
+  if not chart.key then
+    -- the legend under the x label, two entries a row where the longest title leaves room for two
+    -- (gnuplot sizes a column by the longest title: up to 8 px a character at 12 px, plus the sample)
+    local n, long = 0, 0
+    for _, d in ipairs(series) do
+      if d.title then n, long = n + 1, math.max(long, utf8.len(d.title) or #d.title) end
+    end
+    local cols = 2 * (long * 8 + 90) <= 0.9 * (chart.width or 960) and 2 or 1
+    L[#L + 1] = format("set key maxcols %d", cols)
+    L[#L + 1] = format("set bmargin %d", 4 + math.ceil(n / cols))
+  end
+  for i, d in ipairs(series) do
+    local s = d.s
     L[#L + 1] = format("$d%d << EOD", i)
     for _, p in ipairs(s.points) do
       if s.labels then L[#L + 1] = format("%s %s %s", num(p[1]), num(p[2]), quote(p[3] or ""))
@@ -135,8 +247,9 @@ function M.script(chart, path)
     L[#L + 1] = "EOD"
     local style = STYLE[s.with or "lines"]
     if not style then error(format("plot: series %d: unknown style '%s'", i, tostring(s.with)), 0) end
-    plots[#plots + 1] = format("$d%d using 1:2 with %s%s title %s", i, style, s.dash and " dt 2" or "",
-      quote(s.title or ""))
+    local dt = s.dash == "dot" and " dt 3" or s.dash and " dt 2" or ""
+    plots[#plots + 1] = format("$d%d using 1:2%s with %s%s lc rgb '%s' %s", i, s.axis == "y2" and " axes x1y2" or "",
+      style, dt, d.colour, d.title and "title " .. quote(d.title) or "notitle")
     if s.labels then
       plots[#plots + 1] = format("$d%d using 1:2:3 with labels left offset 0.5,0.3 font ',9' notitle", i)
     end
@@ -159,14 +272,14 @@ function M.dir(dir, field)
   return dir
 end
 
---- Draw `chart` as SVG into `path`.
--- @return path
--- @raise `plot: gnuplot not found ...` / `plot: gnuplot failed ...` / `plot: cannot write ...`
-function M.svg(chart, path)
+--- Draw `chart` as SVG into a temporary beside `path`, not renamed: for a command that renames
+-- all its outputs at once (tilewave.util.output.transaction).
+-- @return the temporary's path
+-- @raise as M.svg
+function M.svg_temp(chart, path)
   if type(path) ~= "string" or path == "" then error("plot.out: expected an output file path", 0) end
   local output = require "tilewave.util.output"
   output.check_target(path, "plot.out")
-  -- gnuplot draws into a temporary beside the target, renamed over it once complete
   local tmp = format("%s.tmp-%d-%d", path, os.time(), math.random(1, 1e9))
   local text = M.script(chart, tmp)
   local gp = os.tmpname()
@@ -186,7 +299,20 @@ function M.svg(chart, path)
     error(format("plot: gnuplot failed (exit %s): %s", tostring(code), (err:gsub("\n", " "):sub(1, 200))), 0)
   end
   local size = require("lfs").attributes(tmp, "size")
-  if not size or size == 0 or not os.rename(tmp, path) then
+  if not size or size == 0 then
+    os.remove(tmp)
+    error(format("plot.out: cannot write %s", path), 0)
+  end
+  return tmp
+end
+
+--- Draw `chart` as SVG into `path`: gnuplot draws into a temporary beside it, renamed over it once
+-- complete.
+-- @return path
+-- @raise `plot: gnuplot not found ...` / `plot: gnuplot failed ...` / `plot: cannot write ...`
+function M.svg(chart, path)
+  local tmp = M.svg_temp(chart, path)
+  if not os.rename(tmp, path) then
     os.remove(tmp)
     error(format("plot.out: cannot write %s", path), 0)
   end

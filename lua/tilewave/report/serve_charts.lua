@@ -6,11 +6,17 @@ local M = {}
 
 local format = string.format
 
---- The saturation rate of a list of runs ordered by rate: the first offered rate whose
--- completed requests per second fall below 95% of it (nil when none does).
+--- The saturation rate of a list of runs ordered by rate: the first offered rate whose completed
+-- requests per second fall below 95% of it and reach the plateau (within 10% of the most any run
+-- completed): the deployment serves no more, however much is offered. A run that falls short of its
+-- rate only by its ramp and drain (a finite run's last requests finish after the arrivals stop) is
+-- not on the plateau, and not saturated. nil when none is.
 function M.saturation(runs)
+  local plateau = 0
+  for _, r in ipairs(runs) do plateau = math.max(plateau, r.throughput.requests_per_s) end
   for _, r in ipairs(runs) do
-    if r.rate and r.throughput.requests_per_s < 0.95 * r.rate then return r.rate end
+    local done = r.throughput.requests_per_s
+    if r.rate and done < 0.95 * r.rate and done >= 0.9 * plateau then return r.rate end
   end
 end
 
@@ -30,10 +36,11 @@ function M.latency(runs)
       local iv = r.interval[stat .. "." .. q]
       lo[#lo + 1], hi[#hi + 1] = { r.rate, iv[1] }, { r.rate, iv[2] }
     end
-    series[#series + 1] = { title = name, points = pts, with = "linespoints" }
+    -- a metric's line and its interval's two bounds share a colour; the legend names the interval once
+    series[#series + 1] = { title = name, points = pts, with = "linespoints", group = name }
     if with_iv then
-      series[#series + 1] = { title = name .. " interval", points = lo, with = "lines", dash = true }
-      series[#series + 1] = { title = name .. " interval ", points = hi, with = "lines", dash = true }
+      series[#series + 1] = { title = name .. " interval", points = lo, with = "lines", dash = true, group = name }
+      series[#series + 1] = { title = name .. " interval", points = hi, with = "lines", dash = true, group = name }
     end
   end
   add("TTFT p50", "ttft_s", "p50")
@@ -71,9 +78,12 @@ function M.timeline(r)
   end
   local load = r.rate and format("rate %g req/s", r.rate) or r.concurrency and format("concurrency %d", r.concurrency)
     or "offline"
-  return { title = title(r, "One run, " .. load), xlabel = "time", xunit = "s", ylabel = "requests, or KV cache in use (%)",
+  -- requests on the left axis, the KV cache's % on the right: two units, two axes
+  return { title = title(r, "One run, " .. load), xlabel = "time", xunit = "s", ylabel = "requests",
+           y2label = "KV cache in use (%)",
            series = { { title = "waiting", points = wait, with = "steps" }, { title = "running", points = run, with = "steps" },
-                      { title = "KV cache in use (%)", points = kv, with = "lines", dash = true } } }
+                      { title = "KV cache in use (% of capacity, right axis)", points = kv, with = "lines", dash = true,
+                        axis = "y2" } } }
 end
 
 --- Sizing (tilewave.serve.size): output tokens/s per GPU against tokens/s per user, one point per

@@ -81,6 +81,53 @@ function M.atomic(path, opt, fill)
   return path
 end
 
+--- Several files written as one (a command with several outputs): each `add` is checked against
+-- the others (two outputs with one path are refused) and M.check_target before anything runs;
+-- `stage` writes a file's temporary; `commit` renames every temporary over its target once all are
+-- written, and `abort` removes them: a run that fails midway leaves every file as it was.
+-- @usage local t = output.transaction(); t:add(a.out, "serve.out"); ...; t:stage(a.out, fill); t:commit()
+function M.transaction()
+  local t = { targets = {}, staged = {} }
+  -- @raise `<opt>: the same file as <other> (<path>)`, and M.check_target's errors
+  function t:add(path, opt)
+    M.check_target(path, opt)
+    local key = (path:gsub("^%./", ""):gsub("/+", "/"))
+    for _, o in ipairs(self.targets) do
+      if o.key == key then error(format("%s: the same file as %s (%s)", opt, o.opt, path), 0) end
+    end
+    self.targets[#self.targets + 1] = { key = key, opt = opt, path = path }
+    return path
+  end
+  -- write `path`'s temporary through fill(w) (as M.atomic's), or take `tmp`, a file already written
+  function t:stage(path, opt, fill, tmp)
+    if not tmp then
+      tmp = format("%s.tmp-%d-%d", path, os.time(), math.random(1, 1e9))
+      local ok, err = pcall(M.atomic, tmp, opt, fill)
+      if not ok then self:abort() error(err, 0) end
+    end
+    self.staged[#self.staged + 1] = { tmp = tmp, path = path, opt = opt }
+  end
+  function t:abort()
+    for _, s in ipairs(self.staged) do os.remove(s.tmp) end
+    self.staged = {}
+  end
+  -- @return the paths written, in order
+  function t:commit()
+    local done = {}
+    for i, s in ipairs(self.staged) do
+      local ok, err = os.rename(s.tmp, s.path)
+      if not ok then
+        for j = i, #self.staged do os.remove(self.staged[j].tmp) end
+        error(format("%s: cannot write %s: %s", s.opt, s.path, tostring(err)), 0)
+      end
+      done[#done + 1] = s.path
+    end
+    self.staged = {}
+    return done
+  end
+  return t
+end
+
 --- Write the string `text` to `path` atomically (M.atomic).
 function M.write_file(path, opt, text)
   return M.atomic(path, opt, function(w) w:write(text) end)
