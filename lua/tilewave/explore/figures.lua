@@ -48,8 +48,11 @@ function M.roofline(hw_ids, model_ids, opts)
     if not peak then error(format("plot.dtype: %s has no %s peak", spec.id, dtype), 0) end
     local g = hw.gemm_params(spec)
     local cpeak, cbw = peak * hw.compute_frac(g, dtype), spec.mem_bw * g.mem_frac
-    chart.series[#chart.series + 1] = { title = spec.id .. " datasheet roof", points = roof(peak, spec.mem_bw) }
-    chart.series[#chart.series + 1] = { title = spec.id .. " achievable roof", points = roof(cpeak, cbw), dash = true }
+    -- one colour per device: the datasheet roof solid, the achievable one dashed
+    chart.series[#chart.series + 1] = { title = spec.id .. " datasheet roof", points = roof(peak, spec.mem_bw),
+                                        group = spec.id }
+    chart.series[#chart.series + 1] = { title = spec.id .. " achievable roof", points = roof(cpeak, cbw), dash = true,
+                                        group = spec.id }
     chart.marks[#chart.marks + 1] = { x = peak / spec.mem_bw,
                                       label = format("ridge %s %.0f FLOP/B", spec.id, peak / spec.mem_bw) }
   end

@@ -61,8 +61,13 @@ local function coincide(a, b, tol, logy)
   return exact and " = " or " ≈ "
 end
 
--- "A = B suffix" from "A suffix" and "B suffix" (the longest common ending at a word), else "a = b"
+-- "A = B suffix" from "A suffix" and "B suffix" (the longest common ending at a word), "prefix A = B"
+-- from "prefix A" and "prefix B" (the longest common start at a word), else "a = b"
 local function joined(a, b, sep)
+  local pre = 0
+  while pre < #a and pre < #b and a:sub(pre + 1, pre + 1) == b:sub(pre + 1, pre + 1) do pre = pre + 1 end
+  local word = a:sub(1, pre):match("^.* ")
+  if word and #word > 1 then return a .. sep .. b:sub(#word + 1) end
   local n = 0
   while n < #a and n < #b and a:sub(-n - 1, -n - 1) == b:sub(-n - 1, -n - 1) do n = n + 1 end
   local suffix = a:sub(#a - n + 1)
