@@ -241,3 +241,21 @@ describe("tilewave.cost.inference", function()
     assert.is_true(nv.tpot_s > mx.tpot_s)
   end)
 end)
+
+describe("one memory figure per GPU (issue 50)", function()
+  it("is what NVML reports wherever the spec states it, in decode, serving and training alike", function()
+    local tw = require "tilewave"
+    local steps = require "tilewave.serve.steps"
+    -- an H100 80GB reports 81,559 MiB = 85,520,809,984 bytes (hw/h100_sxm5.lua usable_memory_bytes)
+    local spec = tw.hw.load("h100_sxm5")
+    assert.equal(85520809984, tw.hw.memory(spec))
+    assert.equal(85520809984, tw.inference.memory { model = "llama-3-8b", hw = "h100_sxm5", context = 2048 }.memory_bytes)
+    local c = tw.models.load("llama-3-8b")
+    local kv = steps.kv_capacity(c, spec, { t = 1 }, require("tilewave.serve.schedulers").resolve(nil, "vllm", spec, "s"))
+    assert.equal(85520809984, kv.memory_bytes)
+    assert.equal(85520809984, tw.training.step { model = "llama-3-8b", cluster = "dgx_h100", nodes = 1,
+      global_batch = 8, s = 2048, t = 8 }.memory_bytes)
+    -- a spec without it keeps the datasheet's
+    assert.equal(tw.hw.load("h100_pcie").memory_bytes, tw.hw.memory(tw.hw.load("h100_pcie")))
+  end)
+end)

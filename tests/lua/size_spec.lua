@@ -63,6 +63,26 @@ describe("tilewave.serve.size", function()
     local priced = tw.serve.size { model = "llama-3.1-8b", workload = W, rate = 1, slo = { tpot_s = 0.2 }, t = { 1 },
                                    samples = 2, hw = { "t4" }, prices = { t4 = 0.3 } }
     assert.is_true(#priced.rejected == 1 and priced.rejected[1].reason:find("does not fit", 1, true) ~= nil)
+    -- issue 50: says what it needs and what there is, and where each price comes from
+    assert.truthy(priced.rejected[1].reason:find("does not fit on t4 at t = 1: needs [%d.]+ GB %(weights"), priced.rejected[1].reason)
+    assert.truthy(priced.rejected[1].reason:find(", has [%d.]+ GB %("), priced.rejected[1].reason)
+    assert.same({ { hw = "t4", per_gpu_hour = 0.3, source = "given" } }, priced.prices)
+    for _, p in ipairs(r.prices) do
+      local spec = tw.hw.load(p.hw)
+      assert.equal(spec.price.per_hour, p.per_gpu_hour)
+      assert.equal(spec.price.provider .. ", " .. spec.price.date, p.source)
+    end
+    -- past max_gpus: how many replicas the rate needs, and what one sustains
+    local capped = sized { max_gpus = 1, hw = { "l40s" }, t = { 1 } }
+    local why = capped.rejected[1] and capped.rejected[1].reason or ""
+    assert.truthy(why:find("^needs %d+ or more replicas of 1 GPU for 12 req/s %(one sustains [%d.]+ req/s%): more than "
+      .. "max_gpus 1$"), why)
+  end)
+
+  it("refuses an encoder by name, not 'no deployment meets the SLO'", function()
+    local ok, e = pcall(tw.serve.size, { model = "modernbert-base", rate = 1, slo = { tpot_s = 0.05 }, hw = { "h100_sxm5" } })
+    assert.is_false(ok)
+    assert.equal("size.model: modernbert-base is an encoder (modernbert): it has no autoregressive decode to serve", e)
   end)
 
   it("refuses what it cannot do, naming the field", function()
