@@ -201,6 +201,16 @@ describe("charts", function()
     assert.truthy(s:find('set y2label "KV cache in use (%)"', 1, true))
   end)
 
+  it("marks saturation on the throughput plateau, not where a short run's drain shows", function()
+    local charts = require "tilewave.report.serve_charts"
+    local function run(rate, done) return { rate = rate, throughput = { requests_per_s = done } } end
+    -- 600 requests at 4 req/s finish 2.4 s after the last arrival: 3.73 completed per s, 93% of the rate,
+    -- far from the 28.7 the deployment tops out at (issue 50: "saturation" at TTFT p50 27 ms)
+    local runs = { run(1, 0.95), run(4, 3.73), run(16, 13.4), run(32, 22.3), run(64, 28.7), run(128, 28.9) }
+    assert.equal(64, charts.saturation(runs))
+    assert.is_nil(charts.saturation { run(1, 0.95), run(4, 3.73), run(16, 15.5) })
+  end)
+
   it("places a model's GEMMs under the roof on a roofline", function()
     local c = figures.roofline({ "h100_sxm5" }, { "llama-2-7b" }, {})
     local roof = c.series[1].points
