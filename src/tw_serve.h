@@ -76,8 +76,11 @@ enum { TW_ARRIVE_POISSON = 0, TW_ARRIVE_GAMMA = 1, TW_ARRIVE_OFFLINE = 2, TW_ARR
 enum { TW_LEN_FIXED = 0, TW_LEN_UNIFORM = 1, TW_LEN_LOGNORMAL = 2, TW_LEN_TRACE = 3 };
 enum { TW_ROUTE_ROUND_ROBIN = 0, TW_ROUTE_LEAST_LOADED = 1 };
 
-/* Most requests, replicas, table points, and the largest token count of one request. */
-#define TW_SERVE_MAX_REQUESTS 100000000
+/* Most requests, replicas, table points, and the largest token count of one request. A run holds
+ * about 100 bytes per request (tw_serve_workspace_bytes): 10^7 requests take about 1 GB, which a
+ * 2-core, 8 GiB machine holds with the caller's three runs of one simulation (nominal and the two
+ * bounds of the step-cost interval); past 10^4 requests a stable load's percentiles no longer move. */
+#define TW_SERVE_MAX_REQUESTS 10000000
 #define TW_SERVE_MAX_REPLICAS 4096
 #define TW_SERVE_MAX_POINTS 4096
 #define TW_SERVE_MAX_TOKENS 100000000

@@ -285,6 +285,8 @@ return { base = 'pythia-70m', vary = { hidden_size = l, intermediate_size = l, v
 
   -- write, accepted, message, options: the second part
   dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$") or ".") .. "/catalogue_io.lua")(add, shared, json, llama)
+  -- round 3 (issue 51): serve, the sizing search, speculative decoding, messages, sweep budgets
+  dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$") or ".") .. "/catalogue_serve.lua")(add)
   return cases
 end
 

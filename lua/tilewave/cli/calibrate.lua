@@ -102,6 +102,13 @@ end
 --- Run `tilewave calibrate` with parsed `args`; writes to `out`; returns the exit status.
 function M.run(args, out)
   if args.base or args.out then return fit_run(args, out) end
+  -- the fit's options, given without --base, would be silently ignored: refuse them by name
+  for _, k in ipairs { "device", "date", "holdout", "force", "rounds" } do
+    local defaults = { holdout = "random,layout", rounds = 6, force = false }
+    if args[k] ~= nil and args[k] ~= defaults[k] then
+      error(format("calibrate.%s: --%s applies in fit mode only (with --base HW --out FILE)", k, k), 0)
+    end
+  end
   local accuracy, csv, json = require "tilewave.explore.accuracy", require "tilewave.util.csv", require "tilewave.util.json"
   local table_text = require("tilewave.report.format").table
   local dirs = args.dir

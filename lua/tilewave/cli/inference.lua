@@ -57,9 +57,11 @@ function M.decode(args, out)
                 allow_long_context = args.allow_long_context or nil, ep = args.ep, speculative = args.speculative }
     local d = tw.inference.decode(o)
     local m
-    if spec.memory_bytes then
-      o.engine, o.speculative = nil, nil
-      m = tw.inference.memory(o)
+    if tw.hw.memory(spec) then
+      -- a draft's weights and cache count too (tilewave.cost.speculative.memory)
+      local sp = o.speculative
+      o.engine, o.speculative = nil, sp
+      m = sp and require("tilewave.cost.speculative").memory(o) or tw.inference.memory(o)
     end
     if m and not m.fits then
       -- no time for what does not fit: the shortfall and what would fit instead
@@ -139,7 +141,7 @@ function M.prefill(args, out)
     local mo = { model = args.model, hw = args.hw, batch = bp[1], context = bp[2], t = args.t,
                  weight_dtype = (args.dtype == "fp8" or args.dtype == "int8") and args.dtype or nil,
                  allow_long_context = args.allow_long_context or nil }
-    local m = spec.memory_bytes and tw.inference.memory(mo)
+    local m = tw.hw.memory(spec) and tw.inference.memory(mo)
     if m and not m.fits then
       local near = require("tilewave.explore.memory_fit").nearest(mo, m)
       runs[#runs + 1] = { model = m.model, hw = m.hw, batch = bp[1], prompt = bp[2], fits = false, memory = m,

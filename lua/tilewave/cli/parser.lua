@@ -66,9 +66,11 @@ M.int_arg, M.num_arg, M.int_list = int_arg, num_arg, int_list
 
 --- An argparse converter of `--speculative draft=MODEL,k=K,acceptance=A` (tilewave.cost.speculative).
 function M.speculative(s)
-  local out = {}
+  local out, seen = {}, {}
   for part in (s .. ","):gmatch("([^,]*),") do
     local k, v = part:match("^(%a+)=(.+)$")
+    if k and seen[k] then return nil, format("speculative.%s: given twice in '%s'", k, s) end
+    if k then seen[k] = true end
     if k == "draft" then out.draft = v
     elseif k == "k" and math.tointeger(tonumber(v)) then out.k = math.tointeger(tonumber(v))
     elseif k == "acceptance" and tonumber(v) then out.acceptance = tonumber(v)
@@ -223,6 +225,13 @@ function M.parser()
   local h = p:command("hw", "List devices, or show one.")
   h:argument("id", "Device id or spec path."):args("?")
   h:option("--format", "Output format."):choices({ "text", "json" }):default("text")
+  -- a repeated option is an error everywhere ("option '--hw' must be used at most 1 time"), never
+  -- its last value silently (argparse overwrites by default)
+  local function strict(cmd)
+    for _, o in ipairs(cmd._options) do o:overwrite(false) end
+    for _, c in ipairs(cmd._commands) do strict(c) end
+  end
+  strict(p)
   return p
 end
 

@@ -25,21 +25,27 @@ local function seconds(v, field)
   return x * scale
 end
 
---- `--slo ttft=2s,tpot=50ms[,p=99]` -> { ttft_s, tpot_s, percentile }.
+--- `--slo ttft=2s,tpot=50ms[,p=99]` -> { ttft_s, tpot_s, percentile }: each key at most once, at
+-- least one target.
 function M.slo(s)
-  local out = {}
+  local out, seen = {}, {}
   for part in (s .. ","):gmatch("([^,]*),") do
     local k, v = part:match("^(%a+)=(.+)$")
+    if k and seen[k] then error(format("serve.slo.%s: given twice in '%s'", k, s), 0) end
+    if k then seen[k] = true end
     if k == "ttft" then out.ttft_s = seconds(v, "serve.slo.ttft")
     elseif k == "tpot" then out.tpot_s = seconds(v, "serve.slo.tpot")
     elseif k == "p" then out.percentile = tonumber(v) or v
     else error(format("serve.slo: expected ttft=DURATION, tpot=DURATION or p=50|90|99, got '%s'", part), 0) end
   end
+  if not out.ttft_s and not out.tpot_s then
+    error(format("serve.slo: expected a target, ttft=DURATION and/or tpot=DURATION, got '%s'", s), 0)
+  end
   return out
 end
 
 -- "1024" (fixed) or "100-900" (uniform) -> a length spec of tilewave.serve.workload
-local function length(s, field)
+function M.length(s, field)
   if s == nil then return nil end
   local lo, hi = s:match("^(%d+)%-(%d+)$")
   if lo then return { dist = "uniform", min = math.tointeger(tonumber(lo)), max = math.tointeger(tonumber(hi)) } end
@@ -133,9 +139,31 @@ end
 
 local function stat(r, k, q) return si(r[k][q], "s") end
 
+-- options that only one of the two modes reads, with their defaults: given to the other, an error
+local SEARCH_ONLY = { modes = "agg", max_gpus = 8, price = false, confidence = 0.9, samples = 16, top = 10 }
+local SIMULATE_ONLY = { t = 1, replicas = 1, router = "round_robin", max_num_seqs = false,
+                        max_num_batched_tokens = false, cv = false, concurrency = false, offline = false, trace = false,
+                        requests_out = false, series_out = false }
+
+local function refuse(a, options, why)
+  local names = {}
+  for k in pairs(options) do names[#names + 1] = k end
+  table.sort(names)
+  for _, k in ipairs(names) do
+    local default = options[k]
+    if a[k] ~= nil and a[k] ~= default and not (default == false and a[k] == false) then
+      error(format("serve.%s: --%s %s", k, k:gsub("_", "-"), why), 0)
+    end
+  end
+end
+
 --- Run `tilewave serve` with parsed arguments `a`, writing to `out`; returns the exit status.
 function M.run(a, out)
-  if a.search then return require("tilewave.cli.size").run(a, out) end
+  if a.search then
+    refuse(a, SIMULATE_ONLY, "does not apply with --search (it chooses t and replicas per device, at Poisson --rate)")
+    return require("tilewave.cli.size").run(a, out)
+  end
+  refuse(a, SEARCH_ONLY, "applies with --search only")
   a.hw = a.hw or "h100_sxm5"
   local sched
   if a.scheduler or a.max_num_seqs or a.max_num_batched_tokens then
@@ -153,7 +181,7 @@ function M.run(a, out)
   local t0 = os.clock()
   for i, l in ipairs(list) do
     local w = { arrival = l.arrival, rate = l.rate, cv = l.cv, concurrency = l.concurrency, trace = l.trace,
-                requests = a.requests, isl = length(a.isl, "serve.isl"), osl = length(a.osl, "serve.osl"),
+                requests = a.requests, isl = M.length(a.isl, "serve.isl"), osl = M.length(a.osl, "serve.osl"),
                 dataset = a.dataset }
     if not w.isl and not w.osl and not w.dataset and not w.trace then w.dataset = "sharegpt" end
     local r = tw.serve.simulate { model = a.model, hw = a.hw, t = a.t, replicas = a.replicas, router = a.router,

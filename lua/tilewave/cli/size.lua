@@ -7,16 +7,35 @@ local output = require "tilewave.util.output"
 local M = {}
 local format = string.format
 
--- "h100_sxm5=2.49,l40s=0.99" -> { h100_sxm5 = 2.49, l40s = 0.99 }
+-- "h100_sxm5=2.49,l40s=0.99" -> { h100_sxm5 = 2.49, l40s = 0.99 }: each a device tilewave has (by its
+-- id, an alias or any case: the canonical id is kept), once, at a positive price
 local function prices(s)
   if not s then return nil end
   local out = {}
   for part in (s .. ","):gmatch("([^,]*),") do
     local id, v = part:match("^([%w_.-]+)=([%d.eE+-]+)$")
-    if not id or not tonumber(v) then
+    if not id or not tonumber(v) or not (tonumber(v) > 0) then
       error(format("size.prices: expected DEVICE=USD_PER_GPU_HOUR[,...], got '%s'", part), 0)
     end
-    out[id] = tonumber(v)
+    local spec, err = tw.hw.load(id)
+    if not spec then error("size.prices: " .. err, 0) end
+    if out[spec.id] then error(format("size.prices.%s: given twice in '%s'", spec.id, s), 0) end
+    out[spec.id] = tonumber(v)
+  end
+  return out
+end
+
+-- "h100,l40s" -> { "h100_sxm5", "l40s" }: at least one device, each once (ids as tw.hw.load reads them)
+local function devices(s)
+  if not s then return nil end
+  local out, seen = {}, {}
+  for part in (s .. ","):gmatch("([^,]*),") do
+    if part == "" then error(format("size.hw: expected comma-separated device ids, got '%s'", s), 0) end
+    local spec, err = tw.hw.load(part)
+    if not spec then error("size.hw: " .. err, 0) end
+    if seen[spec.id] then error(format("size.hw: %s given twice in '%s'", spec.id, s), 0) end
+    seen[spec.id] = true
+    out[#out + 1] = spec.id
   end
   return out
 end
@@ -30,6 +49,30 @@ end
 
 local HEADER = { "rank", "hw", "mode", "GPUs", "t", "replicas", "max seqs", "max req/s", "TTFT p99", "TPOT p99", "p_meet", "tok/s/GPU",
                  "tok/s/user", "$/hour", "$/M out tok" }
+
+-- the search as CSV, numbers in SI units: one row per deployment ranked, then those below the
+-- confidence (rank empty)
+local CSV_HEADER = { "rank", "hw", "mode", "gpus", "t", "replicas", "max_num_seqs", "max_rate_rps", "ttft_s",
+                     "tpot_s", "slo_percentile", "p_meet", "output_tokens_per_s_per_gpu", "tokens_per_s_per_user",
+                     "usd_per_hour", "usd_per_million_output_tokens" }
+local function csv_of(r, a)
+  local csv = require "tilewave.util.csv"
+  local out = { table.concat(CSV_HEADER, ",") }
+  for _, part in ipairs { { r.deployments, true }, { r.below_confidence, false } } do
+    for i, d in ipairs(part[1]) do
+      if i > a.top then break end
+      local q = "p" .. tostring(math.tointeger(d.slo.percentile) or d.slo.percentile)
+      local dis = d.mode == "disagg"
+      local row = { part[2] and i or "", d.hw, d.mode, d.gpus, dis and format("%d/%d", d.prefill.t, d.decode.t) or d.t,
+        dis and format("%dP%dD", d.prefill.replicas, d.decode.replicas) or d.replicas, d.max_num_seqs, d.max_rate_rps,
+        d.ttft_s[q], d.tpot_s[q], d.slo.percentile, d.p_meet, d.output_tokens_per_s_per_gpu, d.tokens_per_s_per_user,
+        d.cost_per_hour, d.cost_per_million_output_tokens }
+      for j, c in ipairs(row) do row[j] = csv.field(c) end
+      out[#out + 1] = table.concat(row, ",")
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
 
 local function rows_of(list, top, start)
   local rows = {}
@@ -47,9 +90,10 @@ local function rows_of(list, top, start)
   return rows
 end
 
---- Render a tilewave.serve.size result as text (or JSON).
+--- Render a tilewave.serve.size result as text (or JSON, or CSV).
 function M.render(r, a)
   if a.format == "json" then return tw.report.json(r) .. "\n" end
+  if a.format == "csv" then return csv_of(r, a) end
   local slo = r.slo
   local lines = { format("size %s: %g req/s within %s at p%s (%s), cheapest first; p_meet over %d step-cost draws, "
     .. "ranked at >= %.2f", a.model, r.rate,
@@ -97,16 +141,15 @@ end
 function M.run(a, out)
   if not a.rate or #a.rate ~= 1 then error("size.rate: expected one --rate R (request/s) with --search", 0) end
   if not a.slo then error("size.slo: expected --slo ttft=DURATION,tpot=DURATION with --search", 0) end
+  if a.top < 1 then error(format("size.top: expected positive integer, got %d", a.top), 0) end
   -- the outputs checked before the search, staged, renamed together (tilewave.util.output.transaction)
   local tx = output.transaction()
   if a.out then tx:add(a.out, "serve.out") end
   local planned = a.plots and require("tilewave.cli.serve").plan_plots(a.plots, { {} }, tx)
-  local hws
-  if a.hw then
-    hws = {}
-    for h in a.hw:gmatch("[^,]+") do hws[#hws + 1] = h end
-  end
-  local w = { requests = a.requests, isl = a.isl and tonumber(a.isl), osl = a.osl and tonumber(a.osl), dataset = a.dataset }
+  local hws = devices(a.hw)
+  local length = require("tilewave.cli.serve").length
+  local w = { requests = a.requests, isl = length(a.isl, "serve.isl"), osl = length(a.osl, "serve.osl"),
+              dataset = a.dataset }
   if not w.isl and not w.osl and not w.dataset then w.dataset = "sharegpt" end
   local r = tw.serve.size(M.options(a, w, hws, a.slo))
   if planned and #r.deployments + #r.below_confidence > 0 then

@@ -148,14 +148,14 @@ local function launches(c, t, eng)
   return n
 end
 
--- Call a core cost function through the pricing layer; a core refusal (a step or cache whose
--- bytes or FLOP leave the exact range of a double) is named in the user's terms: the model at
--- this batch and context, never the core's internal quantities (weight_bytes, act_bytes, ...).
+-- Call a core cost function through the pricing layer; a core refusal (a step or cache whose bytes or FLOP
+-- leave a double's exact range) is named in the user's terms, never the core's quantities (act_bytes, ...).
 local function in_range(path, batch, context, f, ...)
   local ok, r = pcall(f, ...)
   if ok then return r end
   local field, what = tostring(r):match("^[%w_]+%.([%w_.%*/]+): (.*)$")
-  if field == "context" or field == "batch" or field == "context*batch" then error(r, 0) end -- the user's own
+  if field == "context" or field == "batch" then error(r, 0) end -- the user's own
+  if field == "context*batch" then what = "the KV cache's elements, layers x 2 x KV heads x head_dim x tokens" end
   what = what or tostring(r)
   error(format("%s.batch*context: expected a model, batch and context whose bytes and FLOP per step stay "
     .. "below 2^53 (%s), got batch %.17g, context %.17g", path, what, batch, context), 0)

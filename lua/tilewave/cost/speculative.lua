@@ -44,6 +44,42 @@ function M.draft_of(spec, c)
   return models.define(d, "speculative.draft")
 end
 
+--- The draft config of `spec` for target `c`, checked: a named draft must share the target's
+-- tokenizer, which tilewave sees as its vocabulary size (a draft's tokens are the target's).
+-- @raise `<path>.draft: <draft>'s vocabulary (V) differs from <target>'s (W): ...`
+function M.check_draft(spec, c, path)
+  local models = require "tilewave.data.models"
+  local target = models.resolve(c, path .. ".target")
+  local d = models.resolve(M.draft_of(spec, target), path .. ".draft")
+  if d.vocab_size ~= target.vocab_size then
+    error(string.format("%s.draft: %s's vocabulary (%d) differs from %s's (%d): a draft must share the target's "
+      .. "tokenizer", path, d.id or d.name, d.vocab_size, target.id or target.name, target.vocab_size), 0)
+  end
+  return d
+end
+
+--- tilewave.inference.memory with `speculative`: the draft's weights and its KV cache for the same
+-- sequences count too (a draft runs beside the target on the same GPUs, with a cache of its own).
+-- The draft's KV is counted at `batch` x `context`, so `max_batch` and `max_context` take the
+-- target's growth and the draft's at this point.
+-- @return memory()'s result, with `draft_bytes` (weights + KV cache of the draft, byte)
+-- @raise memory()'s errors; `memory.speculative.*` as M.resolve and M.check_draft
+function M.memory(o)
+  local inference = require "tilewave.cost.inference"
+  local sd = M.resolve(o.speculative, "memory.speculative")
+  local draft = M.check_draft(sd, o.model, "memory.speculative")
+  local base = {}
+  for k, v in pairs(o) do base[k] = v end
+  base.speculative = nil
+  local d = inference.memory { model = draft, hw = o.hw, t = o.t, batch = o.batch, context = o.context,
+                               kv_dtype = o.kv_dtype, workspace_bytes = 0, memory_bytes = 1e18, allow_long_context = true }
+  local extra = d.weight_bytes + d.kv_bytes
+  base.workspace_bytes = (o.workspace_bytes or inference.WORKSPACE_BYTES) + extra
+  local r = inference.memory(base)
+  r.workspace_bytes, r.draft_bytes = r.workspace_bytes - extra, extra
+  return r
+end
+
 --- Expected tokens per target step: (1 - alpha^(k+1)) / (1 - alpha), k + 1 at alpha = 1.
 function M.tokens_per_step(k, alpha)
   if alpha >= 1 then return k + 1 end
@@ -68,7 +104,7 @@ function M.decode(decode, o)
   local verify = decode(v)
   local d = {}
   for key, x in pairs(q) do d[key] = x end
-  d.model, d.weight_dtype, d.group = M.draft_of(spec, o.model), nil, nil
+  d.model, d.weight_dtype, d.group = M.check_draft(spec, o.model, "decode.speculative"), nil, nil
   local draft = decode(d)
   local per = M.tokens_per_step(spec.k, spec.acceptance)
   local step = spec.k * draft.tpot_s + verify.tpot_s

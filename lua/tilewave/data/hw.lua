@@ -81,7 +81,9 @@ local SPEC_FIELDS = {
     check.table(v, p)
     fields(v, { nvlink_bw = true, pcie_bw = true, fabric_bw = true, notes = true }, p)
     for k, x in pairs(v) do
-      if k == "notes" then check.string(x, p .. ".notes") else check.positive(x, p .. "." .. k) end
+      -- a link between 1 MB/s and 1 PB/s (NVLink 5 is 900 GB/s a direction): a denormal or absurd figure is
+      -- refused by its field, not priced into a collective
+      if k == "notes" then check.string(x, p .. ".notes") else check.within(x, 1e6, 1e15, "byte/s", p .. "." .. k) end
     end
   end,
   gemm = function(v, p) validate_gemm(v, p, false) end,
@@ -204,6 +206,15 @@ function M.validate(spec, label)
     end
   end)
   if not ok then return nil, format("%s: %s", label, err) end
+  -- the narrow dtypes only the architectures whose tensor cores run them may list: FP8 from Ada and
+  -- Hopper (NVIDIA Ada Lovelace and Hopper architecture whitepapers) and AMD CDNA 3 (MI300 ISA), FP4
+  -- from Blackwell (NVIDIA Blackwell architecture technical brief)
+  for dt, archs in pairs(M.DTYPE_ARCHS) do
+    if spec.peak_flops[dt] and not archs[spec.arch] then
+      return nil, format("%s: hw.peak_flops.%s: expected no %s peak on arch '%s' (its tensor cores run none; %s "
+        .. "from %s)", label, dt, dt, tostring(spec.arch), dt, check.keys(archs))
+    end
+  end
   local arch, aerr = load_arch(spec.arch)
   if not arch then return nil, format("%s: hw.arch: unknown architecture '%s' (%s)", label, spec.arch, aerr) end
   -- the core checks the device it will price with (its bounds, e.g. tile sizes up to 4096): build it
@@ -233,6 +244,9 @@ function M.list()
 end
 
 local spec_cache = {}
+
+--- The architectures whose tensor cores run each narrow dtype (hw.validate refuses a peak elsewhere).
+M.DTYPE_ARCHS = { fp8 = { ada = true, hopper = true, blackwell = true, cdna3 = true }, fp4 = { blackwell = true } }
 
 --- The memory of device `spec` every command prices against, byte: what an application can
 -- allocate, the total NVML reports (`usable_memory_bytes`: an "80 GB" H100 reports 81,559 MiB =

@@ -198,7 +198,8 @@ function M.resolve(v, path)
   path = path or "model"
   if type(v) == "string" then
     local c, err = M.load(v)
-    if not c then error(err, 0) end
+    -- named by the option that gave it ("decode.model: unknown model ..."), not "model:"
+    if not c then error((tostring(err):gsub("^model: ", path .. ": ")), 0) end
     return c
   end
   if validated[v] then return v end

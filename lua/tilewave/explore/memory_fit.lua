@@ -11,7 +11,7 @@ local format = string.format
 
 -- the memory options of a decode or prefill request (tilewave.cost.inference.memory's own)
 local KEYS = { "model", "hw", "batch", "context", "weight_dtype", "group", "kv_dtype", "t", "ep",
-               "allow_long_context" }
+               "allow_long_context", "speculative" }
 
 local function with(o, k, v)
   local c = {}
@@ -23,7 +23,8 @@ end
 -- memory() of `o`, or nil where the variant is not a valid configuration (a t that does not divide
 -- the heads, a dtype the model cannot take): only validation errors are swallowed
 local function try(o)
-  local ok, m = pcall(inference.memory, o)
+  -- with a draft, its weights and cache count too (tilewave.cost.speculative.memory)
+  local ok, m = pcall(o.speculative and require("tilewave.cost.speculative").memory or inference.memory, o)
   if ok then return m end
   if type(m) == "string" and m:match("^memory[%.:]") then return nil end
   error(m, 0)
@@ -39,7 +40,7 @@ end
 --   `text` in words ("batch 4", "t = 2 (2 GPUs, 47.7 GB each)"); empty when m fits or nothing near does
 -- @raise what memory() raises for `o` itself
 function M.nearest(o, m)
-  local out = {}
+  local out = require("tilewave.util.json").array() -- [] in JSON when nothing is near
   if m.fits then return out end
   local batch, context = o.batch or 1, o.context
   if m.max_batch >= 1 and m.max_batch < batch then

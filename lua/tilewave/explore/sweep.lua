@@ -71,6 +71,10 @@ RANGE.__len = function(r) return range_of[r].n end
 RANGE.__newindex = function() error("range: a range cannot be changed", 2) end
 sandbox.trust(RANGE)
 
+--- CPU seconds a sweep may go without a row before it stops (the user-file time budget,
+-- tilewave.util.sandbox.MAX_SECONDS).
+M.ROW_SECONDS = 5
+
 --- An arithmetic sequence for a `vary` list: first, first + step, ... up to last (integers; step
 -- default 1), read as a list (`#r`, `r[i]`, ipairs) but holding three numbers, so an axis of 10^6
 -- values costs no memory. Its values are validated by their ends.
@@ -79,6 +83,10 @@ function M.range(first, last, step)
   step = step or 1
   for _, a in ipairs { { "first", first }, { "last", last }, { "step", step } } do
     if math.type(a[2]) ~= "integer" then check.fail("range." .. a[1], "expected an integer", a[2]) end
+  end
+  -- within +-2^53 (every value exact as a double, and last - first cannot wrap around 2^63)
+  for _, a in ipairs { { "first", first }, { "last", last }, { "step", step } } do
+    if a[2] < -(1 << 53) or a[2] > 1 << 53 then check.fail("range." .. a[1], "expected an integer within +-2^53", a[2]) end
   end
   if step < 1 then check.fail("range.step", "expected a positive integer", step) end
   if last < first then check.fail("range.last", format("expected at least first (%d)", first), last) end
@@ -227,9 +235,17 @@ function M.sweep(o)
   -- device, goes to shard k mod n), so a filtered grid's shards differ by at most one row; a row
   -- the filters drop is counted as skipped by shard (index mod n) alone, so the shards' counts add up
   local hi, idx, kept = 1, -1, 0
+  -- a row at least every M.ROW_SECONDS of CPU: a `where` that rejects everything stops with a
+  -- message naming the budget, never streams nothing for minutes
+  local since, tried = os.clock(), 0
   local function next_row()
     while true do
       idx = idx + 1
+      tried = tried + 1
+      if tried % 4096 == 0 and os.clock() - since > M.ROW_SECONDS then
+        error(format("sweep: no row in %g s of CPU (tilewave.explore.sweep.ROW_SECONDS): the last %d configs "
+          .. "tried were all skipped by `where` or as invalid; narrow `vary` or loosen `where`", M.ROW_SECONDS, tried), 0)
+      end
       if idx >= per_hw then
         hi = hi + 1
         idx = 0
@@ -259,6 +275,7 @@ function M.sweep(o)
           est.model_flops, est.mfu = mf, mf / t / plan.peak
           est.tokens_per_s = wl.b * wl.s / t
           est.params = fam.params(cfg).total
+          since, tried = os.clock(), 0
           return cfg, plan.spec.id, est
         end
       end

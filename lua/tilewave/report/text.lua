@@ -45,9 +45,10 @@ function M.decode(d, m)
       sp.acceptance, sp.tokens_per_step, sp.k, si(sp.draft_step_s, "s"), si(sp.verify_step_s, "s"), si(sp.plain_tpot_s, "s"))
   end
   if m then
-    lines[#lines + 1] = format("  memory      %s of %s (weights %s, KV %s, workspace %s): %s; max batch %d at this "
+    lines[#lines + 1] = format("  memory      %s of %s (weights %s, KV %s, %sworkspace %s): %s; max batch %d at this "
       .. "context, max context %d at this batch (%s)%s", si(m.total_bytes, "B"), si(m.memory_bytes, "B"),
-      si(m.weight_bytes, "B"), si(m.kv_bytes, "B"), si(m.workspace_bytes, "B"), m.fits and "fits" or "does NOT fit",
+      si(m.weight_bytes, "B"), si(m.kv_bytes, "B"), m.draft_bytes and "draft " .. si(m.draft_bytes, "B") .. ", " or "",
+      si(m.workspace_bytes, "B"), m.fits and "fits" or "does NOT fit",
       m.max_batch, m.max_context, m.max_context_limit == "memory" and "memory-bound" or "the model's trained maximum",
       m.long_context and ", beyond max_position_embeddings (allow_long_context)" or "")
   end
@@ -61,8 +62,9 @@ function M.decode_unfit(d, m, near)
     format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits%s), %s KV cache, t = %d, %s engine",
       d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight,
       d.weight_dtype_source and ", the checkpoint's: " .. d.weight_dtype_source or "", d.kv_dtype, d.t, d.engine),
-    format("  memory      %s: weights %s, KV %s, workspace %s", require("tilewave.explore.memory_fit").shortfall(m),
-      si(m.weight_bytes, "B"), si(m.kv_bytes, "B"), si(m.workspace_bytes, "B")),
+    format("  memory      %s: weights %s, KV %s, %sworkspace %s", require("tilewave.explore.memory_fit").shortfall(m),
+      si(m.weight_bytes, "B"), si(m.kv_bytes, "B"), m.draft_bytes and "draft " .. si(m.draft_bytes, "B") .. ", " or "",
+      si(m.workspace_bytes, "B")),
   }
   local alts = {}
   for _, n in ipairs(near) do alts[#alts + 1] = n.text end

@@ -105,7 +105,10 @@ function M.prepare(o)
   local own = o.weight_dtype == nil and c.weight_dtype
   local opts = { t = t, weight_dtype = own or o.weight_dtype, group = own and c.weight_group or o.group,
                  kv_dtype = o.kv_dtype }
-  local sd = o.speculative and require("tilewave.cost.speculative").resolve(o.speculative, "serve.speculative")
+  local spm = require "tilewave.cost.speculative"
+  local sd = o.speculative and spm.resolve(o.speculative, "serve.speculative")
+  -- the draft shares the target's tokenizer, and its weights and cache take memory beside the target's
+  opts.draft = sd and spm.check_draft(sd, c, "serve.speculative")
   if dis then opts.t = dis.prefill.t end
   local kv = steps.kv_capacity(c, spec, opts, sched)
   local max_context = w.max_isl + w.max_osl

@@ -270,15 +270,30 @@ function M.size(o)
   if q.samples > 1000 then check.fail("size.samples", "expected at most 1000", q.samples) end
   local modes = {}
   check.table(o.modes or {}, "size.modes")
+  if o.modes and #o.modes == 0 then check.fail("size.modes", "expected agg and/or disagg", "an empty list") end
   for i, m in ipairs(o.modes or { "agg" }) do
     check.one_of(m, { agg = true, disagg = true }, format("size.modes[%d]", i))
     modes[m] = true
+  end
+  if modes.disagg and not modes.agg and q.max_gpus < 2 then
+    check.fail("size.max_gpus", "expected at least 2 with modes disagg (a prefill and a decode pool)", q.max_gpus)
+  end
+  -- the workload and the options every deployment shares, checked once here: a bad one is the
+  -- user's error, never a reason every deployment is "rejected" for
+  local w = options_of(o, nil, 1, o.rate).workload
+  require("tilewave.serve.workload").resolve(w, "size.workload")
+  if o.slo.ttft_s == nil and o.slo.tpot_s == nil then check.fail("size.slo", "expected ttft_s and/or tpot_s", nil) end
+  if o.speculative ~= nil then
+    local spm = require "tilewave.cost.speculative"
+    spm.check_draft(spm.resolve(o.speculative, "size.speculative"), c, "size.speculative")
   end
   if o.prices ~= nil then check.table(o.prices, "size.prices") end
   local ts = o.t or M.T_SIZES
   check.table(ts, "size.t")
   local specs, unpriced = devices(q)
-  local result = { deployments = {}, below_confidence = {}, rejected = {}, unpriced = unpriced, rate = o.rate,
+  local array = require("tilewave.util.json").array -- every list a JSON array, [] when empty
+  local result = { deployments = array(), below_confidence = array(), rejected = array(), unpriced = array(unpriced),
+                   rate = o.rate,
                    confidence = q.confidence, samples = q.samples }
   -- a candidate ranks, waits below the confidence, or is rejected with its reason
   local function file(hw_id, t, d, why)
@@ -289,7 +304,7 @@ function M.size(o)
       result.rejected[#result.rejected + 1] = { hw = hw_id, t = t, reason = why }
     end
   end
-  result.prices = {} -- the price of each device searched, USD per GPU-hour, and where it came from
+  result.prices = array() -- the price of each device searched, USD per GPU-hour, and where it came from
   for _, spec in ipairs(specs) do
     local cost_h, src = price_of(spec, o.prices, "size")
     if cost_h then result.prices[#result.prices + 1] = { hw = spec.id, per_gpu_hour = cost_h, source = src } end

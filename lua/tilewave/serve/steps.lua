@@ -70,6 +70,14 @@ function M.kv_capacity(c, spec, o, sched)
   if not mem then error(format("serve.hw: %s has no memory size in its spec", spec.id), 0) end
   local m = inference.memory { model = c, hw = spec, t = o.t, weight_dtype = o.weight_dtype, group = o.group,
                                kv_dtype = o.kv_dtype, context = 1, workspace_bytes = 0, allow_long_context = true }
+  if o.draft then
+    -- speculative decoding: the draft's weights, and its KV cache beside each sequence's (vLLM
+    -- allocates both models' blocks from the one gpu_memory_utilization budget)
+    local d = inference.memory { model = o.draft, hw = spec, t = o.t, kv_dtype = o.kv_dtype, context = 1,
+                                 workspace_bytes = 0, allow_long_context = true }
+    m = { weight_bytes = m.weight_bytes + d.weight_bytes, kv_bytes_per_token = m.kv_bytes_per_token + d.kv_bytes_per_token,
+          weight_dtype = m.weight_dtype }
+  end
   local e = dtype.get(prefill_dtype(spec, m.weight_dtype or o.weight_dtype or "bf16")).in_bytes
   local tokens = sched.max_num_batched_tokens
   local ffn = c.intermediate_size or 4 * c.hidden_size

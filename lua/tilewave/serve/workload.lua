@@ -211,7 +211,11 @@ function M.resolve(o, path)
     w.trace_isl, w.trace_osl = isl, osl
   else
     w.requests = check.positive_int(o.requests or M.REQUESTS, path .. ".requests")
-    if w.requests > 1e8 then check.fail(path .. ".requests", "expected at most 1e8", w.requests) end
+    -- the core's limit (src/tw_serve.h TW_SERVE_MAX_REQUESTS: about 1 GB of state a run), said before the run
+    if w.requests > 1e7 then
+      check.fail(path .. ".requests", "expected at most 1e7 (about 100 bytes of simulator state each; 1e7 "
+        .. "take 1 GB a run)", w.requests)
+    end
   end
   local ds
   if o.dataset ~= nil then

@@ -32,7 +32,7 @@ function M.split(line)
 end
 
 --- Rows of a CSV file as tables keyed by the header's names (strings); `nil, msg`
--- if the file cannot be read.
+-- if the file cannot be read or its header names a column twice (which one would be read?).
 function M.read(path)
   local okf, ferr = require("tilewave.util.sandbox").check_file(path)
   if not okf then return nil, ferr end
@@ -43,7 +43,16 @@ function M.read(path)
     if line:sub(-1) == "\r" then line = line:sub(1, -2) end -- CRLF, as RFC 4180 writes it
     if line ~= "" then
       local cells = M.split(line)
-      if not header then header = cells
+      if not header then
+        header = cells
+        local seen = {}
+        for _, h in ipairs(header) do
+          if seen[h] then
+            f:close()
+            return nil, string.format("column '%s' twice in the header", h)
+          end
+          seen[h] = true
+        end
       else
         local r = {}
         for i, h in ipairs(header) do r[h] = cells[i] end

@@ -13,6 +13,12 @@ local concat, sort, math_type = table.concat, table.sort, math.type
 M.null = cjson.null
 M.decode = cjson.decode
 
+-- the metatable that marks a table as a JSON array, so that an empty one encodes as [] (not {})
+local ARRAY = {}
+
+--- `t` (default a new table) marked as a JSON array: encoded `[]` when empty. Returns t.
+function M.array(t) return setmetatable(t or {}, ARRAY) end
+
 local function is_array(t)
   local n = #t
   if n == 0 then return next(t) == nil end
@@ -39,6 +45,7 @@ end
 function M.encode(v)
   if type(v) ~= "table" then return cjson.encode(v) end
   local parts = {}
+  if getmetatable(v) == ARRAY and next(v) == nil then return "[]" end
   if is_array(v) and #v > 0 then
     for i = 1, #v do parts[i] = M.encode(v[i]) end
     return "[" .. concat(parts, ",") .. "]"
@@ -52,7 +59,7 @@ function M.pretty(v, indent)
   indent = indent or ""
   if type(v) ~= "table" then return cjson.encode(v) end
   local inner = indent .. "  "
-  if next(v) == nil then return "{}" end
+  if next(v) == nil then return getmetatable(v) == ARRAY and "[]" or "{}" end
   local parts = {}
   if is_array(v) then
     for i = 1, #v do parts[i] = inner .. M.pretty(v[i], inner) end

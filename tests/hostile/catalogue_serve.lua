@@ -1,0 +1,111 @@
+-- Hostile inputs, round 3 (issue 51): every option of serve and the sizing search, outputs that a
+-- later failure must not clobber, speculative decoding's memory and draft, config.json as
+-- transformers 5 writes it, messages that name the right thing, and sweep budgets. Each class of the
+-- issue has cases here; each was reproduced failing (accepted, ignored, or misnamed) before its fix.
+-- Called by catalogue.lua with its `add(class, name, case)` and helpers.
+return function(add)
+  local S = "serve llama-3.1-8b --search --rate 4 --hw h100 --requests 60 "
+  local SLO = "--slo ttft=1s,tpot=50ms "
+
+  -- 1. options silently ignored or wrongly accepted
+  add("ignored", "search: --isl not a length", { cmd = S .. SLO .. "--isl abc", err = { "serve.isl", "'abc'" } })
+  add("ignored", "search: --osl range reversed", { cmd = S .. SLO .. "--isl 10 --osl 200-100", err = "osl" })
+  add("ignored", "search: an unknown device in --price", { cmd = S .. SLO .. "--price h100_sxm6=2.49",
+    err = { "size.prices", "h100_sxm6", "did you mean 'h100_sxm5'" } })
+  add("ignored", "search: one device priced twice", { cmd = S .. SLO .. "--price h100=1,h100_sxm5=2",
+    err = "size.prices.h100_sxm5: given twice" })
+  add("ignored", "search: a price of zero", { cmd = S .. SLO .. "--price h100=0", err = "size.prices" })
+  add("ignored", "search: --top 0", { cmd = S .. SLO .. "--top 0", err = "size.top: expected positive integer, got 0" })
+  add("ignored", "search: a device twice in --hw", { cmd = "serve llama-3.1-8b --search --rate 4 " .. SLO
+    .. "--hw h100,H100_SXM5", err = "size.hw: h100_sxm5 given twice" })
+  add("ignored", "--slo with ttft twice", { cmd = S .. "--slo ttft=2s,ttft=1us", err = "serve.slo.ttft: given twice" })
+  add("ignored", "--slo twice", { cmd = S .. SLO .. "--slo ttft=2s", err = "'--slo' must be used at most 1 time", code = 2 })
+  add("ignored", "--hw twice", { cmd = "gemm 64 64 64 --hw h100 --hw h200", err = "'--hw' must be used at most 1 time",
+    code = 2 })
+  add("ignored", "--speculative with draft twice", { cmd = "serve llama-3-8b --rate 1 --speculative "
+    .. "draft=llama-3.2-1b,draft=llama-3.2-1b,k=4", err = "speculative.draft: given twice", code = 2 })
+  add("ignored", "a trace with input_tokens twice", { files = { ["t.csv"] =
+    "arrival_s,input_tokens,output_tokens,input_tokens\n0,10,5,20\n" }, cmd = "serve pythia-70m --trace t.csv",
+    err = "column 'input_tokens' twice in the header" })
+  add("ignored", "--requests-out into a missing directory", { cmd = "serve pythia-70m --rate 1 --requests 10 "
+    .. "--requests-out nodir/r.csv", err = { "serve.requests_out", "nodir" } })
+  add("ignored", "search: --requests-out (not written by the search)", { cmd = S .. SLO .. "--requests-out r.csv",
+    err = "serve.requests_out: --requests-out does not apply with --search" })
+  add("ignored", "search: --t (the search chooses t)", { cmd = S .. SLO .. "--t 2", err = "serve.t: --t does not apply" })
+  add("ignored", "search: --concurrency", { cmd = "serve llama-3.1-8b --search --concurrency 4 " .. SLO,
+    err = "does not apply with --search" })
+  add("ignored", "simulate: --top (a search option)", { cmd = "serve pythia-70m --rate 1 --top 3",
+    err = "serve.top: --top applies with --search only" })
+  add("ignored", "simulate: --price (a search option)", { cmd = "serve pythia-70m --rate 1 --price h100=2",
+    err = "serve.price: --price applies with --search only" })
+  add("ignored", "calibrate: --rounds without --base", { cmd = "calibrate --rounds -1",
+    err = "calibrate.rounds: --rounds applies in fit mode only" })
+  add("ignored", "search: CSV is CSV (control)", { cmd = S .. SLO .. "--format csv",
+    ok = "rank,hw,mode,gpus,t,replicas,max_num_seqs,max_rate_rps,ttft_s,tpot_s" })
+
+  -- 2. a search that cannot run is an error naming the option, never "no deployment meets the SLO"
+  add("cannot-run", "search: an unknown --dataset", { cmd = S .. SLO .. "--dataset nope", err = "size.workload.dataset" })
+  add("cannot-run", "search: --slo p=90 with no target", { cmd = S .. "--slo p=90", err = "serve.slo: expected a target" })
+  add("cannot-run", "search: --hw ,", { cmd = "serve llama-3.1-8b --search --rate 4 " .. SLO .. "--hw ,",
+    err = "size.hw: expected comma-separated device ids" })
+  add("cannot-run", "search: --modes ''", { cmd = S .. SLO .. "--modes ''", err = "size.modes" })
+  add("cannot-run", "search: disagg on one GPU", { cmd = S .. SLO .. "--modes disagg --max-gpus 1",
+    err = "size.max_gpus: expected at least 2 with modes disagg" })
+  add("cannot-run", "search: an encoder", { cmd = "serve modernbert-base --search --rate 1 " .. SLO .. "--hw h100",
+    err = "size.model: modernbert-base is an encoder" })
+  add("cannot-run", "search: --speculative without a draft", { cmd = S .. SLO .. "--speculative k=4",
+    err = "size.speculative.draft: expected a draft model" })
+
+  -- 3. JSON shapes: every list a JSON array, even when empty
+  add("json", "search: empty lists are []", { cmd = "serve llama-3.1-8b --search --rate 4 --hw h100 --requests 60 "
+    .. "--slo ttft=1us --format json", ok = '"deployments":[]' })
+  add("json", "decode that does not fit: would_fit is a list", { cmd = "decode llama-3-70b --hw l4 --context 2048 "
+    .. "--format json", ok = '"would_fit":[' })
+
+  -- 4. outputs clobbered by a later failure
+  add("clobber", "serve --out then a --plots that cannot be made", { files = { ["o1.txt"] = "keep\n" },
+    cmd = "serve pythia-70m --rate 1,2 --requests 20 --out o1.txt --plots nodir/x", err = "serve.plots",
+    after = function(dir, read) return read(dir .. "/o1.txt") == "keep\n", "o1.txt was replaced" end })
+  add("clobber", "serve --out and --requests-out one file", { files = { ["x"] = "keep\n" },
+    cmd = "serve pythia-70m --rate 1 --requests 20 --out x --requests-out x", err = "the same file as serve.out",
+    after = function(dir, read) return read(dir .. "/x") == "keep\n", "x was replaced" end })
+  add("clobber", "serve --out and --series-out one file (./x and x)", {
+    cmd = "serve pythia-70m --rate 1 --requests 20 --out x --series-out ./x", err = "the same file" })
+  add("clobber", "search --out then --plots onto a file", { files = { ["o.txt"] = "keep\n", ["p"] = "a file\n" },
+    cmd = S .. SLO .. "--out o.txt --plots p", err = "serve.plots: expected a directory",
+    after = function(dir, read) return read(dir .. "/o.txt") == "keep\n", "o.txt was replaced" end })
+
+  -- 5. memory: the most requests a run takes is said before the run
+  add("memory", "serve --requests 1e8", { cmd = "serve pythia-70m --rate 1 --requests 100000000",
+    err = "serve.workload.requests: expected at most 1e7" })
+
+  -- 6. speculative decoding: the draft's memory and its tokenizer
+  add("speculative", "a draft of another vocabulary", { cmd = "decode llama-3-8b --speculative draft=pythia-70m,k=4",
+    err = "decode.speculative.draft: pythia-70m's vocabulary (50304) differs from llama-3-8b's (128256)" })
+  add("speculative", "serve: a draft of another vocabulary", { cmd = "serve llama-3-8b --rate 1 --speculative "
+    .. "draft=pythia-70m,k=4", err = "serve.speculative.draft" })
+  add("speculative", "a 70B draft for an 8B target on one H100 does not fit", { cmd = "decode llama-3-8b --hw h100 "
+    .. "--speculative draft=llama-3-70b,k=4", ok = "does not fit: needs 159.2 GB, has 85.52 GB" })
+  add("speculative", "serve: a 70B draft does not fit beside an 8B target", { cmd = "serve llama-3-8b --rate 1 "
+    .. "--speculative draft=llama-3-70b,k=4", err = "does not fit on h100_sxm5" })
+
+  -- 8. messages that name the right thing
+  add("names", "decode context*batch past 2^53 says which limit", {
+    cmd = "decode llama-3-8b --context 8000000 --batch 1000000 --allow-long-context",
+    err = "the KV cache's elements" })
+  add("names", "a denormal link names its field", { files = { ["g.lua"] = "return { base = 'h100_sxm5', name = 'g', "
+    .. "interconnect = { nvlink_bw = 1e-310 }, sources = { interconnect = 'test' } }" },
+    cmd = "decode llama-3-70b --hw g.lua --t 2", err = "hw.interconnect.nvlink_bw" })
+  add("names", "an fp4 peak on Ampere", { files = { ["a.lua"] = "return { base = 'a100_sxm4_80gb', name = 'a', "
+    .. "peak_flops = { fp4 = 1e15 }, sources = { peak_flops = 'test' } }" },
+    cmd = "gemm 64 64 64 --hw a.lua --dtype fp4", err = "hw.peak_flops.fp4: expected no fp4 peak on arch 'ampere'" })
+  add("names", "an unknown model names the option", { cmd = "serve nope-model --rate 1", err = "serve.model: unknown model" })
+
+  -- 9. sweeps: a row within the CPU budget, ranges that cannot wrap
+  add("sweep", "a where that rejects everything", { files = { ["s.lua"] = "local tw = require 'tilewave' return { "
+    .. "base = 'pythia-70m', vary = { vocab_size = tw.range(50000, 2050000) }, where = function(c) return false end }" },
+    cmd = "sweep s.lua --format csv", err = "sweep: no row in 5 s of CPU", stdout_ok = true })
+  add("sweep", "tw.range past 2^62", { files = { ["r.lua"] = "local tw = require 'tilewave' "
+    .. "return { base = 'pythia-70m', vary = { vocab_size = tw.range(-(1 << 62), 1 << 62) } }" },
+    cmd = "sweep r.lua", err = "range.first: expected an integer within +-2^53" })
+end
