@@ -87,8 +87,10 @@ describe("tilewave.cost.inference", function()
         err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 0 }))
       assert.equal("decode.context: expected positive integer, got nil",
         err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5" }))
-      assert.equal("decode.context*batch: out of range (element counts must stay below 2^53)",
-        err_of(tw.inference.decode, { model = "llama-2-7b", hw = "h100_sxm5", context = 8, batch = 2 ^ 40 }))
+      -- which limit: the KV cache's element count (issue 51), in the user's terms
+      assert.equal("decode.context*batch: expected a model, batch and context whose bytes and FLOP per step stay "
+        .. "below 2^53 (the KV cache's elements, layers x 2 x KV heads x head_dim x tokens), got batch 1099511627776, "
+        .. "context 8", err_of(tw.inference.decode, { model = "llama-2-7b", hw = "h100_sxm5", context = 8, batch = 2 ^ 40 }))
       assert.equal("decode.model: modernbert-base is an encoder (modernbert): it has no autoregressive decode",
         err_of(tw.inference.decode, { model = "modernbert-base", hw = "h100_sxm5", context = 8 }))
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, kv_dtype = "int2" })

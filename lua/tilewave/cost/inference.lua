@@ -155,10 +155,10 @@ local function in_range(path, batch, context, f, ...)
   if ok then return r end
   local field, what = tostring(r):match("^[%w_]+%.([%w_.%*/]+): (.*)$")
   if field == "context" or field == "batch" then error(r, 0) end -- the user's own
-  if field == "context*batch" then what = "the KV cache's elements, layers x 2 x KV heads x head_dim x tokens" end
-  what = what or tostring(r)
-  error(format("%s.batch*context: expected a model, batch and context whose bytes and FLOP per step stay "
-    .. "below 2^53 (%s), got batch %.17g, context %.17g", path, what, batch, context), 0)
+  what = field == "context*batch" and "the KV cache's elements, layers x 2 x KV heads x head_dim x tokens" or what or tostring(r)
+  error(format("%s.%s: expected a model, batch and context whose bytes and FLOP per step stay below 2^53 (%s), "
+    .. "got batch %.17g, context %.17g", path, field == "context*batch" and field or "batch*context", what, batch,
+    context), 0)
 end
 
 local DECODE = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
