@@ -19,6 +19,8 @@ return function(add)
   add("ignored", "search: a device twice in --hw", { cmd = "serve llama-3.1-8b --search --rate 4 " .. SLO
     .. "--hw h100,H100_SXM5", err = "size.hw: h100_sxm5 given twice" })
   add("ignored", "--slo with ttft twice", { cmd = S .. "--slo ttft=2s,ttft=1us", err = "serve.slo.ttft: given twice" })
+  add("ignored", "--slo without a unit (issue 48 item 6)", { cmd = S .. "--slo ttft=1,tpot=50ms",
+    err = "serve.slo.ttft: expected a duration with its unit (s, ms, us), got '1'" })
   add("ignored", "--slo twice", { cmd = S .. SLO .. "--slo ttft=2s", err = "'--slo' must be used at most 1 time", code = 2 })
   add("ignored", "--hw twice", { cmd = "gemm 64 64 64 --hw h100 --hw h200", err = "'--hw' must be used at most 1 time",
     code = 2 })

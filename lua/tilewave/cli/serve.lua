@@ -13,13 +13,17 @@ local csv = require "tilewave.util.csv"
 local M = {}
 local format = string.format
 
--- "2s", "50ms", "500us", "0.05" (seconds) -> s
-local UNITS = { s = 1, ms = 1e-3, us = 1e-6 }
+-- "2s", "50ms", "500us" (or "500µs") -> s; a number without its unit is an error (is 1 a second or a
+-- millisecond?), as everywhere a time is typed
+local UNITS = { s = 1, ms = 1e-3, us = 1e-6, ["µs"] = 1e-6 }
 local function seconds(v, field)
-  local num, unit = v:match("^([%d.eE+-]+)(%a*)$")
+  local num, unit = v:match("^([%d.eE+-]*%d%.?)(.*)$")
   local x = tonumber(num or "")
-  local scale = UNITS[unit == "" and "s" or unit]
-  if not x or not scale or not (x > 0) then
+  if x and unit == "" then
+    error(format("%s: expected a duration with its unit (s, ms, us), got '%s'", field, v), 0)
+  end
+  local scale = UNITS[unit]
+  if not x or not scale or not (x > 0) or x == math.huge then
     error(format("%s: expected a positive duration such as 2s, 50ms or 500us, got '%s'", field, v), 0)
   end
   return x * scale
