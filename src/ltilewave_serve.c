@@ -318,6 +318,17 @@ static int l_serve(lua_State *L)
 }
 
 /* core.serve_step(costs, chunks, b, ctx, k) -> s */
+/* argument `arg` of serve_step as a number: a number only (never "80", never nil unless it has a default) */
+static double step_number(lua_State *L, int arg, const char *name, double dflt)
+{
+    if (lua_isnoneornil(L, arg) && !isnan(dflt)) return dflt;
+    if (lua_type(L, arg) != LUA_TNUMBER) {
+        lua_pushvalue(L, arg);
+        return tw_lua_field_error(L, P ".step", name, "expected a number", -1);
+    }
+    return lua_tonumber(L, arg);
+}
+
 static int l_serve_step(lua_State *L)
 {
     tw_serve_costs c;
@@ -326,9 +337,9 @@ static int l_serve_step(lua_State *L)
     const char *bad = NULL;
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checktype(L, 2, LUA_TTABLE);
-    b = luaL_checknumber(L, 3);
-    ctx = luaL_optnumber(L, 4, 1.0);
-    k = luaL_optnumber(L, 5, 0.0);
+    b = step_number(L, 3, "b", NAN);
+    ctx = step_number(L, 4, "ctx", 1.0);
+    k = step_number(L, 5, "k", 0.0);
     len = luaL_len(L, 2);
     if (len > 256) return tw_lua_raise(L, "%s.chunks: expected at most 256 chunks, got %I", P, len);
     for (i = 1; i <= len; i++) {
@@ -336,6 +347,9 @@ static int l_serve_step(lua_State *L)
         if (!lua_istable(L, -1)) return tw_lua_raise(L, "%s.chunks[%I]: expected { n, p }", P, i);
         lua_rawgeti(L, -1, 1);
         lua_rawgeti(L, -2, 2);
+        /* token counts are numbers: "80" and nil are refused, not read as 80 and 0 */
+        if (lua_type(L, -2) != LUA_TNUMBER || lua_type(L, -1) != LUA_TNUMBER)
+            return tw_lua_raise(L, "%s.chunks[%I]: expected { n, p } as numbers (tokens)", P, i);
         n[i - 1] = lua_tonumber(L, -2);
         p[i - 1] = lua_tonumber(L, -1);
         lua_pop(L, 3);

@@ -253,3 +253,22 @@ describe("tilewave.serve", function()
       :find("encoder", 1, true))
   end)
 end)
+
+describe("core.serve_step", function()
+  local core = require "tilewave.core"
+  -- a step costing 1 ms + 10 us per token (the round tables of tests/c/test_serve.c)
+  local c = { tok_grid = { 1, 1001 }, lin_s = { 1e-5, 1.001e-2 }, ctx_grid = { 1 }, attn_s = { 0 }, seq_grid = { 1 },
+              logits_s = { 0 }, dctx_grid = { 1 }, decode_s = { 0 }, host_s = 1e-3, scale = 1 }
+
+  it("prices a step by hand: 100 prompt tokens, 1 ms + 1 ms", function()
+    assert.is_true(math.abs(core.serve_step(c, { { 100, 0 } }, 0) - 2e-3) < 1e-15)
+  end)
+
+  it("takes token counts as numbers only, never '80' or nil (issue 49)", function()
+    local function err(...) local ok, e = pcall(core.serve_step, ...) assert.is_false(ok) return e end
+    assert.equal("serve.chunks[1]: expected { n, p } as numbers (tokens)", err(c, { { "80", 0 } }, 0))
+    assert.equal("serve.chunks[1]: expected { n, p } as numbers (tokens)", err(c, { { nil, 0 } }, 0))
+    assert.equal("serve.step.b: expected a number, got string '8'", err(c, {}, "8"))
+    assert.equal("serve.step.b: expected a number, got nil", err(c, {}, nil))
+  end)
+end)
