@@ -27,7 +27,9 @@
 
 #define P "serve"
 
-static int option(lua_State *L, int t, const char *key, const char *const names[], int dflt)
+/* field `key` of the table at t, one of `names` (its index), or dflt when absent; an error names
+   "<prefix>.<key>" (the full path: "serve.isl.kind", never "serve.kind") */
+static int option(lua_State *L, int t, const char *prefix, const char *key, const char *const names[], int dflt)
 {
     int i;
     lua_getfield(L, t, key);
@@ -55,7 +57,7 @@ static int option(lua_State *L, int t, const char *key, const char *const names[
         }
         luaL_pushresult(&b);
         lua_insert(L, -2);
-        return tw_lua_field_error(L, P, key, lua_tostring(L, -2), -1);
+        return tw_lua_field_error(L, prefix, key, lua_tostring(L, -2), -1);
     }
 }
 
@@ -117,7 +119,7 @@ static void lengths(lua_State *L, int t, const char *key, tw_serve_lengths *l)
     if (!lua_istable(L, -1)) tw_lua_field_error(L, P, key, "expected a table { kind, a, b, lo, hi }", -1);
     s = lua_gettop(L);
     snprintf(path, sizeof path, "%s.%s", P, key);
-    l->kind = option(L, s, "kind", kinds, -1);
+    l->kind = option(L, s, path, "kind", kinds, -1);
     if (l->kind < 0) tw_lua_raise(L, "%s.kind: expected fixed, uniform, lognormal or trace", path);
     l->a = tw_lua_get_num(L, s, "a", path, 0.0);
     l->b = tw_lua_get_num(L, s, "b", path, 0.0);
@@ -202,7 +204,7 @@ static int l_serve(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     memset(&w, 0, sizeof w);
     memset(&p, 0, sizeof p);
-    w.arrival = option(L, 1, "arrival", arrivals, TW_ARRIVE_POISSON);
+    w.arrival = option(L, 1, P, "arrival", arrivals, TW_ARRIVE_POISSON);
     w.rate = tw_lua_get_num(L, 1, "rate", P, 1.0);
     w.cv = tw_lua_get_num(L, 1, "cv", P, 1.0);
     w.concurrency = tw_lua_get_num(L, 1, "concurrency", P, 1.0);
@@ -220,7 +222,7 @@ static int l_serve(lua_State *L)
     w.trace_osl = array(L, 1, "trace_osl", &n_trace, 0);
     if (w.trace_osl && (double)n_trace != w.requests) return tw_lua_raise(L, "%s.trace_osl: expected %g values (requests), got %d", P, w.requests, (int)n_trace);
 
-    p.policy = option(L, 1, "policy", policies, TW_SERVE_CONTINUOUS);
+    p.policy = option(L, 1, P, "policy", policies, TW_SERVE_CONTINUOUS);
     p.mix = flag(L, 1, "mix", 1);
     p.chunked = flag(L, 1, "chunked", 1);
     p.reserve = flag(L, 1, "reserve", 0);
@@ -230,7 +232,7 @@ static int l_serve(lua_State *L)
     p.kv_capacity_tokens = tw_lua_get_num(L, 1, "kv_capacity_tokens", P, NAN);
     p.watermark = tw_lua_get_num(L, 1, "watermark", P, 0.0);
     p.replicas = tw_lua_get_num(L, 1, "replicas", P, 1.0);
-    p.router = option(L, 1, "router", routers, TW_ROUTE_ROUND_ROBIN);
+    p.router = option(L, 1, P, "router", routers, TW_ROUTE_ROUND_ROBIN);
     p.multi_step = tw_lua_get_num(L, 1, "multi_step", P, 1.0);
     p.spec_k = tw_lua_get_num(L, 1, "spec_k", P, 0.0);
     p.spec_alpha = tw_lua_get_num(L, 1, "spec_alpha", P, 0.0);
