@@ -40,6 +40,12 @@ return function(add)
     err = "serve.top: --top applies with --search only" })
   add("ignored", "simulate: --price (a search option)", { cmd = "serve pythia-70m --rate 1 --price h100=2",
     err = "serve.price: --price applies with --search only" })
+  add("ignored", "--cv without --rate", { cmd = "serve pythia-70m --offline --requests 10 --cv 2",
+    err = "serve.cv: --cv applies with --rate" })
+  add("names", "--isl alone names the missing --osl", { cmd = "serve pythia-70m --rate 1 --requests 10 --isl 100",
+    err = "serve.osl: expected --osl with --isl" })
+  add("names", "--osl alone names the missing --isl", { cmd = "serve pythia-70m --rate 1 --requests 10 --osl 100",
+    err = "serve.isl: expected --isl with --osl" })
   add("ignored", "calibrate: --rounds without --base", { cmd = "calibrate --rounds -1",
     err = "calibrate.rounds: --rounds applies in fit mode only" })
   add("ignored", "search: CSV is CSV (control)", { cmd = S .. SLO .. "--format csv",

@@ -161,8 +161,22 @@ local function refuse(a, options, why)
   end
 end
 
+--- The lengths' options together: --isl and --osl both, or neither (a --dataset or --trace gives
+-- the other side), so that a missing one is named as the one missing.
+-- @raise `serve.osl: expected --osl with --isl ...` (and the converse)
+function M.check_lengths(a)
+  if a.dataset or a.trace then return end
+  for _, pair in ipairs { { "isl", "osl" }, { "osl", "isl" } } do
+    if a[pair[1]] and not a[pair[2]] then
+      error(format("serve.%s: expected --%s with --%s (or a --dataset for it), got none", pair[2], pair[2], pair[1]), 0)
+    end
+  end
+end
+
 --- Run `tilewave serve` with parsed arguments `a`, writing to `out`; returns the exit status.
 function M.run(a, out)
+  M.check_lengths(a)
+  if a.cv and not a.rate then error("serve.cv: --cv applies with --rate (gamma arrivals) only", 0) end
   if a.search then
     refuse(a, SIMULATE_ONLY, "does not apply with --search (it chooses t and replicas per device, at Poisson --rate)")
     return require("tilewave.cli.size").run(a, out)
