@@ -8,7 +8,7 @@ return function(add)
   local SLO = "--slo ttft=1s,tpot=50ms "
 
   -- 1. options silently ignored or wrongly accepted
-  add("ignored", "search: --isl not a length", { cmd = S .. SLO .. "--isl abc", err = { "serve.isl", "'abc'" } })
+  add("ignored", "search: --isl not a length", { cmd = S .. SLO .. "--isl abc --osl 10", err = { "serve.isl", "'abc'" } })
   add("ignored", "search: --osl range reversed", { cmd = S .. SLO .. "--isl 10 --osl 200-100", err = "osl" })
   add("ignored", "search: an unknown device in --price", { cmd = S .. SLO .. "--price h100_sxm6=2.49",
     err = { "size.prices", "h100_sxm6", "did you mean 'h100_sxm5'" } })
