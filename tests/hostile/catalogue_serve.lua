@@ -46,6 +46,13 @@ return function(add)
     err = "serve.osl: expected --osl with --isl" })
   add("names", "--osl alone names the missing --isl", { cmd = "serve pythia-70m --rate 1 --requests 10 --osl 100",
     err = "serve.isl: expected --isl with --osl" })
+  add("ignored", "plot: a device twice", { cmd = "plot decode pythia-70m --hw h100,h100 --out x.svg",
+    err = "plot.hw: h100 given twice" })
+  add("ignored", "plot: empty model names", { cmd = "plot roofline --models ,, --out x.svg", err = "plot.models" })
+  add("ignored", "serve: a device list without --search", { cmd = "serve pythia-70m --rate 1 --hw h100,h200",
+    err = "serve.hw: expected one device (a list is for --search)" })
+  add("names", "prefill --prompt 0 names the prompt", { cmd = "prefill pythia-70m --prompt 0",
+    err = "prefill.prompt: expected positive integer, got 0" })
   add("ignored", "calibrate: --rounds without --base", { cmd = "calibrate --rounds -1",
     err = "calibrate.rounds: --rounds applies in fit mode only" })
   add("ignored", "search: CSV is CSV (control)", { cmd = S .. SLO .. "--format csv",

@@ -137,6 +137,9 @@ function M.prefill(args, out)
   local combos, runs, rows = pairs_of(args.batch, args.prompt), {}, {}
   local spec, unfit = tw.hw.resolve(args.hw, "prefill.hw"), {}
   for _, bp in ipairs(combos) do
+    -- named as the user typed them before the memory check reads them
+    require("tilewave.util.check").positive_int(bp[1], "prefill.batch")
+    require("tilewave.util.check").positive_int(bp[2], "prefill.prompt")
     -- weights (in the compute dtype when it is 8-bit: fp8 checkpoints) and the prompt's KV cache must fit
     local mo = { model = args.model, hw = args.hw, batch = bp[1], context = bp[2], t = args.t,
                  weight_dtype = (args.dtype == "fp8" or args.dtype == "int8") and args.dtype or nil,

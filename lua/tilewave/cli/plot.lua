@@ -4,9 +4,18 @@
 local M = {}
 local format = string.format
 
-local function list(s)
-  local out = {}
-  for item in (s or ""):gmatch("[^,%s]+") do out[#out + 1] = item end
+-- "a,b" -> { "a", "b" }: no empty item, none twice (devices compared by their canonical id)
+local function list(s, field)
+  local out, seen = {}, {}
+  if s == nil or s == "" then return out end
+  for item in (s .. ","):gmatch("([^,]*),") do
+    item = item:match("^%s*(.-)%s*$")
+    if item == "" then error(format("%s: expected comma-separated names, got '%s'", field, s), 0) end
+    local key = field == "plot.hw" and require("tilewave.data.hw").canonical(item) or item
+    if seen[key] then error(format("%s: %s given twice in '%s'", field, item, s), 0) end
+    seen[key] = true
+    out[#out + 1] = item
+  end
   return out
 end
 
@@ -74,7 +83,7 @@ function M.run(args, out)
   local figures, plot, csv = require "tilewave.explore.figures", require "tilewave.report.plot", require "tilewave.util.csv"
   local chart
   if args.chart == "roofline" then
-    chart = figures.roofline(list(args.hw), list(args.models), { dtype = args.dtype, engine = args.engine })
+    chart = figures.roofline(list(args.hw, "plot.hw"), list(args.models, "plot.models"), { dtype = args.dtype, engine = args.engine })
   elseif args.chart == "gemm" then
     local rows
     if args.measured then
@@ -92,7 +101,7 @@ function M.run(args, out)
     if not context or context < 1 then
       error(format("plot.context: expected positive integer, got '%s'", args.context), 0)
     end
-    chart = figures.decode(args.model, list(args.hw), { context = context, engine = args.engine,
+    chart = figures.decode(args.model, list(args.hw, "plot.hw"), { context = context, engine = args.engine,
                                                         weight_dtype = args.weight_dtype })
   end
   plot.svg(chart, args.out)

@@ -183,6 +183,9 @@ function M.run(a, out)
   end
   refuse(a, SEARCH_ONLY, "applies with --search only")
   a.hw = a.hw or "h100_sxm5"
+  if a.hw:find(",", 1, true) then
+    error(format("serve.hw: expected one device (a list is for --search), got '%s'", a.hw), 0)
+  end
   local sched
   if a.scheduler or a.max_num_seqs or a.max_num_batched_tokens then
     sched = { base = a.scheduler, max_num_seqs = a.max_num_seqs, max_num_batched_tokens = a.max_num_batched_tokens }
