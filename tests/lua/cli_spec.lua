@@ -366,3 +366,23 @@ describe("report --help", function()
     assert.truthy(out:gsub("%s+", " "):find("family names (" .. table.concat(names, ", ") .. ")", 1, true), out)
   end)
 end)
+
+describe("train --search", function()
+  it("states its workload and prints a tie once, saying why (issue 50)", function()
+    local code, out = run("train pythia-70m --search --nodes 1 --global-batch 64 --top 3")
+    assert.equal(0, code)
+    -- 64 sequences x 2048 tokens = 131,072 tokens per step, on one DGX H100's 8 GPUs
+    assert.truthy(out:find("^train pythia%-70m on 1 x dgx_h100 %(8 GPUs%): global batch 64 sequences x s = 2048 tokens "
+      .. "%(131%.1 k tokens per step%), bf16, flash attention"), out)
+    -- with flash attention selective recomputation recomputes nothing: none and selective tie, one row
+    assert.truthy(out:find("\n  1%. t %d+ p %d+ d %d+ mb %d+ none=selective ZeRO"), out)
+    assert.truthy(out:find("\na=b: checkpointing a and b tie in step time and memory", 1, false), out)
+    local _, rows = out:gsub("\n +%d+%. t ", "")
+    assert.equal(3, rows)
+  end)
+
+  it("report --help says why its attention default differs", function()
+    local _, out = run("report --help")
+    assert.truthy(out:gsub("%s+", " "):find("default standard, unlike prefill and train", 1, true), out)
+  end)
+end)
