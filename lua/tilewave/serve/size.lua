@@ -173,7 +173,10 @@ local function evaluate_disagg(o, spec, tp, td, cost_h)
   local opts = options_of(o, spec, 1, o.rate)
   opts.disagg = { prefill = { t = tp, replicas = 1 }, decode = { t = td, replicas = 1 } }
   local okp, x = pcall(simulate.prepare, opts)
-  if not okp then return nil, tostring(x) end
+  if not okp then
+    if type(x) == "string" and x:match("^serve[%.:]") then return nil, x end -- cannot hold it: left out
+    error(x, 0) -- a bug propagates
+  end
   for total = tp + td, o.max_gpus do
     for pre = 1, (total - td) // tp do
       local dec = (total - pre * tp) / td
@@ -196,7 +199,12 @@ end
 -- evaluate one (device, t): nil and a reason, or the deployment
 local function evaluate(o, spec, t, cost_h)
   local okp, x0 = pcall(simulate.prepare, options_of(o, spec, t, o.rate))
-  if not okp then return nil, tostring(x0) end
+  -- a deployment this device cannot hold ("serve: ... does not fit", a context past the KV cache) is a
+  -- reason to leave it out; anything else (a bug, a file:line error) propagates
+  if not okp then
+    if type(x0) == "string" and x0:match("^serve[%.:]") then return nil, x0 end
+    error(x0, 0)
+  end
   local slo, best, why = x0.slo, nil, "no rate meets the SLO on one replica"
   -- the engine's batch limit, then smaller ones (a smaller running batch trades queueing for TPOT):
   -- the fewest replicas wins, the larger limit on a tie
