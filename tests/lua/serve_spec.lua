@@ -278,3 +278,34 @@ describe("core.serve_step", function()
     assert.equal("serve.osl.kind: expected one of fixed, uniform, lognormal, trace, got string 'bogus'", e)
   end)
 end)
+
+describe("tilewave.serve.capacity", function()
+  local capacity = require "tilewave.serve.capacity"
+  local O = { model = "llama-3.1-8b", hw = "h100_sxm5", engine = "vllm",
+              workload = { rate = 5, requests = 600, isl = 1024, osl = 256 } }
+
+  it("is the offline throughput of the same requests, with the step-cost interval", function()
+    local c = capacity.of(O)
+    local off = tw.serve.simulate { model = O.model, hw = O.hw, engine = O.engine,
+                                    workload = { arrival = "offline", requests = 600, isl = 1024, osl = 256 } }
+    assert.equal(off.throughput.requests_per_s, c.requests_per_s)
+    assert.is_true(c.low < c.requests_per_s and c.requests_per_s < c.high)
+  end)
+
+  it("calls a load past it unstable at every run length, with the queue's growth", function()
+    local c = capacity.of(O)
+    assert.equal("stable", (capacity.state(0.5 * c.low, c)))
+    assert.equal("near capacity", (capacity.state(c.requests_per_s, c)))
+    local state, growth = capacity.state(2 * c.high, c)
+    assert.equal("unstable", state)
+    assert.is_true(math.abs(growth - (2 * c.high - c.requests_per_s)) < 1e-9)
+    -- the table prints no TTFT for it, whether the run has 300 or 1200 requests
+    local run = dofile("tests/lua/helpers/process.lua").run
+    for _, n in ipairs { 300, 1200 } do
+      local code, out = run(("serve llama-3.1-8b --rate 2,200 --requests %d --isl 1024 --osl 256"):format(n))
+      assert.equal(0, code)
+      assert.truthy(out:find("\n2/s +stable "), out)
+      assert.truthy(out:find("\n200/s +UNSTABLE, queue %+[%d.]+/s +[%d.]+ +%d+ +grows +grows "), out)
+    end
+  end)
+end)

@@ -6,7 +6,6 @@
 -- (`runs`, each tw.serve.simulate's result). Formats only: every figure comes from tilewave.serve.
 local tw = require "tilewave"
 local parser = require "tilewave.cli.parser"
-local si = require "tilewave.util.si"
 local output = require "tilewave.util.output"
 local csv = require "tilewave.util.csv"
 
@@ -141,7 +140,6 @@ local function loads(a)
   return { { arrival = "offline" } }
 end
 
-local function stat(r, k, q) return si(r[k][q], "s") end
 
 -- options that only one of the two modes reads, with their defaults: given to the other, an error
 local SEARCH_ONLY = { modes = "agg", max_gpus = 8, price = false, confidence = 0.9, samples = 16, top = 10 }
@@ -198,18 +196,26 @@ function M.run(a, out)
   local charts = a.plots and M.plan_plots(a.plots, loads(a), tx)
   local okt, sys = pcall(require, "tilewave.sys")
   local progress = a.progress or (okt and sys.isatty(2) and #loads(a) > 1)
-  local runs, list = {}, loads(a)
+  local runs, list, cap = {}, loads(a), nil
   local t0 = os.clock()
   for i, l in ipairs(list) do
     local w = { arrival = l.arrival, rate = l.rate, cv = l.cv, concurrency = l.concurrency, trace = l.trace,
                 requests = a.requests, isl = M.length(a.isl, "serve.isl"), osl = M.length(a.osl, "serve.osl"),
                 dataset = a.dataset }
     if not w.isl and not w.osl and not w.dataset and not w.trace then w.dataset = "sharegpt" end
-    local r = tw.serve.simulate { model = a.model, hw = a.hw, t = a.t, replicas = a.replicas, router = a.router,
+    local so = { model = a.model, hw = a.hw, t = a.t, replicas = a.replicas, router = a.router,
       engine = a.engine, scheduler = sched, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, workload = w,
       seed = a.seed, slo = a.slo, detail = (a.requests_out or a.series_out or a.plots) and true or nil,
       allow_long_context = a.allow_long_context or nil, speculative = a.speculative }
+    local r = tw.serve.simulate(so)
     runs[i] = r
+    -- an open-loop load against the deployment's capacity for these requests (tilewave.serve.capacity)
+    if l.rate then
+      cap = cap or require("tilewave.serve.capacity").of(so)
+      local state, growth = require("tilewave.serve.capacity").state(l.rate, cap)
+      r.stability = { state = state, queue_growth_rps = growth, capacity_rps = cap.requests_per_s,
+                      capacity_interval = { cap.low, cap.high } }
+    end
     if progress then
       io.stderr:write(format("serve: run %d of %d (%s) done, %.1f s elapsed\n", i, #list,
         l.rate and format("rate %g/s", l.rate) or l.concurrency and format("concurrency %d", l.concurrency) or "offline",
@@ -291,60 +297,7 @@ function M.plots(p, runs, tx)
   draw(charts.timeline(runs[#runs]), p.timeline)
 end
 
-local HEADER = { "load", "req/s", "out tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p50", "E2E p50",
-                 "running", "KV peak", "preempt" }
-
---- The runs as text: a table (or CSV, or JSON `runs`).
-function M.render(runs, fmt)
-  if fmt == "json" then
-    local clean = {}
-    for i, r in ipairs(runs) do
-      local c = {}
-      for k, v in pairs(r) do if k ~= "records" and k ~= "series" then c[k] = v end end
-      clean[i] = c
-    end
-    return tw.report.json { runs = clean } .. "\n"
-  end
-  local slo = runs[1].slo ~= nil
-  local header = { table.unpack(HEADER) }
-  if slo then header[#header + 1] = "goodput req/s" end
-  local rows = {}
-  for _, r in ipairs(runs) do
-    local load = r.rate and format("%g/s", r.rate) or r.concurrency and format("c=%d", r.concurrency)
-      or r.arrival == "trace" and "trace" or "offline"
-    local row
-    if fmt == "csv" then
-      row = { load, csv.field(r.throughput.requests_per_s), csv.field(r.throughput.output_tokens_per_s),
-        csv.field(r.ttft_s.p50), csv.field(r.ttft_s.p99), csv.field(r.tpot_s.p50), csv.field(r.tpot_s.p99),
-        csv.field(r.itl_s.p50), csv.field(r.e2e_s.p50), csv.field(r.mean_running), csv.field(r.kv_peak_fraction),
-        format("%d", r.preemptions) }
-      if slo then row[#row + 1] = csv.field(r.goodput_rps) end
-    else
-      local iv = r.interval
-      row = { load, format("%.2f", r.throughput.requests_per_s), format("%.0f", r.throughput.output_tokens_per_s),
-        stat(r, "ttft_s", "p50"), format("%s [%s, %s]", stat(r, "ttft_s", "p99"), si(iv["ttft_s.p99"][1], "s"),
-          si(iv["ttft_s.p99"][2], "s")), stat(r, "tpot_s", "p50"), stat(r, "tpot_s", "p99"), stat(r, "itl_s", "p50"),
-        stat(r, "e2e_s", "p50"), format("%.1f", r.mean_running), format("%.0f%%", 100 * r.kv_peak_fraction),
-        format("%d", r.preemptions) }
-      if slo then row[#row + 1] = format("%.2f", r.goodput_rps) end
-    end
-    rows[#rows + 1] = row
-  end
-  if fmt == "csv" then
-    local lines = { table.concat(header, ",") }
-    for _, r in ipairs(rows) do lines[#lines + 1] = table.concat(r, ",") end
-    return table.concat(lines, "\n") .. "\n"
-  end
-  local r = runs[1]
-  local head = format("serve %s on %s x %d (t = %d, %d replica%s): %s engine, %s scheduler (max_num_seqs %d, "
-    .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per replica, %d requests per run (--requests)\n",
-    r.model, r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s", r.engine, r.scheduler, r.max_num_seqs,
-    r.max_num_batched_tokens, r.weight_dtype, r.weight_dtype_source and " (the checkpoint's: " .. r.weight_dtype_source
-    .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, r.requests)
-  local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
-    .. "Metrics as vLLM's benchmark_serving; running = mean requests in the batch.\n", r.interval.scale_low,
-    r.interval.scale_high, r.interval.borrowed and ", borrowed from the H100" or "")
-  return head .. tw.report.table(header, rows) .. "\n" .. foot
-end
+--- The runs as text: a table (or CSV, or JSON `runs`); tilewave.report.serve_text.
+function M.render(runs, fmt) return require("tilewave.report.serve_text").render(runs, fmt) end
 
 return M

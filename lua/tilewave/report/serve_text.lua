@@ -1,0 +1,83 @@
+--- tilewave.report.serve_text: the `serve` command's runs as a table, CSV or JSON (tilewave.serve.simulate
+-- results, each with its `stability` from tilewave.serve.capacity where the load is open loop).
+-- Formats only: every figure comes from tilewave.serve.
+local tw = require "tilewave"
+local si = require "tilewave.util.si"
+local csv = require "tilewave.util.csv"
+
+local M = {}
+local format = string.format
+
+local function stat(r, k, q) return si(r[k][q], "s") end
+
+local HEADER = { "load", "state", "req/s", "out tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p50",
+                 "E2E p50", "running", "KV peak", "preempt" }
+
+--- The runs as text: a table (or CSV, or JSON `runs`). A load past the deployment's capacity
+-- (`stability.state` "unstable", tilewave.serve.capacity) shows no TTFT or E2E: they grow with the run's
+-- length, and a table must not print them as a healthy load's.
+function M.render(runs, fmt)
+  if fmt == "json" then
+    local clean = {}
+    for i, r in ipairs(runs) do
+      local c = {}
+      for k, v in pairs(r) do if k ~= "records" and k ~= "series" then c[k] = v end end
+      clean[i] = c
+    end
+    return tw.report.json { runs = clean } .. "\n"
+  end
+  local slo = runs[1].slo ~= nil
+  local header = { table.unpack(HEADER) }
+  if slo then header[#header + 1] = "goodput req/s" end
+  local rows = {}
+  for _, r in ipairs(runs) do
+    local load = r.rate and format("%g/s", r.rate) or r.concurrency and format("c=%d", r.concurrency)
+      or r.arrival == "trace" and "trace" or "offline"
+    local st = r.stability and r.stability.state or "-"
+    local grows = st == "unstable"
+    local row
+    if fmt == "csv" then
+      -- the numbers of an unstable load are the run's, kept for whoever reads them with its state
+      row = { load, st, csv.field(r.throughput.requests_per_s), csv.field(r.throughput.output_tokens_per_s),
+        csv.field(r.ttft_s.p50), csv.field(r.ttft_s.p99), csv.field(r.tpot_s.p50), csv.field(r.tpot_s.p99),
+        csv.field(r.itl_s.p50), csv.field(r.e2e_s.p50), csv.field(r.mean_running), csv.field(r.kv_peak_fraction),
+        format("%d", r.preemptions) }
+      if slo then row[#row + 1] = csv.field(r.goodput_rps) end
+    else
+      local iv = r.interval
+      row = { load, grows and format("UNSTABLE, queue +%.3g/s", r.stability.queue_growth_rps) or st,
+        format("%.2f", r.throughput.requests_per_s), format("%.0f", r.throughput.output_tokens_per_s),
+        grows and "grows" or stat(r, "ttft_s", "p50"),
+        grows and "grows" or format("%s [%s, %s]", stat(r, "ttft_s", "p99"), si(iv["ttft_s.p99"][1], "s"),
+          si(iv["ttft_s.p99"][2], "s")), stat(r, "tpot_s", "p50"), stat(r, "tpot_s", "p99"), stat(r, "itl_s", "p50"),
+        grows and "grows" or stat(r, "e2e_s", "p50"), format("%.1f", r.mean_running),
+        format("%.0f%%", 100 * r.kv_peak_fraction), format("%d", r.preemptions) }
+      if slo then row[#row + 1] = grows and "-" or format("%.2f", r.goodput_rps) end
+    end
+    rows[#rows + 1] = row
+  end
+  if fmt == "csv" then
+    local lines = { table.concat(header, ",") }
+    for _, r in ipairs(rows) do lines[#lines + 1] = table.concat(r, ",") end
+    return table.concat(lines, "\n") .. "\n"
+  end
+  local r = runs[1]
+  local head = format("serve %s on %s x %d (t = %d, %d replica%s): %s engine, %s scheduler (max_num_seqs %d, "
+    .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per replica, %d requests per run (--requests)\n",
+    r.model, r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s", r.engine, r.scheduler, r.max_num_seqs,
+    r.max_num_batched_tokens, r.weight_dtype, r.weight_dtype_source and " (the checkpoint's: " .. r.weight_dtype_source
+    .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, r.requests)
+  local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
+    .. "Metrics as vLLM's benchmark_serving; running = mean requests in the batch.\n", r.interval.scale_low,
+    r.interval.scale_high, r.interval.borrowed and ", borrowed from the H100" or "")
+  local cap
+  for _, x in ipairs(runs) do cap = cap or x.stability end
+  if cap then
+    foot = foot .. format("Capacity %.3g req/s [%.3g, %.3g] for these requests (their offline throughput: no arrival "
+      .. "rate completes more); above it a load is UNSTABLE: its queue grows every second and its TTFT with the run's "
+      .. "length, so none is printed.\n", cap.capacity_rps, cap.capacity_interval[1], cap.capacity_interval[2])
+  end
+  return head .. tw.report.table(header, rows) .. "\n" .. foot
+end
+
+return M
