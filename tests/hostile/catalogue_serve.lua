@@ -74,6 +74,8 @@ return function(add)
   -- 3. JSON shapes: every list a JSON array, even when empty
   add("json", "search: empty lists are []", { cmd = "serve llama-3.1-8b --search --rate 4 --hw h100 --requests 60 "
     .. "--slo ttft=1us --format json", ok = '"deployments":[]' })
+  add("json", "report: no rule broken is an empty list", { cmd = "report --models llama-3-8b --format json",
+    ok = '"violations":[]' })
   add("json", "decode that does not fit: would_fit is a list", { cmd = "decode llama-3-70b --hw l4 --context 2048 "
     .. "--format json", ok = '"would_fit":[' })
 

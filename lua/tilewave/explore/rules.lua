@@ -165,7 +165,7 @@ function M.check(model, opts, device)
   local b, s, t = opts.b or 1, opts.s or 2048, opts.t or 1
   local h, a, v = c.hidden_size, c.num_attention_heads, c.vocab_size
   local base = per_token(c, spec, w)
-  local out = {}
+  local out = require("tilewave.util.json").array() -- [] in JSON when no rule is broken
   local function add(x) out[#out + 1] = x end
 
   if v % 64 ~= 0 then

@@ -107,7 +107,7 @@ function M.nearby(model, device, opts)
     end
   end
 
-  local rows, base_row = {}, nil
+  local rows, base_row = require("tilewave.util.json").array(), nil -- [] in JSON when nothing nearby is faster
   local function consider(changes)
     local cfg = {}
     for k, val in pairs(c) do cfg[k] = val end
