@@ -10,11 +10,22 @@ typedef struct {
     int32_t isl, osl, computed, gen, blocks, next, n_sched, replica, preempt, running;
 } req_t;
 
+/* What a replica serves: both phases (aggregated), or one pool of a disaggregated deployment. */
+typedef enum { ROLE_BOTH = 0, ROLE_PREFILL = 1, ROLE_DECODE = 2 } role_t;
+
+/* Which running requests a scheduling pass takes: prompts (unfinished prefills), decodes, or both. */
+typedef enum { PHASE_BOTH = -1, PHASE_DECODE = 0, PHASE_PREFILL = 1 } phase_t;
+
+/* What starting a step came to: a step started (or nothing to do), work that can never be
+   scheduled (it needs more KV than is free with nothing running to free it), or a step time out
+   of range (not finite, below TW__SERVE_MIN_STEP, or past TW__SERVE_MAX_TIME). */
+typedef enum { STEP_OK = 0, STEP_STUCK = -1, STEP_RANGE = -2 } step_t;
+
 typedef struct {
     int32_t head, tail, n_wait, n_run;
     const tw_serve_costs *c; /* this replica's step costs */
     double blocks_total;     /* its KV cache, blocks */
-    int role;                /* 0 both, 1 prefill only, 2 decode only */
+    role_t role;
     double busy_until, blocks_used, blocks_peak;
     double decode_run; /* decode-only steps since the last step that scheduled prompts */
     int busy, dirty;
@@ -59,6 +70,13 @@ size_t tw_serve_workspace_bytes(const tw_serve_workload *w, const tw_serve_polic
     return layout(w, p, &h) ? h.total : 0;
 }
 
+/* The policy's limits and why: max_num_seqs and block_size up to 10^6 (engines run up to a few
+ * thousand sequences and blocks of 16-256 tokens; the run array is max_num_seqs per replica);
+ * max_num_batched_tokens up to TW_SERVE_MAX_TOKENS (a step can take one whole request); KV capacity
+ * up to 10^15 tokens (exact in a double); watermark at most half the cache (vLLM's default is 1%);
+ * multi_step up to 1000 (vLLM's --num-scheduler-steps is a handful); spec_k up to 16 drafts (EAGLE
+ * and Medusa use 4-8); a KV transfer of at most 1 s per token and 1000 s of latency (beyond any link:
+ * a larger figure is a unit error). */
 static const char *check_policy(const tw_serve_policy *p)
 {
     if (p == NULL) return "policy";
@@ -188,9 +206,12 @@ static void preempt_tail(sim_t *s, rep_t *r, int32_t *run)
 /* tokens request q needs before it emits its next token */
 static double remaining(const req_t *q) { return (double)q->isl + q->gen - q->computed; }
 
-/* Schedule running requests (decode: 1 token; prefill: a chunk) of the phase asked
- * (1 prefill, 0 decode, -1 both). Returns tokens scheduled; *preempted set on preemption. */
-static double schedule_running(sim_t *s, rep_t *r, int32_t *run, int phase, double *budget, int *preempted)
+/* Schedule running requests (decode: 1 token; prefill: a chunk) of the phase asked.
+ * Invariant: a request's KV blocks always cover its computed tokens plus what this step
+ * schedules for it (blocks_for(computed + n)); preemption frees the newest first, so the
+ * requests before index j keep what they were given. Returns tokens scheduled; *preempted set
+ * on preemption. */
+static double schedule_running(sim_t *s, rep_t *r, int32_t *run, phase_t phase, double *budget, int *preempted)
 {
     const tw_serve_policy *p = s->p;
     double tokens = 0.0;
@@ -199,7 +220,7 @@ static double schedule_running(sim_t *s, rep_t *r, int32_t *run, int phase, doub
         req_t *q = &s->req[run[j]];
         double n = remaining(q), nb;
         int is_prefill = q->gen == 0 || n > 1.0;
-        if ((phase == 1 && !is_prefill) || (phase == 0 && is_prefill)) continue;
+        if ((phase == PHASE_PREFILL && !is_prefill) || (phase == PHASE_DECODE && is_prefill)) continue;
         if (!is_prefill && p->spec_k > 0.0) {
             /* verify the last token and up to k drafts, never past the output */
             double left = (double)q->osl - q->gen;
@@ -274,8 +295,8 @@ static void sample(sim_t *s, double t)
     s->skip = s->stride - 1;
 }
 
-/* Start a step on replica r at time t when it has work; returns 0, or -1 when work is stuck. */
-static int start_step(sim_t *s, rep_t *r, double t)
+/* Start a step on replica r at time t when it has work. */
+static step_t start_step(sim_t *s, rep_t *r, double t)
 {
     const tw_serve_policy *p = s->p;
     int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
@@ -283,29 +304,30 @@ static int start_step(sim_t *s, rep_t *r, double t)
     double pre_tokens = 0.0, attn = 0.0, b = 0.0, ctx = 0.0, k = 0.0, dec_tokens = 0.0, time;
     int preempted = 0, prompts_ok;
     size_t j;
-    if (r->n_run == 0 && r->n_wait == 0) return 0;
+    if (r->n_run == 0 && r->n_wait == 0) return STEP_OK;
     /* multi-step scheduling: prompts only between blocks of decode steps */
     prompts_ok = r->n_run == 0 || fmod(r->decode_run, p->multi_step) == 0.0;
     if (p->policy == TW_SERVE_STATIC) {
         if (r->n_run == 0) tokens = admit(s, r, run, &budget, t);
-        else tokens = schedule_running(s, r, run, -1, &budget, &preempted);
+        else tokens = schedule_running(s, r, run, PHASE_BOTH, &budget, &preempted);
     } else if (p->mix) {
-        tokens = schedule_running(s, r, run, prompts_ok ? -1 : 0, &budget, &preempted);
+        tokens = schedule_running(s, r, run, prompts_ok ? PHASE_BOTH : PHASE_DECODE, &budget, &preempted);
         if (!preempted && prompts_ok) tokens += admit(s, r, run, &budget, t);
     } else {
         /* prefill first: unfinished prompts and new ones; else the decodes */
         if (prompts_ok) {
-            tokens = schedule_running(s, r, run, 1, &budget, &preempted);
+            tokens = schedule_running(s, r, run, PHASE_PREFILL, &budget, &preempted);
             if (!preempted) tokens += admit(s, r, run, &budget, t);
         }
-        if (tokens == 0.0) tokens = schedule_running(s, r, run, 0, &budget, &preempted);
+        if (tokens == 0.0) tokens = schedule_running(s, r, run, PHASE_DECODE, &budget, &preempted);
     }
     if (tokens == 0.0 && !prompts_ok && !preempted && p->policy != TW_SERVE_STATIC) {
         /* no decode left to run in the block: the prompts go now */
-        tokens = schedule_running(s, r, run, 1, &budget, &preempted);
+        tokens = schedule_running(s, r, run, PHASE_PREFILL, &budget, &preempted);
         if (!preempted) tokens += admit(s, r, run, &budget, t);
     }
-    if (tokens == 0.0) return r->n_run == 0 && r->n_wait > 0 ? -1 : (r->n_run > 0 ? -1 : 0);
+    /* nothing scheduled although something waits or runs: no block can be had, ever */
+    if (tokens == 0.0) return r->n_run > 0 || r->n_wait > 0 ? STEP_STUCK : STEP_OK;
     for (j = 0; j < (size_t)r->n_run; j++) {
         req_t *q = &s->req[run[j]];
         double n = q->n_sched;
@@ -326,12 +348,12 @@ static int start_step(sim_t *s, rep_t *r, double t)
     r->decode_run = pre_tokens > 0.0 ? 0.0 : r->decode_run + 1.0;
     sample(s, t);
     time = r->c->scale * tw__serve_step(r->c, pre_tokens, attn, b, b > 0.0 ? ctx / b : 1.0, k, dec_tokens, p->spec_k);
-    if (!(isfinite(time) && time >= TW__SERVE_MIN_STEP) || t + time > TW__SERVE_MAX_TIME) return -2;
+    if (!(isfinite(time) && time >= TW__SERVE_MIN_STEP) || t + time > TW__SERVE_MAX_TIME) return STEP_RANGE;
     s->prefill_tokens += pre_tokens;
     s->steps++;
     r->busy = 1;
     r->busy_until = t + time;
-    return 0;
+    return STEP_OK;
 }
 
 /* the KV transfers in flight: a binary min-heap on their end times (ties: the lower request) */
@@ -382,6 +404,44 @@ static int32_t heap_pop(sim_t *s)
 }
 
 /* The step of replica r ends at t: tokens out, finished requests leave. Returns completions. */
+/* The tokens request q computed in the step that ended at t: its KV grows by them, and it emits
+   a token (a decode, or the chunk that finishes its prompt) - under speculative decoding the drafts
+   accepted in order until the first rejection, then one of the target's. ITL takes one gap per step
+   and request, however many tokens it emitted (a streamed chunk, as benchmark_serving counts). */
+static void step_tokens(sim_t *s, req_t *q, double t)
+{
+    int decode = q->gen > 0 && remaining(q) == 1.0;
+    int emits = decode || q->n_sched == remaining(q);
+    double emitted = 1.0;
+    if (decode && q->n_sched > 1) {
+        int d;
+        for (d = 1; d < q->n_sched && tw__rng_uniform(&s->spec_rng) < s->p->spec_alpha; d++) emitted += 1.0;
+    }
+    if (decode) {
+        s->spec_steps += 1.0;
+        s->spec_tokens += emitted;
+        q->computed += (int32_t)emitted;
+    } else {
+        q->computed += q->n_sched;
+    }
+    q->n_sched = 0;
+    if (!emits) return;
+    if (q->gen == 0) q->first = t;
+    else {
+        double gap = t - q->last;
+        s->itl_n++;
+        s->itl_sum += gap;
+        if (gap > s->itl_max) s->itl_max = gap;
+        if (gap != s->gap_last) { /* the sequences of one step mostly share their gap: bin it once */
+            s->gap_last = gap;
+            s->gap_bin = tw__itl_bin(gap);
+        }
+        s->bins[s->gap_bin]++;
+    }
+    q->gen += decode ? (int32_t)emitted : 1;
+    q->last = t;
+}
+
 static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
 {
     int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
@@ -390,41 +450,8 @@ static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_tot
     for (j = 0; j < (size_t)r->n_run; j++) {
         int32_t i = run[j];
         req_t *q = &s->req[i];
-        if (q->n_sched > 0) {
-            int decode = q->gen > 0 && remaining(q) == 1.0;
-            int emits = decode || q->n_sched == remaining(q);
-            double emitted = 1.0;
-            if (decode && q->n_sched > 1) {
-                /* drafts accepted in order until the first rejection, then one token of the target's */
-                int j;
-                for (j = 1; j < q->n_sched && tw__rng_uniform(&s->spec_rng) < s->p->spec_alpha; j++) emitted += 1.0;
-            }
-            if (decode) {
-                s->spec_steps += 1.0;
-                s->spec_tokens += emitted;
-                q->computed += (int32_t)emitted;
-            } else {
-                q->computed += q->n_sched;
-            }
-            q->n_sched = 0;
-            if (emits) {
-                if (q->gen == 0) q->first = t;
-                else {
-                    double gap = t - q->last;
-                    s->itl_n++;
-                    s->itl_sum += gap;
-                    if (gap > s->itl_max) s->itl_max = gap;
-                    if (gap != s->gap_last) {
-                        s->gap_last = gap;
-                        s->gap_bin = tw__itl_bin(gap);
-                    }
-                    s->bins[s->gap_bin]++;
-                }
-                q->gen += decode ? (int32_t)emitted : 1;
-                q->last = t;
-            }
-        }
-        if (r->role == 1 && q->gen == 1 && q->gen < q->osl && q->n_sched == 0 && q->computed >= q->isl) {
+        if (q->n_sched > 0) step_tokens(s, q, t);
+        if (r->role == ROLE_PREFILL && q->gen == 1 && q->gen < q->osl && q->n_sched == 0 && q->computed >= q->isl) {
             /* disaggregated: the first token leaves with the prompt's KV cache for a decode replica */
             double arrive = t + s->p->transfer_latency_s + q->isl * s->p->transfer_s_per_token;
             q->first = arrive;
@@ -558,6 +585,122 @@ static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double
     out->kv_blocks_end = s->blocks_used_all;
 }
 
+/* The arguments of tw_serve_run checked before anything is touched; NULL, or the first bad field. */
+static const char *check_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_serve_costs *c,
+                             double slo_ttft_s, double slo_tpot_s, const void *work, size_t work_bytes,
+                             const tw_serve_sample *series, size_t series_max, const tw_serve_result *out, hdr_t *h)
+{
+    const char *bad;
+    if ((bad = tw__serve_check_workload(w)) != NULL) return bad;
+    if ((bad = check_policy(p)) != NULL) return bad;
+    if ((bad = tw__serve_check_costs(c)) != NULL) return bad;
+    if (!(isfinite(slo_ttft_s) && slo_ttft_s >= 0.0)) return "slo.ttft_s";
+    if (!(isfinite(slo_tpot_s) && slo_tpot_s >= 0.0)) return "slo.tpot_s";
+    if (out == NULL) return "out";
+    if (series == NULL && series_max > 0) return "series";
+    if (!layout(w, p, h)) return "workload.requests";
+    if (work == NULL || ((uintptr_t)work & 7u) != 0 || work_bytes < h->total) return "work";
+    if (p->prefill_replicas > 0 && (c->decode_pool == NULL || tw__serve_check_costs(c->decode_pool) != NULL))
+        return "costs.decode_pool";
+    return NULL;
+}
+
+/* Lay the run's state out in `base` (its header written first, so tw_serve_request can read the
+   requests back) and set every replica up: the first prefill_replicas only prefill, with `c`; the
+   others decode, with c->decode_pool; aggregated, all do both with `c`. */
+static void setup(sim_t *s, const tw_serve_workload *w, const tw_serve_policy *p, const tw_serve_costs *c,
+                  unsigned char *base, const hdr_t *h, tw_serve_sample *series, size_t series_max)
+{
+    size_t i, n_pre = (size_t)p->prefill_replicas;
+    memcpy(base, h, sizeof *h);
+    memset(s, 0, sizeof *s);
+    s->w = w;
+    s->p = p;
+    s->c = c;
+    s->req = (req_t *)(void *)(base + h->off_req);
+    s->rep = (rep_t *)(void *)(base + h->off_rep);
+    s->run = (int32_t *)(void *)(base + h->off_run);
+    s->bins = (uint64_t *)(void *)(base + h->off_bins);
+    s->heap_t = (double *)(void *)(base + h->off_heap_t);
+    s->heap_i = (int32_t *)(void *)(base + h->off_heap_i);
+    s->bs = p->block_size;
+    s->blocks_total = floor(p->kv_capacity_tokens / p->block_size);
+    s->dec_blocks = n_pre > 0 ? floor(p->decode_kv_capacity_tokens / p->block_size) : s->blocks_total;
+    s->budget = p->max_num_batched_tokens;
+    s->max_seqs = h->max_seqs;
+    s->series = series;
+    s->series_max = series_max;
+    s->stride = 1;
+    s->gap_last = -1.0;
+    tw__rng_seed(&s->spec_rng, w->seed, 3);
+    memset(s->bins, 0, TW__ITL_BINS * sizeof(uint64_t));
+    for (i = 0; i < h->n_rep; i++) {
+        rep_t *r = &s->rep[i];
+        memset(r, 0, sizeof *r);
+        r->head = r->tail = -1;
+        r->role = n_pre == 0 ? ROLE_BOTH : i < n_pre ? ROLE_PREFILL : ROLE_DECODE;
+        r->c = r->role == ROLE_DECODE ? c->decode_pool : c;
+        r->blocks_total = r->role == ROLE_DECODE ? s->dec_blocks : s->blocks_total;
+        s->blocks_all += r->blocks_total;
+    }
+}
+
+/* The event loop: at each instant (the earliest of the next arrival, KV transfer end and step end)
+   every event is applied first - transfers land on the least loaded decode replica, arrivals are
+   routed, ended steps emit their tokens - then every replica that became idle or got work starts
+   its next step. Time only moves forward; a request leaves the system exactly once, so the loop
+   ends after n completions. Returns NULL, or the field to blame with TW_ERANGE. */
+static const char *run_events(sim_t *s, size_t n, size_t n_rep)
+{
+    const tw_serve_policy *p = s->p;
+    size_t i, next = 0, completed = 0, n_pre = (size_t)p->prefill_replicas;
+    size_t spawn = s->w->arrival == TW_ARRIVE_CLOSED
+                       ? (size_t)(s->w->concurrency < (double)n ? s->w->concurrency : (double)n) : n;
+    while (completed < n) {
+        double ta = next < spawn ? s->req[next].arrival : INFINITY, ts = INFINITY, now;
+        double tk = s->heap_n > 0 ? s->heap_t[0] : INFINITY;
+        for (i = 0; i < n_rep; i++) {
+            if (s->rep[i].busy && s->rep[i].busy_until < ts) ts = s->rep[i].busy_until;
+        }
+        now = ta < ts ? ta : ts;
+        if (tk < now) now = tk;
+        if (!isfinite(now)) return "policy"; /* nothing can move */
+        advance(s, now);
+        while (s->heap_n > 0 && s->heap_t[0] <= now) {
+            int32_t q = heap_pop(s);
+            size_t r = route(s, (size_t)q, n_pre, n_rep, 1);
+            s->req[q].computed = s->req[q].isl; /* the prompt's KV arrived */
+            s->req[q].replica = (int32_t)r;
+            push_back(s, &s->rep[r], q);
+            s->rep[r].dirty = 1;
+        }
+        while (next < spawn && s->req[next].arrival <= now) {
+            size_t r = route(s, next, 0, n_pre > 0 ? n_pre : n_rep, p->router == TW_ROUTE_LEAST_LOADED);
+            push_back(s, &s->rep[r], (int32_t)next);
+            s->req[next].replica = (int32_t)r;
+            s->n_sys++;
+            s->rep[r].dirty = 1;
+            next++;
+        }
+        for (i = 0; i < n_rep; i++) {
+            if (s->rep[i].busy && s->rep[i].busy_until <= now) {
+                completed += end_step(s, &s->rep[i], now, &spawn, n);
+                s->rep[i].dirty = 1;
+            }
+        }
+        for (i = 0; i < n_rep; i++) {
+            step_t st;
+            if (!s->rep[i].dirty) continue;
+            s->rep[i].dirty = 0;
+            if (s->rep[i].busy) continue;
+            st = start_step(s, &s->rep[i], now);
+            if (st == STEP_STUCK) return "policy.kv_capacity_tokens";
+            if (st == STEP_RANGE) return "costs.scale";
+        }
+    }
+    return NULL;
+}
+
 int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_serve_costs *c,
                  double slo_ttft_s, double slo_tpot_s, void *work, size_t work_bytes,
                  tw_serve_sample *series, size_t series_max, tw_serve_result *out, const char **bad_field)
@@ -565,102 +708,15 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
     const char *bad;
     hdr_t h;
     sim_t s;
-    size_t n, i, next = 0, spawn, completed = 0, n_pre;
     unsigned char *base = work;
-    int st;
-
-    if ((bad = tw__serve_check_workload(w)) != NULL) return fail(bad_field, bad, TW_EINVAL);
-    if ((bad = check_policy(p)) != NULL) return fail(bad_field, bad, TW_EINVAL);
-    if ((bad = tw__serve_check_costs(c)) != NULL) return fail(bad_field, bad, TW_EINVAL);
-    if (!(isfinite(slo_ttft_s) && slo_ttft_s >= 0.0)) return fail(bad_field, "slo.ttft_s", TW_EINVAL);
-    if (!(isfinite(slo_tpot_s) && slo_tpot_s >= 0.0)) return fail(bad_field, "slo.tpot_s", TW_EINVAL);
-    if (out == NULL) return fail(bad_field, "out", TW_EINVAL);
-    if (series == NULL && series_max > 0) return fail(bad_field, "series", TW_EINVAL);
-    if (!layout(w, p, &h)) return fail(bad_field, "workload.requests", TW_EINVAL);
-    if (work == NULL || ((uintptr_t)work & 7u) != 0 || work_bytes < h.total) return fail(bad_field, "work", TW_EINVAL);
-
-    memcpy(base, &h, sizeof h);
-    memset(&s, 0, sizeof s);
-    s.w = w;
-    s.p = p;
-    s.c = c;
-    s.req = (req_t *)(void *)(base + h.off_req);
-    s.rep = (rep_t *)(void *)(base + h.off_rep);
-    s.run = (int32_t *)(void *)(base + h.off_run);
-    s.bins = (uint64_t *)(void *)(base + h.off_bins);
-    s.bs = p->block_size;
-    s.blocks_total = floor(p->kv_capacity_tokens / p->block_size);
-    s.budget = p->max_num_batched_tokens;
-    s.max_seqs = h.max_seqs;
-    s.series = series;
-    s.series_max = series_max;
-    s.stride = 1;
-    s.gap_last = -1.0;
-    tw__rng_seed(&s.spec_rng, w->seed, 3);
-    memset(s.bins, 0, TW__ITL_BINS * sizeof(uint64_t));
-    n = h.n;
-    n_pre = (size_t)p->prefill_replicas;
-    s.heap_t = (double *)(void *)(base + h.off_heap_t);
-    s.heap_i = (int32_t *)(void *)(base + h.off_heap_i);
-    s.dec_blocks = n_pre > 0 ? floor(p->decode_kv_capacity_tokens / p->block_size) : s.blocks_total;
-    if (n_pre > 0 && c->decode_pool == NULL) return fail(bad_field, "costs.decode_pool", TW_EINVAL);
-    if (n_pre > 0 && (bad = tw__serve_check_costs(c->decode_pool)) != NULL) return fail(bad_field, "costs.decode_pool", TW_EINVAL);
-    for (i = 0; i < h.n_rep; i++) {
-        memset(&s.rep[i], 0, sizeof s.rep[i]);
-        s.rep[i].head = s.rep[i].tail = -1;
-        s.rep[i].role = n_pre == 0 ? 0 : i < n_pre ? 1 : 2;
-        s.rep[i].c = s.rep[i].role == 2 ? c->decode_pool : c;
-        s.rep[i].blocks_total = s.rep[i].role == 2 ? s.dec_blocks : s.blocks_total;
-        s.blocks_all += s.rep[i].blocks_total;
-    }
-    if ((bad = draw(&s, n)) != NULL) return fail(bad_field, bad, TW_ERANGE);
-    if (w->arrival == TW_ARRIVE_TRACE && s.req[n - 1].arrival > TW__SERVE_MAX_TIME)
+    bad = check_run(w, p, c, slo_ttft_s, slo_tpot_s, work, work_bytes, series, series_max, out, &h);
+    if (bad != NULL) return fail(bad_field, bad, TW_EINVAL);
+    setup(&s, w, p, c, base, &h, series, series_max);
+    if ((bad = draw(&s, h.n)) != NULL) return fail(bad_field, bad, TW_ERANGE);
+    if (w->arrival == TW_ARRIVE_TRACE && s.req[h.n - 1].arrival > TW__SERVE_MAX_TIME)
         return fail(bad_field, "workload.trace_arrival", TW_ERANGE);
-    spawn = w->arrival == TW_ARRIVE_CLOSED ? (size_t)(w->concurrency < (double)n ? w->concurrency : (double)n) : n;
-
-    while (completed < n) {
-        double ta = next < spawn ? s.req[next].arrival : INFINITY, ts = INFINITY, now;
-        double tk = s.heap_n > 0 ? s.heap_t[0] : INFINITY;
-        for (i = 0; i < h.n_rep; i++) {
-            if (s.rep[i].busy && s.rep[i].busy_until < ts) ts = s.rep[i].busy_until;
-        }
-        now = ta < ts ? ta : ts;
-        if (tk < now) now = tk;
-        if (!isfinite(now)) return fail(bad_field, "policy", TW_ERANGE); /* nothing can move */
-        advance(&s, now);
-        /* every event at this instant first, then the idle replicas start their steps */
-        while (s.heap_n > 0 && s.heap_t[0] <= now) {
-            int32_t q = heap_pop(&s);
-            size_t r = route(&s, (size_t)q, n_pre, h.n_rep, 1);
-            s.req[q].computed = s.req[q].isl; /* the prompt's KV arrived */
-            s.req[q].replica = (int32_t)r;
-            push_back(&s, &s.rep[r], q);
-            s.rep[r].dirty = 1;
-        }
-        while (next < spawn && s.req[next].arrival <= now) {
-            size_t r = route(&s, next, 0, n_pre > 0 ? n_pre : h.n_rep, p->router == TW_ROUTE_LEAST_LOADED);
-            push_back(&s, &s.rep[r], (int32_t)next);
-            s.req[next].replica = (int32_t)r;
-            s.n_sys++;
-            s.rep[r].dirty = 1;
-            next++;
-        }
-        for (i = 0; i < h.n_rep; i++) {
-            if (s.rep[i].busy && s.rep[i].busy_until <= now) {
-                completed += end_step(&s, &s.rep[i], now, &spawn, n);
-                s.rep[i].dirty = 1;
-            }
-        }
-        for (i = 0; i < h.n_rep; i++) {
-            if (!s.rep[i].dirty) continue;
-            s.rep[i].dirty = 0;
-            if (s.rep[i].busy) continue;
-            st = start_step(&s, &s.rep[i], now);
-            if (st == -1) return fail(bad_field, "policy.kv_capacity_tokens", TW_ERANGE);
-            if (st == -2) return fail(bad_field, "costs.scale", TW_ERANGE);
-        }
-    }
-    results(&s, n, (double *)(void *)(base + h.off_scratch), slo_ttft_s, slo_tpot_s, out);
+    if ((bad = run_events(&s, h.n, h.n_rep)) != NULL) return fail(bad_field, bad, TW_ERANGE);
+    results(&s, h.n, (double *)(void *)(base + h.off_scratch), slo_ttft_s, slo_tpot_s, out);
     return TW_OK;
 }
 
