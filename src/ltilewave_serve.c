@@ -183,11 +183,124 @@ static void push_column(lua_State *L, const char *key, const void *work, size_t 
     lua_setfield(L, -2, key);
 }
 
-static int l_serve(lua_State *L)
+/* The workload fields of the table at 1 (tw_serve.h tw_serve_workload); the trace arrays stay on
+   the stack. */
+static void read_workload(lua_State *L, tw_serve_workload *w)
 {
     static const char *const arrivals[] = {"poisson", "gamma", "offline", "closed", "trace", NULL};
+    size_t n_trace = 0;
+    double seed;
+    memset(w, 0, sizeof *w);
+    w->arrival = option(L, 1, P, "arrival", arrivals, TW_ARRIVE_POISSON);
+    w->rate = tw_lua_get_num(L, 1, "rate", P, 1.0);
+    w->cv = tw_lua_get_num(L, 1, "cv", P, 1.0);
+    w->concurrency = tw_lua_get_num(L, 1, "concurrency", P, 1.0);
+    w->requests = tw_lua_get_num(L, 1, "requests", P, NAN);
+    seed = tw_lua_get_num(L, 1, "seed", P, 0.0);
+    if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed)))
+        tw_lua_raise(L, "%s.seed: expected an integer in [0, 2^53], got %g", P, seed);
+    w->seed = (uint64_t)seed;
+    lengths(L, 1, "isl", &w->isl);
+    lengths(L, 1, "osl", &w->osl);
+    /* a trace has one value per request */
+    w->trace_arrival = array(L, 1, "trace_arrival", &n_trace, 0);
+    if (w->trace_arrival && (double)n_trace != w->requests)
+        tw_lua_raise(L, "%s.trace_arrival: expected %g values (requests), got %d", P, w->requests, (int)n_trace);
+    w->trace_isl = array(L, 1, "trace_isl", &n_trace, 0);
+    if (w->trace_isl && (double)n_trace != w->requests)
+        tw_lua_raise(L, "%s.trace_isl: expected %g values (requests), got %d", P, w->requests, (int)n_trace);
+    w->trace_osl = array(L, 1, "trace_osl", &n_trace, 0);
+    if (w->trace_osl && (double)n_trace != w->requests)
+        tw_lua_raise(L, "%s.trace_osl: expected %g values (requests), got %d", P, w->requests, (int)n_trace);
+}
+
+/* The scheduling policy fields of the table at 1 (tw_serve.h tw_serve_policy). */
+static void read_policy(lua_State *L, tw_serve_policy *p)
+{
     static const char *const policies[] = {"continuous", "static", NULL};
     static const char *const routers[] = {"round_robin", "least_loaded", NULL};
+    memset(p, 0, sizeof *p);
+    p->policy = option(L, 1, P, "policy", policies, TW_SERVE_CONTINUOUS);
+    p->mix = flag(L, 1, "mix", 1);
+    p->chunked = flag(L, 1, "chunked", 1);
+    p->reserve = flag(L, 1, "reserve", 0);
+    p->max_num_seqs = tw_lua_get_num(L, 1, "max_num_seqs", P, NAN);
+    p->max_num_batched_tokens = tw_lua_get_num(L, 1, "max_num_batched_tokens", P, NAN);
+    p->block_size = tw_lua_get_num(L, 1, "block_size", P, 16.0);
+    p->kv_capacity_tokens = tw_lua_get_num(L, 1, "kv_capacity_tokens", P, NAN);
+    p->watermark = tw_lua_get_num(L, 1, "watermark", P, 0.0);
+    p->replicas = tw_lua_get_num(L, 1, "replicas", P, 1.0);
+    p->router = option(L, 1, P, "router", routers, TW_ROUTE_ROUND_ROBIN);
+    p->multi_step = tw_lua_get_num(L, 1, "multi_step", P, 1.0);
+    p->spec_k = tw_lua_get_num(L, 1, "spec_k", P, 0.0);
+    p->spec_alpha = tw_lua_get_num(L, 1, "spec_alpha", P, 0.0);
+    p->prefill_replicas = tw_lua_get_num(L, 1, "prefill_replicas", P, 0.0);
+    p->decode_kv_capacity_tokens = tw_lua_get_num(L, 1, "decode_kv_capacity_tokens", P, 0.0);
+    p->transfer_s_per_token = tw_lua_get_num(L, 1, "transfer_s_per_token", P, 0.0);
+    p->transfer_latency_s = tw_lua_get_num(L, 1, "transfer_latency_s", P, 0.0);
+}
+
+/* A failed run as the one message a caller reads: the two refusals that are about the deployment
+   (a request larger than the cache, nothing schedulable) in its terms, else the field. */
+static int run_error(lua_State *L, int status, const char *bad, const tw_serve_policy *p)
+{
+    if (strcmp(bad, "workload.isl+osl") == 0)
+        return tw_lua_raise(L, "%s.workload: a request needs more KV cache than a replica holds (%.17g tokens); "
+                            "expected isl + osl within kv_capacity_tokens", P, p->kv_capacity_tokens);
+    if (strcmp(bad, "policy.kv_capacity_tokens") == 0 || strcmp(bad, "policy") == 0)
+        return tw_lua_raise(L, "%s.policy: the scheduler can place no request (KV capacity %.17g tokens, "
+                            "budget %.17g tokens)", P, p->kv_capacity_tokens, p->max_num_batched_tokens);
+    return tw_lua_raise(L, "%s.%s: expected a valid value (%s)", P, bad, tw_strerror(status));
+}
+
+/* The result table of a run (its fields as tw_serve_result names them). */
+static void push_result(lua_State *L, const tw_serve_result *r)
+{
+    lua_createtable(L, 0, 32);
+    tw_lua_set_num(L, "requests", r->requests);
+    tw_lua_set_num(L, "duration_s", r->duration_s);
+    tw_lua_set_num(L, "requests_per_s", r->requests_per_s);
+    tw_lua_set_num(L, "output_tokens_per_s", r->output_tokens_per_s);
+    tw_lua_set_num(L, "total_tokens_per_s", r->total_tokens_per_s);
+    push_stat(L, "ttft_s", &r->ttft_s);
+    push_stat(L, "tpot_s", &r->tpot_s);
+    push_stat(L, "itl_s", &r->itl_s);
+    push_stat(L, "e2e_s", &r->e2e_s);
+    push_stat(L, "queue_s", &r->queue_s);
+    tw_lua_set_num(L, "mean_in_system", r->mean_in_system);
+    tw_lua_set_num(L, "mean_running", r->mean_running);
+    tw_lua_set_num(L, "kv_peak_fraction", r->kv_peak_fraction);
+    tw_lua_set_num(L, "preemptions", r->preemptions);
+    tw_lua_set_num(L, "steps", r->steps);
+    tw_lua_set_num(L, "prefill_tokens", r->prefill_tokens);
+    tw_lua_set_num(L, "recomputed_tokens", r->recomputed_tokens);
+    tw_lua_set_num(L, "output_tokens", r->output_tokens);
+    tw_lua_set_num(L, "goodput_rps", r->goodput_rps);
+    tw_lua_set_num(L, "spec_tokens_per_step", r->spec_tokens_per_step);
+    tw_lua_set_num(L, "decode_tokens", r->decode_tokens);
+    tw_lua_set_num(L, "kv_blocks_end", r->kv_blocks_end);
+}
+
+/* The time series (series_n samples) as result.series = { time_s = {...}, waiting, running, kv_fraction }. */
+static void push_series(lua_State *L, const tw_serve_sample *series, size_t n)
+{
+    const char *keys[] = {"time_s", "waiting", "running", "kv_fraction"};
+    size_t i;
+    int k;
+    lua_createtable(L, 0, 4);
+    for (k = 0; k < 4; k++) {
+        lua_createtable(L, (int)n, 0);
+        for (i = 0; i < n; i++) {
+            lua_pushnumber(L, ((const double *)(const void *)&series[i])[k]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_setfield(L, -2, keys[k]);
+    }
+    lua_setfield(L, -2, "series");
+}
+
+static int l_serve(lua_State *L)
+{
     static const char *const record_keys[] = {"arrival_s", "first_token_s", "finish_s", "scheduled_s",
                                               "input_tokens", "output_tokens", "preemptions", "replica"};
     tw_serve_workload w;
@@ -195,52 +308,16 @@ static int l_serve(lua_State *L)
     tw_serve_costs c, dc;
     tw_serve_result r;
     tw_serve_sample *series = NULL;
-    size_t n_trace = 0, bytes, series_max, i;
+    size_t bytes, series_max, i;
     const char *bad = NULL;
     void *work;
     int status, records;
-    double slo_ttft, slo_tpot, seed;
+    double slo_ttft, slo_tpot, sm;
 
     luaL_checktype(L, 1, LUA_TTABLE);
-    memset(&w, 0, sizeof w);
-    memset(&p, 0, sizeof p);
-    w.arrival = option(L, 1, P, "arrival", arrivals, TW_ARRIVE_POISSON);
-    w.rate = tw_lua_get_num(L, 1, "rate", P, 1.0);
-    w.cv = tw_lua_get_num(L, 1, "cv", P, 1.0);
-    w.concurrency = tw_lua_get_num(L, 1, "concurrency", P, 1.0);
-    w.requests = tw_lua_get_num(L, 1, "requests", P, NAN);
-    seed = tw_lua_get_num(L, 1, "seed", P, 0.0);
-    if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed)))
-        return tw_lua_raise(L, "%s.seed: expected an integer in [0, 2^53], got %g", P, seed);
-    w.seed = (uint64_t)seed;
-    lengths(L, 1, "isl", &w.isl);
-    lengths(L, 1, "osl", &w.osl);
-    w.trace_arrival = array(L, 1, "trace_arrival", &n_trace, 0);
-    if (w.trace_arrival && (double)n_trace != w.requests) return tw_lua_raise(L, "%s.trace_arrival: expected %g values (requests), got %d", P, w.requests, (int)n_trace);
-    w.trace_isl = array(L, 1, "trace_isl", &n_trace, 0);
-    if (w.trace_isl && (double)n_trace != w.requests) return tw_lua_raise(L, "%s.trace_isl: expected %g values (requests), got %d", P, w.requests, (int)n_trace);
-    w.trace_osl = array(L, 1, "trace_osl", &n_trace, 0);
-    if (w.trace_osl && (double)n_trace != w.requests) return tw_lua_raise(L, "%s.trace_osl: expected %g values (requests), got %d", P, w.requests, (int)n_trace);
-
-    p.policy = option(L, 1, P, "policy", policies, TW_SERVE_CONTINUOUS);
-    p.mix = flag(L, 1, "mix", 1);
-    p.chunked = flag(L, 1, "chunked", 1);
-    p.reserve = flag(L, 1, "reserve", 0);
-    p.max_num_seqs = tw_lua_get_num(L, 1, "max_num_seqs", P, NAN);
-    p.max_num_batched_tokens = tw_lua_get_num(L, 1, "max_num_batched_tokens", P, NAN);
-    p.block_size = tw_lua_get_num(L, 1, "block_size", P, 16.0);
-    p.kv_capacity_tokens = tw_lua_get_num(L, 1, "kv_capacity_tokens", P, NAN);
-    p.watermark = tw_lua_get_num(L, 1, "watermark", P, 0.0);
-    p.replicas = tw_lua_get_num(L, 1, "replicas", P, 1.0);
-    p.router = option(L, 1, P, "router", routers, TW_ROUTE_ROUND_ROBIN);
-    p.multi_step = tw_lua_get_num(L, 1, "multi_step", P, 1.0);
-    p.spec_k = tw_lua_get_num(L, 1, "spec_k", P, 0.0);
-    p.spec_alpha = tw_lua_get_num(L, 1, "spec_alpha", P, 0.0);
+    read_workload(L, &w);
+    read_policy(L, &p);
     costs(L, 1, &c);
-    p.prefill_replicas = tw_lua_get_num(L, 1, "prefill_replicas", P, 0.0);
-    p.decode_kv_capacity_tokens = tw_lua_get_num(L, 1, "decode_kv_capacity_tokens", P, 0.0);
-    p.transfer_s_per_token = tw_lua_get_num(L, 1, "transfer_s_per_token", P, 0.0);
-    p.transfer_latency_s = tw_lua_get_num(L, 1, "transfer_latency_s", P, 0.0);
     lua_getfield(L, 1, "decode_pool");
     if (lua_istable(L, -1)) {
         costs(L, lua_gettop(L), &dc);
@@ -251,75 +328,27 @@ static int l_serve(lua_State *L)
     slo_ttft = tw_lua_get_num(L, 1, "slo_ttft_s", P, 0.0);
     slo_tpot = tw_lua_get_num(L, 1, "slo_tpot_s", P, 0.0);
     records = flag(L, 1, "records", 0);
-    {
-        double sm = tw_lua_get_num(L, 1, "series_max", P, 0.0);
-        if (!(sm >= 0 && sm <= 1e7 && sm == floor(sm))) return tw_lua_raise(L, "%s.series_max: expected an integer in [0, 1e7], got %g", P, sm);
-        series_max = (size_t)sm;
-    }
+    sm = tw_lua_get_num(L, 1, "series_max", P, 0.0);
+    if (!(sm >= 0 && sm <= 1e7 && sm == floor(sm)))
+        return tw_lua_raise(L, "%s.series_max: expected an integer in [0, 1e7], got %g", P, sm);
+    series_max = (size_t)sm;
+    /* a count out of range gives 0 bytes: the core then names the field */
     bytes = tw_serve_workspace_bytes(&w, &p, series_max);
-    if (bytes == 0) {
-        /* let the core name the field */
-        bytes = 8;
-    }
+    if (bytes == 0) bytes = 8;
     work = lua_newuserdatauv(L, bytes, 0);
     if (series_max > 0) series = (tw_serve_sample *)lua_newuserdatauv(L, series_max * sizeof *series, 0);
     status = tw_serve_run(&w, &p, &c, slo_ttft, slo_tpot, work, bytes, series, series_max, &r, &bad);
-    if (status != TW_OK) {
-        if (strcmp(bad, "workload.isl+osl") == 0)
-            return tw_lua_raise(L, "%s.workload: a request needs more KV cache than a replica holds (%.17g tokens); "
-                                "expected isl + osl within kv_capacity_tokens", P, p.kv_capacity_tokens);
-        if (strcmp(bad, "policy.kv_capacity_tokens") == 0 || strcmp(bad, "policy") == 0)
-            return tw_lua_raise(L, "%s.policy: the scheduler can place no request (KV capacity %.17g tokens, "
-                                "budget %.17g tokens)", P, p.kv_capacity_tokens, p.max_num_batched_tokens);
-        return tw_lua_raise(L, "%s.%s: expected a valid value (%s)", P, bad, tw_strerror(status));
-    }
-    lua_createtable(L, 0, 32);
-    tw_lua_set_num(L, "requests", r.requests);
-    tw_lua_set_num(L, "duration_s", r.duration_s);
-    tw_lua_set_num(L, "requests_per_s", r.requests_per_s);
-    tw_lua_set_num(L, "output_tokens_per_s", r.output_tokens_per_s);
-    tw_lua_set_num(L, "total_tokens_per_s", r.total_tokens_per_s);
-    push_stat(L, "ttft_s", &r.ttft_s);
-    push_stat(L, "tpot_s", &r.tpot_s);
-    push_stat(L, "itl_s", &r.itl_s);
-    push_stat(L, "e2e_s", &r.e2e_s);
-    push_stat(L, "queue_s", &r.queue_s);
-    tw_lua_set_num(L, "mean_in_system", r.mean_in_system);
-    tw_lua_set_num(L, "mean_running", r.mean_running);
-    tw_lua_set_num(L, "kv_peak_fraction", r.kv_peak_fraction);
-    tw_lua_set_num(L, "preemptions", r.preemptions);
-    tw_lua_set_num(L, "steps", r.steps);
-    tw_lua_set_num(L, "prefill_tokens", r.prefill_tokens);
-    tw_lua_set_num(L, "recomputed_tokens", r.recomputed_tokens);
-    tw_lua_set_num(L, "output_tokens", r.output_tokens);
-    tw_lua_set_num(L, "goodput_rps", r.goodput_rps);
-    tw_lua_set_num(L, "spec_tokens_per_step", r.spec_tokens_per_step);
-    tw_lua_set_num(L, "decode_tokens", r.decode_tokens);
-    tw_lua_set_num(L, "kv_blocks_end", r.kv_blocks_end);
+    if (status != TW_OK) return run_error(L, status, bad, &p);
+    push_result(L, &r);
     if (records) {
         lua_createtable(L, 0, 8);
         for (i = 0; i < 8; i++) push_column(L, record_keys[i], work, (size_t)r.requests, i);
         lua_setfield(L, -2, "records");
     }
-    if (series_max > 0) {
-        size_t n = (size_t)r.series_n;
-        const char *keys[] = {"time_s", "waiting", "running", "kv_fraction"};
-        int k;
-        lua_createtable(L, 0, 4);
-        for (k = 0; k < 4; k++) {
-            lua_createtable(L, (int)n, 0);
-            for (i = 0; i < n; i++) {
-                lua_pushnumber(L, ((const double *)(const void *)&series[i])[k]);
-                lua_rawseti(L, -2, (lua_Integer)i + 1);
-            }
-            lua_setfield(L, -2, keys[k]);
-        }
-        lua_setfield(L, -2, "series");
-    }
+    if (series_max > 0) push_series(L, series, (size_t)r.series_n);
     return 1;
 }
 
-/* core.serve_step(costs, chunks, b, ctx, k) -> s */
 /* argument `arg` of serve_step as a number: a number only (never "80", never nil unless it has a default) */
 static double step_number(lua_State *L, int arg, const char *name, double dflt)
 {
