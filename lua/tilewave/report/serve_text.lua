@@ -63,7 +63,9 @@ function M.render(runs, fmt)
   end
   local r = runs[1]
   local head = format("serve %s on %s x %d (t = %d, %d replica%s): %s engine, %s scheduler (max_num_seqs %d, "
-    .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per replica, %d requests per run (--requests)\n",
+    .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per replica; "
+    .. "mode: benchmark replay, %d requests a run (--requests) sent as vllm bench serve sends them, ramp and drain "
+    .. "included\n",
     r.model, r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s", r.engine, r.scheduler, r.max_num_seqs,
     r.max_num_batched_tokens, r.weight_dtype, r.weight_dtype_source and " (the checkpoint's: " .. r.weight_dtype_source
     .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, r.requests)
