@@ -26,8 +26,9 @@ local M = {}
 
 local type, pairs, ipairs, format, sort, math_type = type, pairs, ipairs, string.format, table.sort, math.type
 
---- Families by name; each a module of tilewave.families (see
--- families/llama.lua for the shape). `M.register(family)` adds one.
+--- Families by name; each a module of tilewave.families (families/llama.lua shows the shape).
+-- FAMILY_ORDER is their load order, so `tilewave models`'s (the mission's three first): a new family
+-- file joins it (docs/models.md, "Adding a family"); `M.register(family)` adds one at run time.
 M.families = {}
 local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2", "qwen3", "phi3", "gemma2", "deepseek", "qwen_moe",
                        "gpt_oss", "gemma3", "llama4" }

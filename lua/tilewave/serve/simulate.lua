@@ -78,7 +78,7 @@ function M.disagg_of(d, c, _, replicas_given)
 end
 
 --- Everything a run resolves, validated, in the order its errors are raised; the step tables
--- priced. Shared with tilewave.serve.sweep callers that run many loads of one deployment.
+-- priced. Shared with callers that run many loads of one deployment (tilewave.serve.size).
 -- @raise `serve.<field>: ...`
 function M.prepare(o)
   check.table(o, "serve")
@@ -223,9 +223,9 @@ local function shape(x, r)
   return out
 end
 
--- { low, high } of a figure over the three runs
 M.shape = shape
 
+-- { low, high } of a figure over the three runs
 local function span(a, b, c)
   return { math.min(a, b, c), math.max(a, b, c) }
 end
