@@ -386,3 +386,51 @@ describe("train --search", function()
     assert.truthy(out:gsub("%s+", " "):find("default standard, unlike prefill and train", 1, true), out)
   end)
 end)
+
+describe("tilewave.util.output.transaction", function()
+  local output = require "tilewave.util.output"
+  local lfs = require "lfs"
+  local function read(p) local f = io.open(p) if not f then return nil end local s = f:read("a") f:close() return s end
+
+  it("renames every staged file together, or none when the run fails, leaving no temporary (issue 51)", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(lfs.mkdir(dir))
+    local a, b = dir .. "/a.txt", dir .. "/b.txt"
+    local f = assert(io.open(a, "w")) f:write("keep\n") f:close()
+    local tx = output.transaction()
+    tx:add(a, "x.a")
+    tx:add(b, "x.b")
+    local ok, err = pcall(tx.run, tx, function()
+      tx:stage(a, "x.a", function(w) w:write("new\n") end)
+      tx:stage(b, "x.b", function(w) w:write("new\n") end)
+      error("plot: gnuplot failed", 0)
+    end)
+    assert.is_false(ok)
+    assert.equal("plot: gnuplot failed", err)
+    assert.equal("keep\n", read(a))
+    assert.is_nil(read(b))
+    local left = 0
+    for e in lfs.dir(dir) do if e:find("tmp", 1, true) then left = left + 1 end end
+    assert.equal(0, left)
+    -- and all of them when it succeeds
+    local tx2 = output.transaction()
+    tx2:add(a, "x.a")
+    tx2:add(b, "x.b")
+    local wrote = tx2:run(function()
+      tx2:stage(a, "x.a", function(w) w:write("new\n") end)
+      tx2:stage(b, "x.b", function(w) w:write("new b\n") end)
+    end)
+    assert.same({ a, b }, wrote)
+    assert.equal("new\n", read(a))
+    assert.equal("new b\n", read(b))
+    os.remove(a) os.remove(b) lfs.rmdir(dir)
+  end)
+
+  it("refuses two outputs with one path", function()
+    local tx = output.transaction()
+    tx:add("/tmp/tw_same_out.txt", "serve.out")
+    assert.has_error(function() tx:add("/tmp//tw_same_out.txt", "serve.requests_out") end,
+      "serve.requests_out: the same file as serve.out (/tmp//tw_same_out.txt)")
+  end)
+end)

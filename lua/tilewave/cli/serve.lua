@@ -223,35 +223,37 @@ function M.run(a, out)
     end
   end
   local text = M.render(runs, a.format)
-  if a.out then tx:stage(a.out, "serve.out", function(f) f:write(text) end) end
-  if a.requests_out then
-    tx:stage(a.requests_out, "serve.requests_out", function(f)
-      f:write("run,rate_rps,concurrency,request,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,",
-        "preemptions,replica\n")
-      for i, r in ipairs(runs) do
-        local c = r.records
-        for j = 1, #c.arrival_s do
-          f:write(format("%d,%s,%s,%d,%s,%s,%s,%s,%d,%d,%d,%d\n", i, csv.field(r.rate or ""), csv.field(r.concurrency or ""),
-            j, csv.field(c.arrival_s[j]), csv.field(c.scheduled_s[j]), csv.field(c.first_token_s[j]),
-            csv.field(c.finish_s[j]), c.input_tokens[j], c.output_tokens[j], c.preemptions[j], c.replica[j]))
+  -- every output staged, then renamed together; a failure (gnuplot, a full disk) leaves none behind
+  local wrote = tx:run(function()
+    if a.out then tx:stage(a.out, "serve.out", function(f) f:write(text) end) end
+    if a.requests_out then
+      tx:stage(a.requests_out, "serve.requests_out", function(f)
+        f:write("run,rate_rps,concurrency,request,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,",
+          "preemptions,replica\n")
+        for i, r in ipairs(runs) do
+          local c = r.records
+          for j = 1, #c.arrival_s do
+            f:write(format("%d,%s,%s,%d,%s,%s,%s,%s,%d,%d,%d,%d\n", i, csv.field(r.rate or ""), csv.field(r.concurrency or ""),
+              j, csv.field(c.arrival_s[j]), csv.field(c.scheduled_s[j]), csv.field(c.first_token_s[j]),
+              csv.field(c.finish_s[j]), c.input_tokens[j], c.output_tokens[j], c.preemptions[j], c.replica[j]))
+          end
         end
-      end
-    end)
-  end
-  if a.series_out then
-    tx:stage(a.series_out, "serve.series_out", function(f)
-      f:write("run,rate_rps,concurrency,time_s,waiting,running,kv_fraction\n")
-      for i, r in ipairs(runs) do
-        local s = r.series
-        for j = 1, #s.time_s do
-          f:write(format("%d,%s,%s,%s,%d,%d,%s\n", i, csv.field(r.rate or ""), csv.field(r.concurrency or ""),
-            csv.field(s.time_s[j]), s.waiting[j], s.running[j], csv.field(s.kv_fraction[j])))
+      end)
+    end
+    if a.series_out then
+      tx:stage(a.series_out, "serve.series_out", function(f)
+        f:write("run,rate_rps,concurrency,time_s,waiting,running,kv_fraction\n")
+        for i, r in ipairs(runs) do
+          local s = r.series
+          for j = 1, #s.time_s do
+            f:write(format("%d,%s,%s,%s,%d,%d,%s\n", i, csv.field(r.rate or ""), csv.field(r.concurrency or ""),
+              csv.field(s.time_s[j]), s.waiting[j], s.running[j], csv.field(s.kv_fraction[j])))
+          end
         end
-      end
-    end)
-  end
-  if charts then M.plots(charts, runs, tx) end
-  local wrote = tx:commit()
+      end)
+    end
+    if charts then M.plots(charts, runs, tx) end
+  end)
   if not a.out then out:write(text) end
   -- what was written, on stderr when the report itself goes to stdout as CSV or JSON
   local note = not a.out and (a.format == "csv" or a.format == "json") and io.stderr or out

@@ -152,28 +152,31 @@ function M.run(a, out)
               dataset = a.dataset }
   if not w.isl and not w.osl and not w.dataset then w.dataset = "sharegpt" end
   local r = tw.serve.size(M.options(a, w, hws, a.slo))
-  if planned and #r.deployments + #r.below_confidence > 0 then
-    local plot = require "tilewave.report.plot"
-    local charts = require "tilewave.report.serve_charts"
-    local dir = plot.dir(planned.dir, "serve.plots")
-    local function draw(chart, path) tx:stage(path, "serve.plots", nil, plot.svg_temp(chart, path)) end
-    draw(charts.pareto(r), dir .. "/size_pareto.svg")
-    if a.slo.tpot_s then
-      -- the same search at tighter and looser TPOT targets
-      local points = {}
-      for _, f in ipairs { 0.5, 0.75, 1, 1.5, 2 } do
-        local slo = { ttft_s = a.slo.ttft_s, tpot_s = a.slo.tpot_s * f, percentile = a.slo.percentile }
-        local q = f == 1 and r or tw.serve.size(M.options(a, w, hws, slo))
-        local best = q.deployments[1]
-        points[#points + 1] = { slo.tpot_s, best and best.cost_per_million_output_tokens,
-          best and format("%s x%d", best.hw, best.gpus) }
+  local text
+  -- the charts and the text staged, then renamed together; a failure leaves none behind
+  local wrote = tx:run(function()
+    if planned and #r.deployments + #r.below_confidence > 0 then
+      local plot = require "tilewave.report.plot"
+      local charts = require "tilewave.report.serve_charts"
+      local dir = plot.dir(planned.dir, "serve.plots")
+      local function draw(chart, path) tx:stage(path, "serve.plots", nil, plot.svg_temp(chart, path)) end
+      draw(charts.pareto(r), dir .. "/size_pareto.svg")
+      if a.slo.tpot_s then
+        -- the same search at tighter and looser TPOT targets
+        local points = {}
+        for _, f in ipairs { 0.5, 0.75, 1, 1.5, 2 } do
+          local slo = { ttft_s = a.slo.ttft_s, tpot_s = a.slo.tpot_s * f, percentile = a.slo.percentile }
+          local q = f == 1 and r or tw.serve.size(M.options(a, w, hws, slo))
+          local best = q.deployments[1]
+          points[#points + 1] = { slo.tpot_s, best and best.cost_per_million_output_tokens,
+            best and format("%s x%d", best.hw, best.gpus) }
+        end
+        draw(charts.cost_vs_tpot(points, a.rate[1]), dir .. "/size_cost_tpot.svg")
       end
-      draw(charts.cost_vs_tpot(points, a.rate[1]), dir .. "/size_cost_tpot.svg")
     end
-  end
-  local text = M.render(r, a)
-  if a.out then tx:stage(a.out, "serve.out", function(f) f:write(text) end) end
-  local wrote = tx:commit()
+    text = M.render(r, a)
+    if a.out then tx:stage(a.out, "serve.out", function(f) f:write(text) end) end
+  end)
   if not a.out then out:write(text) end
   local note = not a.out and a.format == "json" and io.stderr or out
   for _, p in ipairs(wrote) do note:write("wrote ", p, "\n") end

@@ -111,6 +111,16 @@ function M.transaction()
     for _, s in ipairs(self.staged) do os.remove(s.tmp) end
     self.staged = {}
   end
+  -- run f(), then commit; a failure anywhere in f removes every temporary staged and is raised again
+  -- @return the paths written, in order
+  function t:run(f)
+    local ok, err = pcall(f)
+    if not ok then
+      self:abort()
+      error(err, 0)
+    end
+    return self:commit()
+  end
   -- @return the paths written, in order
   function t:commit()
     local done = {}
