@@ -12,6 +12,8 @@
 --   tilewave decode MODEL --hw ID --context N [--batch B] [--weight-dtype DT] [--group G] [--t T] [--engine E]
 --   tilewave train MODEL --cluster ID --nodes N --global-batch B --s S [--t T --p P ...] [--search]
 --   tilewave calibrate [DIR...] [--hw ID] [--rows] [--bounds FILE]   error per calibration set and engine
+--   tilewave prefill MODEL --prompt N; tilewave serve MODEL --rate R [--search]; tilewave plot KIND --out FILE
+--   tilewave engines [NAME] [--format text|json]   the engines with their host costs and sources
 --   tilewave help [COMMAND]; tilewave --version
 --
 -- main(argv) returns the exit status:

@@ -434,3 +434,22 @@ describe("tilewave.util.output.transaction", function()
       "serve.requests_out: the same file as serve.out (/tmp//tw_same_out.txt)")
   end)
 end)
+
+describe("tilewave engines", function()
+  it("lists every engine with its host costs and sources, and names an unknown one", function()
+    local code, out = run("engines")
+    assert.equal(0, code)
+    for _, e in ipairs { "compiled", "eager", "hf", "vllm", "sglang", "trtllm", "llama.cpp" } do
+      assert.truthy(out:find("\n" .. e:gsub("%p", "%%%0") .. " +") or out:find("^" .. e .. " +"), e)
+    end
+    -- vLLM's host time fitted to the published v0.6.0 rows: 2 ms a step, 30 us a sequence
+    local _, one = run("engines vllm")
+    assert.truthy(one:find("base compiled; scheduler vllm; host 2 ms per step; 30 µs per sequence", 1, true), one)
+    assert.truthy(one:find("source: token_host_s and seq_host_s fitted", 1, true), one)
+    local c2, _, err = run("engines vlm")
+    assert.equal(1, c2)
+    assert.truthy(err:find("engines.name: expected one of", 1, true) and err:find("did you mean 'vllm'", 1, true), err)
+    local _, js = run("engines --format json")
+    assert.is_true(#require("cjson").decode(js) >= 9)
+  end)
+end)

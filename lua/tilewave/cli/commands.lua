@@ -389,5 +389,6 @@ M.prefill = function(a) return require("tilewave.cli.inference").prefill(a, stdo
 M.calibrate = function(a) return require("tilewave.cli.calibrate").run(a, stdout) end
 M.plot = function(a) return require("tilewave.cli.plot").run(a, stdout) end
 M.serve = function(a) return require("tilewave.cli.serve").run(a, stdout) end
+M.engines = function(a) return require("tilewave.cli.engines").run(a, stdout) end
 
 return M
