@@ -92,6 +92,10 @@ return function(add)
     cmd = S .. SLO .. "--out o.txt --plots p", err = "serve.plots: expected a directory",
     after = function(dir, read) return read(dir .. "/o.txt") == "keep\n", "o.txt was replaced" end })
 
+  add("clobber", "report --plots then an --out that cannot be written", {
+    cmd = "report --models llama-3.1-8b --plots figs --out nodir/r.md", err = "report.out",
+    after = function(dir, read) return read(dir .. "/figs/roofline.svg") == "", "a figure was written" end })
+
   -- 5. memory: the most requests a run takes is said before the run
   add("memory", "serve --requests 1e8", { cmd = "serve pythia-70m --rate 1 --requests 100000000",
     err = "serve.workload.requests: expected at most 1e7" })

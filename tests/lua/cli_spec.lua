@@ -298,7 +298,9 @@ describe("a configuration that does not fit", function()
   -- Mixtral 8x7B: 46,702,792,704 parameters x 2 bytes = 93.41 GB of bf16 weights; a context of 2048
   -- tokens x 131,072 bytes (32 layers x 8 KV heads x 128 x 2 x 2 bytes) = 268.4 MB of KV; 1.074 GB of
   -- workspace: 94.75 GB against the 85.52 GB the H100 reports to NVML (81,559 MiB), 9.227 GB short. At
-  -- t = 2 each GPU holds half the weights and half the KV heads: 46.70 + 0.134 + 1.074 = 47.91 GB
+  -- t = 2 each GPU holds half the weights and half the KV heads: 46.70 + 0.134 + 1.074 = 47.91 GB. In fp8
+  -- the matrices take a byte a weight (46,702,792,704 - 131,072,000 of input embedding) and the input
+  -- embedding stays 16-bit (2 x 131,072,000): 46.834 GB + 0.268 + 1.074 = 48.18 GB
   it("prints the shortfall and what would fit, never a time (decode, one configuration)", function()
     local code, out = run("decode mixtral-8x7b --hw h100 --context 2048")
     assert.equal(0, code)

@@ -161,7 +161,6 @@ local function sweep_rows(args, q, it, stats, cols, fields, out)
   end
 end
 
-
 local function sweep_cmd(args)
   -- generational collection: a sweep's rows make short-lived op lists and strings, reclaimed
   -- young; peak memory stays near the live data (10^5 distinct configs: 38 -> 22 MB) and it runs faster
@@ -293,13 +292,15 @@ local function train_cmd(args)
   return 0
 end
 
--- `report --plots DIR`: the roofline of the report's models on its device and the decode
--- curve of its first decoder, as SVG in DIR; returns { { title, link } } for the Markdown
--- (links relative to the report file when it is written into DIR).
-local function report_figures(res, args)
-  local figures = require "tilewave.explore.figures"
-  local plot = require "tilewave.report.plot"
+-- `report --plots DIR`: the roofline of the report's models and the decode curve of its first decoder, as
+-- SVG in DIR; returns { { title, link } } for the Markdown (relative to the report file when it is in DIR).
+local function report_figures(res, args, tx)
+  local figures, plot = require "tilewave.explore.figures", require "tilewave.report.plot"
   local dir = plot.dir(args.plots, "report.plots")
+  local function svg(chart, path) -- into a temporary, renamed with the report itself
+    tx:add(path, "report.plots")
+    tx:stage(path, "report.plots", nil, plot.svg_temp(chart, path))
+  end
   local out_dir = args.out and (args.out:match("^(.*)/[^/]*$") or ".")
   local function link(name) return out_dir == dir and name or dir .. "/" .. name end
   local ids, decoder = {}, nil
@@ -307,32 +308,38 @@ local function report_figures(res, args)
     ids[#ids + 1] = m.config
     if not decoder and m.inference then decoder = m end
   end
-  local w = res.workload
-  local out = {}
-  plot.svg(figures.roofline({ res.hw }, ids, { dtype = w.dtype, engine = w.engine, b = w.b, s = w.s, t = w.t }),
+  local w, out = res.workload, {}
+  svg(figures.roofline({ res.hw }, ids, { dtype = w.dtype, engine = w.engine, b = w.b, s = w.s, t = w.t }),
     dir .. "/roofline.svg")
   out[#out + 1] = { title = format("Roofline of the ops on %s", res.hw.id), link = link("roofline.svg") }
   if decoder then
-    plot.svg(figures.decode(decoder.config, { res.hw }, { context = w.s, engine = w.engine }), dir .. "/decode.svg")
+    svg(figures.decode(decoder.config, { res.hw }, { context = w.s, engine = w.engine }), dir .. "/decode.svg")
     out[#out + 1] = { title = format("Decode of %s on %s", decoder.id, res.hw.id), link = link("decode.svg") }
   end
   return out
 end
 
 local function report_cmd(args)
-  -- generational collection: the report's searches make many short-lived tables (op lists,
-  -- candidate configs, splits), reclaimed young; the default report runs ~10% faster. (Not
-  -- the CLI's default: gemm_many's large result arrays fare better under the incremental one.)
+  -- generational collection: the report's searches make many short-lived tables (op lists, candidate
+  -- configs, splits), reclaimed young: ~10% faster. (gemm_many's large arrays fare better incremental.)
   collectgarbage("generational")
+  -- the report file checked before the analysis runs (in the figures' directory, made first, if it is
+  -- there); it and the figures are renamed together
+  if args.plots then require("tilewave.report.plot").dir(args.plots, "report.plots") end
+  local tx = output.transaction()
+  if args.out then tx:add(args.out, "report.out") end
   local res = tw.analysis.models { models = split(args.models), hw = args.hw, b = args.b, s = args.s, t = args.t,
                                    dtype = args.dtype, attention = args.attention, cluster = args.cluster,
                                    engine = args.engine, allow_long_context = args.allow_long_context or nil }
-  if args.plots then res.figures = report_figures(res, args) end
   local text
-  if args.format == "json" then text = tw.report.models_json(res)
-  elseif args.format == "csv" then text = tw.report.models_csv(res)
-  else text = tw.report.models_markdown(res) end
-  if args.out then output.write_file(args.out, "report.out", text) else stdout:write(text) end
+  tx:run(function()
+    if args.plots then res.figures = report_figures(res, args, tx) end
+    if args.format == "json" then text = tw.report.models_json(res)
+    elseif args.format == "csv" then text = tw.report.models_csv(res)
+    else text = tw.report.models_markdown(res) end
+    if args.out then tx:stage(args.out, "report.out", function(f) f:write(text) end) end
+  end)
+  if not args.out then stdout:write(text) end
   return 0
 end
 
@@ -379,7 +386,6 @@ local function models_cmd(args)
   end
   return 0
 end
-
 
 M.run = run_script
 M.gemm, M.roofline, M.hw, M.report, M.models = gemm_cmd, roofline_cmd, hw_cmd, report_cmd, models_cmd
