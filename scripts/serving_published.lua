@@ -16,10 +16,12 @@ local argparse = require "argparse"
 local tw = require "tilewave"
 local csv = require "tilewave.util.csv"
 local findings = require "tilewave.report.findings"
+local versions = require "tilewave.cost.engine_versions"
 
 local p = argparse("serving_published.lua", "Published serving results against tilewave.serve.")
 p:flag("--rows", "Print every row: published, predicted, error.")
-p:option("--fit", "Fit this engine's host time per step (vllm, sglang, trtllm) and print the fit."):choices { "vllm", "sglang", "trtllm" }
+p:option("--fit", "Fit this engine's host time per step (the profile of the rows' release) and print the fit.")
+  :choices { "vllm@0.6", "sglang@0.3", "trtllm@0.x" }
 p:option("--every", "With --fit: use every N-th row of the engine."):default("1"):convert(math.tointeger)
 p:option("--format", "Row output format."):choices { "text", "csv" }:default("text")
 local args = p:parse(arg)
@@ -44,11 +46,12 @@ end
 
 -- the source a row belongs to, and the engine and scheduler it ran
 local function setup(r)
-  if r.source:find("v0.17", 1, true) then return "trtllm-v0.17", "trtllm", nil end
-  if r.source:find("performance.md", 1, true) then return "trtllm-v0.5-static", "trtllm", "static" end
-  if r.engine:find("^SGLang") then return "sglang-v0.3", "sglang", nil end
+  -- each row's engine at the release it names (tilewave.cost.engine_versions)
+  if r.source:find("v0.17", 1, true) then return "trtllm-v0.17", "trtllm@" .. r.engine_version, nil end
+  if r.source:find("performance.md", 1, true) then return "trtllm-v0.5-static", "trtllm@" .. r.engine_version, "static" end
+  if r.engine:find("^SGLang") then return "sglang-v0.3", "sglang@" .. r.engine_version, nil end
   -- the server ran --num-scheduler-steps 10 (the row's notes)
-  if r.engine:find("^vLLM") then return "vllm-v0.6", "vllm", { base = "vllm_v0", multi_step = 10 } end
+  if r.engine:find("^vLLM") then return "vllm-v0.6", "vllm@" .. r.engine_version, { base = "vllm_v0", multi_step = 10 } end
 end
 
 -- the options of tw.serve.simulate for a row, or nil and why not
@@ -59,7 +62,7 @@ local function options(r, engine_override)
   if not model then return nil, "model " .. r.model end
   if not hw then return nil, "gpu " .. r.gpu end
   if (tonumber(r.pp) or 1) > 1 then return nil, "pipeline parallelism" end
-  if r.metric == "itl" and engine == "vllm" then return nil, "vLLM multi-step ITL (bursts of 10 tokens)" end
+  if r.metric == "itl" and engine:find("^vllm") then return nil, "vLLM multi-step ITL (bursts of 10 tokens)" end
   local fp8 = r.dtype:find("FP8") ~= nil
   local o = { model = model, hw = hw, t = tonumber(r.tp) or 1, engine = engine_override or engine, scheduler = sched,
               weight_dtype = fp8 and "fp8" or "bf16", kv_dtype = fp8 and "fp8" or "bf16", allow_long_context = true }
@@ -106,7 +109,7 @@ local function evaluate(engine_override, only_engine, every)
     local o, why = options(r, engine_override)
     local _, engine = setup(r)
     if not o then skipped[why] = (skipped[why] or 0) + 1
-    elseif not only_engine or engine == only_engine then
+    elseif not only_engine or versions.lookup(engine) == only_engine then
       local key = table.concat({ o.model, o.hw, o.t, tostring(o.engine), o.weight_dtype, r.scenario, r.isl, r.osl,
         r.rate_rps, r.num_requests, r.concurrency, r.source, r.engine }, "|")
       local s = cache[key]

@@ -9,7 +9,7 @@
  *               router = "round_robin" | "least_loaded",
  *               tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s (row-major
  *               seq x dctx), draft_s (optional, as decode_s), host_s, seq_host_s,
- *               kv_s_per_token, scale, decode_pool = { the same tables, for disaggregated decode replicas },
+ *               kv_s_per_token, host_overlap, scale, decode_pool = { the same tables, for disaggregated decode replicas },
  *               prefill_replicas, decode_kv_capacity_tokens, transfer_s_per_token, transfer_latency_s, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
  *     -> { requests, duration_s, requests_per_s, output_tokens_per_s, total_tokens_per_s,
  *          ttft_s = { mean, p50, p90, p99, max }, tpot_s, itl_s, e2e_s, queue_s, mean_in_system,
@@ -156,6 +156,7 @@ static void costs(lua_State *L, int t, tw_serve_costs *c)
     c->host_s = tw_lua_get_num(L, t, "host_s", P, 0.0);
     c->seq_host_s = tw_lua_get_num(L, t, "seq_host_s", P, 0.0);
     c->kv_s_per_token = tw_lua_get_num(L, t, "kv_s_per_token", P, 0.0);
+    c->host_overlap = tw_lua_get_num(L, t, "host_overlap", P, 0.0);
     c->scale = tw_lua_get_num(L, t, "scale", P, 1.0);
 }
 
@@ -196,6 +197,8 @@ static void read_workload(lua_State *L, tw_serve_workload *w)
     w->cv = tw_lua_get_num(L, 1, "cv", P, 1.0);
     w->concurrency = tw_lua_get_num(L, 1, "concurrency", P, 1.0);
     w->requests = tw_lua_get_num(L, 1, "requests", P, NAN);
+    w->measure_from = tw_lua_get_num(L, 1, "measure_from", P, 0.0);
+    w->measure_to = tw_lua_get_num(L, 1, "measure_to", P, 0.0);
     seed = tw_lua_get_num(L, 1, "seed", P, 0.0);
     if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed)))
         tw_lua_raise(L, "%s.seed: expected an integer in [0, 2^53], got %g", P, seed);
@@ -258,6 +261,7 @@ static void push_result(lua_State *L, const tw_serve_result *r)
 {
     lua_createtable(L, 0, 32);
     tw_lua_set_num(L, "requests", r->requests);
+    tw_lua_set_num(L, "measured", r->measured);
     tw_lua_set_num(L, "duration_s", r->duration_s);
     tw_lua_set_num(L, "requests_per_s", r->requests_per_s);
     tw_lua_set_num(L, "output_tokens_per_s", r->output_tokens_per_s);

@@ -128,6 +128,7 @@ typedef struct {
     double blocks_all;                      /* KV blocks of every replica */
     double dec_blocks;                      /* KV blocks of a decode replica (disaggregated) */
     double spec_steps, spec_tokens;         /* decode steps of sequences and the tokens they emitted */
+    size_t lo, hi;                          /* the measured requests: lo .. hi - 1 in arrival order */
     double gap_last;                        /* the last ITL binned and its bin: the sequences of one */
     size_t gap_bin;                         /* step mostly share their gap */
 } sim_t;
@@ -427,7 +428,7 @@ static void step_tokens(sim_t *s, req_t *q, double t)
     q->n_sched = 0;
     if (!emits) return;
     if (q->gen == 0) q->first = t;
-    else {
+    else if ((size_t)(q - s->req) >= s->lo && (size_t)(q - s->req) < s->hi) {
         double gap = t - q->last;
         s->itl_n++;
         s->itl_sum += gap;
@@ -535,7 +536,8 @@ static const char *draw(sim_t *s, size_t n)
 static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double slo_tpot, tw_serve_result *out)
 {
     double first = s->req[0].arrival, last = 0.0, out_tokens = 0.0, in_tokens = 0.0, good = 0.0, dur;
-    size_t i, m;
+    size_t i, m, lo = s->lo, hi = s->hi, k = hi - lo;
+    const req_t *req = s->req + lo;
     for (i = 0; i < n; i++) {
         const req_t *q = &s->req[i];
         double ttft = q->first - q->arrival, tpot = q->osl > 1 ? (q->done - q->first) / (q->osl - 1) : 0.0;
@@ -543,7 +545,7 @@ static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double
         if (q->done > last) last = q->done;
         out_tokens += q->osl;
         in_tokens += q->isl;
-        if ((slo_ttft <= 0.0 || ttft <= slo_ttft) && (slo_tpot <= 0.0 || tpot <= slo_tpot)) good++;
+        if (i >= lo && i < hi && (slo_ttft <= 0.0 || ttft <= slo_ttft) && (slo_tpot <= 0.0 || tpot <= slo_tpot)) good++;
     }
     dur = last - first;
     if (!(dur > 0.0)) dur = 1e-300;
@@ -552,16 +554,18 @@ static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double
     out->requests_per_s = n / dur;
     out->output_tokens_per_s = out_tokens / dur;
     out->total_tokens_per_s = (out_tokens + in_tokens) / dur;
-    for (i = 0; i < n; i++) scratch[i] = s->req[i].first - s->req[i].arrival;
-    tw__serve_stat(scratch, n, &out->ttft_s);
-    for (i = 0, m = 0; i < n; i++) {
-        if (s->req[i].osl > 1) scratch[m++] = (s->req[i].done - s->req[i].first) / (s->req[i].osl - 1);
+    /* latencies of the measured window; throughput and the time averages over the whole run */
+    for (i = 0; i < k; i++) scratch[i] = req[i].first - req[i].arrival;
+    tw__serve_stat(scratch, k, &out->ttft_s);
+    for (i = 0, m = 0; i < k; i++) {
+        if (req[i].osl > 1) scratch[m++] = (req[i].done - req[i].first) / (req[i].osl - 1);
     }
     tw__serve_stat(scratch, m, &out->tpot_s);
-    for (i = 0; i < n; i++) scratch[i] = s->req[i].done - s->req[i].arrival;
-    tw__serve_stat(scratch, n, &out->e2e_s);
-    for (i = 0; i < n; i++) scratch[i] = s->req[i].sched - s->req[i].arrival;
-    tw__serve_stat(scratch, n, &out->queue_s);
+    for (i = 0; i < k; i++) scratch[i] = req[i].done - req[i].arrival;
+    tw__serve_stat(scratch, k, &out->e2e_s);
+    for (i = 0; i < k; i++) scratch[i] = req[i].sched - req[i].arrival;
+    tw__serve_stat(scratch, k, &out->queue_s);
+    out->measured = (double)k;
     tw__itl_stat(s->bins, s->itl_n, s->itl_sum, s->itl_max, &out->itl_s);
     out->mean_in_system = s->area_sys / dur;
     out->mean_running = s->area_run / dur;
@@ -575,7 +579,8 @@ static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double
     out->prefill_tokens = s->prefill_tokens;
     out->recomputed_tokens = s->recomputed;
     out->output_tokens = out_tokens;
-    out->goodput_rps = slo_ttft > 0.0 || slo_tpot > 0.0 ? good / dur : 0.0;
+    /* requests per second that meet both SLOs: the run's rate times the measured share meeting them */
+    out->goodput_rps = (slo_ttft > 0.0 || slo_tpot > 0.0) && k > 0 ? out->requests_per_s * (good / (double)k) : 0.0;
     out->series_n = (double)s->series_n;
     out->spec_tokens_per_step = s->spec_steps > 0.0 ? s->spec_tokens / s->spec_steps : 0.0;
     /* a decode step writes the tokens a sequence emitted to its cache (the last one, then the
@@ -712,6 +717,8 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
     bad = check_run(w, p, c, slo_ttft_s, slo_tpot_s, work, work_bytes, series, series_max, out, &h);
     if (bad != NULL) return fail(bad_field, bad, TW_EINVAL);
     setup(&s, w, p, c, base, &h, series, series_max);
+    s.lo = (size_t)w->measure_from;
+    s.hi = w->measure_to > 0.0 ? (size_t)w->measure_to : h.n;
     if ((bad = draw(&s, h.n)) != NULL) return fail(bad_field, bad, TW_ERANGE);
     if (w->arrival == TW_ARRIVE_TRACE && s.req[h.n - 1].arrival > TW__SERVE_MAX_TIME)
         return fail(bad_field, "workload.trace_arrival", TW_ERANGE);

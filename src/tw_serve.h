@@ -12,20 +12,24 @@
  * multiplies the result):
  *   a step with prefill chunks (n_i new tokens after p_i cached ones; none in a decode-only
  *   step) and b decodes at mean context c, k sequences sampled:
- *     T = lin(sum n_i + b) + sum_i max(A(p_i + n_i) - A(p_i), A(n_i)) + lm(k)
- *         + kv_s * b * c + host_s + seq_host_s * k
- *     time = max(T, D(b, c)) when b > 0, else T
- *   (D bounds a decode step by its weight and KV stream; T adds its kernels in sequence: the
+ *     G = lin(sum n_i + b) + sum_i max(A(p_i + n_i) - A(p_i), A(n_i)) + lm(k) + kv_s * b * c
+ *     G = max(G, D(b, c) - host_s - seq_host_s * b) when b > 0
+ *     H = host_s + seq_host_s * k
+ *     time = max(G + (1 - f) H, H), f = host_overlap
+ *   (D bounds a decode step by its weight and KV stream; G adds its kernels in sequence: the
  *   GEMMs at M = the step's tokens by the GEMM model's tiles and waves, then the decode
  *   attention streaming b caches of c tokens at kv_s per token, as separate kernels do)
  *   lin(n): every op of a forward over n tokens but attention and the logits (GEMMs,
  *   elementwise kernels, tensor-parallel communication); A(S): causal attention over S
  *   tokens from scratch, so A(p + n) - A(p) is a chunk against its prefix and itself;
  *   lm(k): the logits of the k sequences sampled in the step; D(b, c): one decode step
- *   of b sequences at context c, host work included; host_s: the engine's host time per
- *   step, seq_host_s per sequence sampled. A whole prefill of n tokens alone is lin(n) + A(n)
- *   + lm(1) + host_s + seq_host_s; b decodes alone are D(b, c) wherever the weight and KV
- *   stream bound the step.
+ *   of b sequences at context c, its host work host_s + seq_host_s b included (as
+ *   tilewave.inference.decode prices it); host_s: the engine's host time per step, seq_host_s
+ *   per sequence sampled; f: the share of the host work an overlapped scheduler does while the
+ *   GPU runs the previous step (f = 0: the host and the GPU take turns, time = G + H; f = 1:
+ *   time = max(G, H); SGLang's overlap scheduler, v0.4 release notes). A whole prefill of n tokens
+ *   alone is lin(n) + A(n) + lm(1) + host_s + seq_host_s at f = 0; b decodes alone are D(b, c)
+ *   wherever the weight and KV stream bound the step.
  *
  * Schedulers (TW_SERVE_CONTINUOUS): each step first serves the running requests in
  * admission order (decodes one token each, unfinished prompts a chunk), then admits
@@ -97,6 +101,10 @@ typedef struct {
     double cv;           /* GAMMA: coefficient of variation of the gaps; > 0 (1 = Poisson) */
     double concurrency;  /* CLOSED: requests in flight; integer >= 1 (a finished one sends the next at once) */
     double requests;     /* requests in the run; integer 1..TW_SERVE_MAX_REQUESTS */
+    double measure_from, measure_to; /* the latency statistics (TTFT, TPOT, ITL, E2E, queue, goodput) are
+                                        of requests measure_from .. measure_to - 1 in arrival order (a
+                                        steady window: warm-up and drain left out); integers, 0 <=
+                                        from < to <= requests; to = 0 means requests (every one) */
     tw_serve_lengths isl, osl; /* prompt and output tokens, each 1..TW_SERVE_MAX_TOKENS after rounding */
     uint64_t seed;       /* the same seed gives the same requests */
     const double *trace_arrival; /* TRACE: arrival times, s, non-decreasing, >= 0 (requests values) */
@@ -139,6 +147,9 @@ typedef struct tw_serve_costs {
     double host_s;                 /* host time per step, s; >= 0 */
     double seq_host_s;             /* host time per sequence sampled in a step, s; >= 0 */
     double kv_s_per_token;         /* decode attention per cached token of one sequence, s; >= 0 */
+    double host_overlap;           /* fraction of a step's host work done while the GPU runs the previous
+                                      step (an overlapped scheduler: SGLang >= 0.4, TensorRT-LLM's PyTorch
+                                      backend); [0, 1], 0: none */
     double scale;                  /* every step time times this; > 0 */
     const struct tw_serve_costs *decode_pool; /* disaggregated serving: the decode replicas' tables
                                                  (NULL when aggregated); its own decode_pool unused */
@@ -162,6 +173,7 @@ typedef struct {
                                 of (input + output - 1) + recomputed_tokens, exactly */
     double kv_blocks_end;    /* KV blocks still held when the run ended: 0, as every block taken is freed */
     double series_n;         /* time-series samples written */
+    double measured;         /* requests in the latency statistics (measure_to - measure_from) */
 } tw_serve_result;
 
 /* One request as the run left it (tw_serve_request). */

@@ -33,6 +33,7 @@ const char *tw__serve_check_costs(const tw_serve_costs *c)
     if (!nonneg(c->host_s)) return "costs.host_s";
     if (!nonneg(c->seq_host_s)) return "costs.seq_host_s";
     if (!nonneg(c->kv_s_per_token)) return "costs.kv_s_per_token";
+    if (!(c->host_overlap >= 0.0 && c->host_overlap <= 1.0)) return "costs.host_overlap";
     if (!(isfinite(c->scale) && c->scale > 0.0)) return "costs.scale";
     return NULL;
 }
@@ -99,18 +100,23 @@ static double table_time(const tw_serve_costs *c, const double *v, double b, dou
 double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double attn_s, double b, double ctx,
                       double k, double decode_tokens, double spec_k)
 {
-    double d = 0.0, t;
-    if (b > 0.0) d = decode_time(c, b, ctx);
-    t = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + decode_tokens) + attn_s +
-        (k > 0.0 ? lookup(c->seq_grid, c->n_seq, c->logits_s, k) : 0.0) + c->host_s + c->seq_host_s * k;
+    /* host work of the step, and the GPU's: the kernels in sequence, bounded below by D(b, c) less the
+     * host work D includes (host_s + seq_host_s b, as tilewave.inference.decode prices a step) */
+    double host = c->host_s + c->seq_host_s * k, gpu, t;
+    gpu = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + decode_tokens) + attn_s +
+          (k > 0.0 ? lookup(c->seq_grid, c->n_seq, c->logits_s, k) : 0.0);
     if (b > 0.0) {
+        double d = decode_time(c, b, ctx) - (c->host_s + c->seq_host_s * b);
         /* decode attention streams each sequence's KV cache in its own kernels, after the GEMMs */
-        t += c->kv_s_per_token * ctx * b;
-        if (d > t) t = d;
+        gpu += c->kv_s_per_token * ctx * b;
+        if (d > gpu) gpu = d;
         /* speculative decoding: the draft's k steps before the verification */
-        if (spec_k > 0.0 && c->draft_s != NULL) t += spec_k * table_time(c, c->draft_s, b, ctx);
+        if (spec_k > 0.0 && c->draft_s != NULL) gpu += spec_k * table_time(c, c->draft_s, b, ctx);
     }
-    return t;
+    /* host_overlap f of the host work runs while the GPU runs the previous step (an overlapped
+     * scheduler); the rest waits for it. f = 0: gpu + host; f = 1: max(gpu, host) */
+    t = gpu + (1.0 - c->host_overlap) * host;
+    return t > host ? t : host;
 }
 
 int tw_serve_step_time(const tw_serve_costs *c, const double *n, const double *p, size_t n_chunks, double b,

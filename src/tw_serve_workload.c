@@ -133,6 +133,9 @@ const char *tw__serve_check_workload(const tw_serve_workload *w)
     size_t i;
     if (w == NULL) return "workload";
     if (!count(w->requests, 1, TW_SERVE_MAX_REQUESTS)) return "workload.requests";
+    if (!(w->measure_to == 0.0 || count(w->measure_to, 1, w->requests))) return "workload.measure_to";
+    if (!(count(w->measure_from, 0, w->requests - 1) &&
+          (w->measure_to == 0.0 || w->measure_from < w->measure_to))) return "workload.measure_from";
     switch (w->arrival) {
     case TW_ARRIVE_POISSON:
         if (!positive(w->rate) || w->rate > 1e9) return "workload.rate";

@@ -248,6 +248,50 @@ static void test_metrics_by_hand(void **state)
     assert_conserves(&r, 350, 9);
 }
 
+static void test_window_by_hand(void **state)
+{
+    /* The three requests of test_metrics_by_hand measured over the window 1 .. 2 (R1 and R2): the
+     * run is the same (throughput over all three), the latencies are R1's and R2's alone.
+     * TTFT 4.51, 4.01 ms: p50 4.26, max 4.51. E2E 5.54, 6.06. TPOT 1.03, 1.025. ITL 1.03 (R1),
+     * 1.03, 1.02 (R2): mean 3.08 / 3, max 1.03. Queue 1, 0.5 ms. With a TTFT SLO of 4.2 ms only R2
+     * meets it: goodput = 3 / 7.56 ms x 1/2. */
+    static const double arrival[] = {0, 1e-3, 1.5e-3}, isl[] = {100, 200, 50}, osl[] = {4, 2, 3};
+    tw_serve_workload w = traced(3, arrival, isl, osl);
+    tw_serve_policy p = policy();
+    tw_serve_costs c = round_costs();
+    tw_serve_result r;
+    const double ms = 1e-3;
+    const char *bad = NULL;
+    size_t bytes;
+    void *work;
+    (void)state;
+    w.measure_from = 1;
+    w.measure_to = 3;
+    bytes = tw_serve_workspace_bytes(&w, &p, 0);
+    work = malloc(bytes);
+    assert_int_equal(tw_serve_run(&w, &p, &c, 4.2e-3, 0, work, bytes, NULL, 0, &r, &bad), TW_OK);
+    assert_close(r.measured, 2, 0);
+    assert_close(r.requests_per_s, 3 / (7.56 * ms), 1e-12);
+    assert_close(r.ttft_s.p50, 4.26 * ms, 1e-12);
+    assert_close(r.ttft_s.max, 4.51 * ms, 1e-12);
+    assert_close(r.e2e_s.mean, (5.54 + 6.06) / 2 * ms, 1e-12);
+    assert_close(r.tpot_s.max, 1.03 * ms, 1e-12);
+    assert_close(r.itl_s.mean, 3.08 / 3 * ms, 1e-12);
+    assert_close(r.itl_s.max, 1.03 * ms, 1e-12);
+    assert_close(r.queue_s.mean, 0.75 * ms, 1e-12);
+    assert_close(r.goodput_rps, 3 / (7.56 * ms) / 2, 1e-12);
+    /* a window outside the run, or empty, is refused by name */
+    w.measure_from = 2;
+    w.measure_to = 2;
+    assert_int_equal(tw_serve_run(&w, &p, &c, 0, 0, work, bytes, NULL, 0, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "workload.measure_from");
+    w.measure_from = 0;
+    w.measure_to = 4;
+    assert_int_equal(tw_serve_run(&w, &p, &c, 0, 0, work, bytes, NULL, 0, &r, &bad), TW_EINVAL);
+    assert_string_equal(bad, "workload.measure_to");
+    free(work);
+}
+
 static void test_speculative_by_hand(void **state)
 {
     /* One request of 100 + 7 tokens with k = 2 drafts, every draft accepted (alpha = 1):
@@ -435,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_deterministic_and_seeded),
         cmocka_unit_test(test_validation_names_the_field),
         cmocka_unit_test(test_metrics_by_hand),
+        cmocka_unit_test(test_window_by_hand),
         cmocka_unit_test(test_speculative_by_hand),
         cmocka_unit_test(test_preemption_by_hand),
         cmocka_unit_test(test_conservation_light_and_saturated),

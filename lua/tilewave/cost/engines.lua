@@ -60,16 +60,6 @@ local M = {}
 M.DEFAULT = "compiled"
 
 local CAL = "../shared/reference/calibration/"
-local SERVING = "../shared/reference/serving/"
--- host time per serving step and per sequence in it, s: a grid fit (scripts/serving_published.lua
--- --fit ENGINE; token_host_s 0-4 ms, seq_host_s 0-45 us) to the engine's rows of the published
--- serving results (MAPE of that fit: vLLM 10.4% over 16 rows (11.0% since vLLM's decode attention is priced as
--- flash-attn's split-KV kernel, 2026-11-26; a refit gives 10.5% at 1 ms, 45 us, the grid's edge), SGLang 10.9% over 20 (seq_host_s at the
--- grid's edge), TensorRT-LLM 16.7% over every 4th of its 330 rows)
-local VLLM_STEP_S, VLLM_SEQ_S = 2e-3, 30e-6
-local SGLANG_STEP_S, SGLANG_SEQ_S = 1e-3, 45e-6
-local TRTLLM_STEP_S, TRTLLM_SEQ_S = 0.25e-3, 10e-6
-
 M.presets = {
   ideal = {
     description = "pure roofline: no kernel or launch cost, weights and KV cache at the datasheet bandwidth, free dequantization",
@@ -108,33 +98,12 @@ M.presets = {
     source = "token_host_s = mean of TPOT less the eager step over the 2 rows of " .. CAL .. "h100/hf_generate.csv " ..
       "(transformers 5.17, dynamic cache, greedy; 90 ms at batch 1, 73 ms at batch 8: +-11%)",
   },
-  -- Serving engines: fused kernels, decode replayed as CUDA graphs, logits of the sampled
-  -- positions only, and a host cost per step (scheduling, input preparation, sampling,
-  -- detokenization) that the published serving results fix (tilewave.serve, docs/serving.md).
-  -- Decode attention: vLLM v0.6's default backend is FlashAttention (vllm-flash-attn's
-  -- flash_attn_with_kvcache over the paged cache: flash-attn's split-KV heuristic, the default
-  -- "split_kv"); FlashInfer (SGLang) and TensorRT-LLM's XQA multi-block mode split the KV sequence
-  -- over every SM (decode_attention "full").
-  vllm = {
-    description = "vLLM (OpenAI server, v0.6-v0.10 era): CUDA-graph decode, fused kernels, per-step Python scheduler",
-    base = "compiled", logits = "last", scheduler = "vllm", token_host_s = VLLM_STEP_S, seq_host_s = VLLM_SEQ_S,
-    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit to the vLLM v0.6.0 rows of " ..
-      SERVING .. "published_given.csv (Llama-3.1-8B on an A100, Llama-3.1-70B on 4 H100s); kernels as compiled",
-  },
-  sglang = {
-    description = "SGLang (v0.3-v0.4 era): CUDA-graph decode, FlashInfer kernels, overlapped scheduler",
-    base = "compiled", logits = "last", scheduler = "sglang", token_host_s = SGLANG_STEP_S, seq_host_s = SGLANG_SEQ_S,
-    decode_attention = "full",
-    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit to the SGLang v0.3.0 rows of " ..
-      SERVING .. "published_given.csv; kernels as compiled",
-  },
-  trtllm = {
-    description = "TensorRT-LLM (v0.17 trtllm-bench): compiled engine, in-flight batching in C++",
-    base = "compiled", logits = "last", scheduler = "trtllm", token_host_s = TRTLLM_STEP_S, seq_host_s = TRTLLM_SEQ_S,
-    decode_attention = "full",
-    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit to the TensorRT-LLM " ..
-      "rows (v0.17 offline, v0.5 static) of " .. SERVING .. "published_given.csv; kernels as compiled",
-  },
+  -- Serving engines (fused kernels, decode replayed as CUDA graphs, logits of the sampled positions
+  -- only, host time per step) by release: tilewave.cost.engine_versions. A plain family name is its
+  -- newest profile.
+  vllm = { base = "vllm@v1", description = "vLLM, newest profile (vllm@v1: v0.8 and later)" },
+  sglang = { base = "sglang@0.4", description = "SGLang, newest profile (sglang@0.4: v0.4 and later)" },
+  trtllm = { base = "trtllm@1.0", description = "TensorRT-LLM, newest profile (trtllm@1.0: trtllm-serve, v1.0 and later)" },
   ["llama.cpp"] = {
     description = "llama.cpp (ggml graph, one kernel per graph node; CUDA or Metal backend)",
     fusion = "fused", launch = "graph", host_s = 0, token_host_s = 0,
@@ -152,6 +121,9 @@ M.presets = {
       "mem_frac fitted to the llama.cpp rows of " .. CAL .. "decode_calibration.csv (RTX 4090, M2 Ultra)",
   },
 }
+
+-- the serving engines by release
+for k, v in pairs(require("tilewave.cost.engine_versions").presets) do M.presets[k] = v end
 
 local function kernel_cost(v, p)
   if type(v) == "table" then
@@ -177,6 +149,8 @@ local FIELDS = {
   comm_latency_s = check.nonneg, kernels_per_layer = check.nonneg, kernels_fixed = check.nonneg,
   logits = function(v, p) return check.one_of(v, { all = true, last = true }, p) end,
   scheduler = check.string,
+  host_overlap = function(v, p) return check.within(v, 0, 1, "fraction", p) end, version = check.string,
+  graph_sizes = function(v, p) return check.one_of(v, { vllm_v0 = true, vllm_v1 = true }, p) end,
 }
 
 -- engines.key of resolved tables (by identity), and the presets flattened (by name)
@@ -202,6 +176,12 @@ end
 function M.resolve(e, path)
   path = path or "engine"
   if e == nil then e = M.DEFAULT end
+  if type(e) == "string" and e:find("@", 1, true) then
+    -- a release: the profile that covers it (tilewave.cost.engine_versions)
+    local name, why = require("tilewave.cost.engine_versions").lookup(e)
+    if not name then check.fail(path, why or ("expected one of " .. check.keys(M.presets)), e) end
+    e = name
+  end
   if type(e) == "string" then
     -- a preset is flattened and keyed once; each call gets a fresh copy
     local canon = resolved[e]

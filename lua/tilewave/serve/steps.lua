@@ -7,7 +7,9 @@
 --   lm(k)    the logits of k sampled positions (b = k, s = 1), s; 0 for an engine whose
 --            logits = "all" (its lin already holds every position's);
 --   kv_s     decode attention per cached token: the token's KV bytes at decode's bandwidth, s;
---   D(b, c)  tilewave.cost.inference.decode at batch b, context c (weights, KV, kernels, host), s.
+--   D(b, c)  tilewave.cost.inference.decode at batch b, context c (weights, KV, kernels, host), s;
+--            under an engine's CUDA-graph capture sizes (graph_sizes) the device work at the next
+--            captured batch (tilewave.cost.engine_versions.graph_batch), the host's at b.
 -- So one whole prefill priced here is tilewave.inference.prefill's TTFT for the same engine, and
 -- a decode step of b sequences its decode TPOT, at every grid point (linear in between).
 -- Units: s, byte, token.
@@ -18,6 +20,7 @@ local quant = require "tilewave.data.quant"
 local forward = require "tilewave.cost.forward"
 local inference = require "tilewave.cost.inference"
 local price = require "tilewave.cost.price"
+local versions = require "tilewave.cost.engine_versions"
 
 local M = {}
 
@@ -112,7 +115,7 @@ end
 -- @tparam table lim `{ max_tokens (most tokens in one step), max_context (most tokens of one
 --   request), max_seqs, exact (token counts to price exactly, e.g. a fixed prompt length) }`
 -- @return `{ tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s, host_s,
---   seq_host_s, kv_s_per_token }`
+--   seq_host_s, host_overlap, kv_s_per_token }`
 function M.tables(c, spec, eng, o, lim)
   local t = o.t
   local fdt = prefill_dtype(spec, quant.format(o.weight_dtype or "bf16", o.group, "serve.weight_dtype").name)
@@ -140,7 +143,7 @@ function M.tables(c, spec, eng, o, lim)
     lin[n], attn[n] = l, a
   end
   local r = { tok_grid = tok, ctx_grid = ctx, lin_s = {}, attn_s = {}, host_s = eng.token_host_s or 0,
-              seq_host_s = eng.seq_host_s or 0 }
+              seq_host_s = eng.seq_host_s or 0, host_overlap = eng.host_overlap or 0 }
   -- decode attention per cached token: the KV bytes of one token on this rank at the bandwidth
   -- decode streams it (the difference of two decode steps one context token apart, memory-bound)
   local d1 = inference.decode { model = c, hw = spec, batch = 1, context = 1, t = t, engine = eng, weight_dtype = o.weight_dtype,
@@ -158,11 +161,13 @@ function M.tables(c, spec, eng, o, lim)
       for _, op in ipairs(est.ops) do if op.role == "logits" then lm = lm + op.total_s end end
     end
     r.logits_s[i] = lm
+    -- a CUDA graph runs the next captured batch: the GPU's work at that batch, the host's at b
+    local g = versions.graph_batch(eng.graph_sizes, b, lim.max_seqs)
     for _, cx in ipairs(r.dctx_grid) do
-      local d = inference.decode { model = c, hw = spec, batch = b, context = cx, t = t, engine = eng,
+      local d = inference.decode { model = c, hw = spec, batch = g, context = cx, t = t, engine = eng,
                                    weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype,
                                    allow_long_context = true }
-      r.decode_s[#r.decode_s + 1] = d.tpot_s
+      r.decode_s[#r.decode_s + 1] = d.tpot_s - r.seq_host_s * (g - b)
     end
   end
   return r
