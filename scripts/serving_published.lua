@@ -174,6 +174,29 @@ if args.rows then
   print("")
 end
 
+-- per source and metric: rows, MAPE, bias, against issue 48's targets (bias within +-10%, MAPE <= 15%;
+-- every row together MAPE <= 12%)
+do
+  local groups, order = {}, {}
+  for _, x in ipairs(list) do
+    local k = x.src .. " " .. x.row.metric
+    if not groups[k] then groups[k] = {}; order[#order + 1] = k end
+    table.insert(groups[k], x)
+  end
+  table.sort(order)
+  print(format("%-52s %5s %7s %7s  %s", "source and metric", "rows", "MAPE", "bias", "target (|bias| <= 10%, MAPE <= 15%)"))
+  local met = 0
+  for _, k in ipairs(order) do
+    local e, n, b = mape(groups[k])
+    local ok = math.abs(b) <= 0.10 and e <= 0.15
+    if ok then met = met + 1 end
+    print(format("%-52s %5d %6.1f%% %+6.1f%%  %s", k, n, 100 * e, 100 * b, ok and "met" or "NOT met"))
+  end
+  local e, n, b = mape(list)
+  print(format("%-52s %5d %6.1f%% %+6.1f%%  %s", "every row", n, 100 * e, 100 * b, e <= 0.12 and "met (<= 12%)" or "NOT met (<= 12%)"))
+  print(format("per source and metric: %d of %d meet the target\n", met, #order))
+end
+
 local tally = findings.new("Published serving results (serving/published_given.csv)")
 local function source_finding(src, claim, tol, filter)
   local e, n, b = mape(list, function(x) return x.src == src and (not filter or filter(x)) end)

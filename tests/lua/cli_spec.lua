@@ -446,8 +446,8 @@ describe("tilewave engines", function()
     end
     -- vLLM's host time fitted to the published v0.6.0 rows: 2 ms a step, 30 us a sequence
     local _, one = run("engines vllm")
-    assert.truthy(one:find("base compiled; scheduler vllm; host 2 ms per step; 30 µs per sequence", 1, true), one)
-    assert.truthy(one:find("source: token_host_s and seq_host_s fitted", 1, true), one)
+    assert.truthy(one:find("base vllm@v1; release >= 0.8; scheduler vllm; host 2 ms per step; 30 µs per sequence", 1, true), one)
+    assert.truthy(one:find("host times borrowed from vllm@0.6", 1, true), one)
     local c2, _, err = run("engines vlm")
     assert.equal(1, c2)
     assert.truthy(err:find("engines.name: expected one of", 1, true) and err:find("did you mean 'vllm'", 1, true), err)

@@ -253,7 +253,7 @@ describe("charts", function()
   end)
 
   it("draws the serving and sizing charts: titles, units, series, tics apart, the same bytes twice", function()
-    local serve = "serve llama-3-8b --hw h100_sxm5 --rate 2,8 --requests 300 --plots " .. dir .. "/serve"
+    local serve = "serve llama-3-8b --hw h100_sxm5 --rate 2,8 --requests 300 --replay --plots " .. dir .. "/serve"
     local code, out, err = process.run(serve)
     assert.equal(0, code, err)
     -- --plots says what it wrote, after the table

@@ -174,15 +174,16 @@ describe("tilewave.serve", function()
   end)
 
   it("prices a step of one whole prefill as the prefill, through the core's lookup", function()
+    -- an engine whose host work waits for the GPU (host_overlap 0), as tilewave.inference prices it
     local steps = require "tilewave.serve.steps"
     local c, spec = tw.models.resolve("llama-3.1-8b"), tw.hw.resolve("h100_sxm5")
-    local eng = tw.engines.resolve("trtllm")
+    local eng = tw.engines.resolve("trtllm@0.x")
     local tb = steps.tables(c, spec, eng, { t = 1 }, { max_tokens = 4096, max_context = 4096, max_seqs = 64,
                                                        exact = { 1000 } })
     tb.scale = 1
-    local p = tw.inference.prefill { model = c, hw = spec, prompt = 1000, engine = "trtllm" }
+    local p = tw.inference.prefill { model = c, hw = spec, prompt = 1000, engine = "trtllm@0.x" }
     assert.is_true(close(core.serve_step(tb, { { 1000, 0 } }, 0, 1, 1), p.ttft_s, 1e-9))
-    local d = tw.inference.decode { model = c, hw = spec, batch = 8, context = 1, engine = "trtllm" }
+    local d = tw.inference.decode { model = c, hw = spec, batch = 8, context = 1, engine = "trtllm@0.x" }
     assert.is_true(core.serve_step(tb, {}, 8, 1, 8) >= d.tpot_s * (1 - 1e-12))
   end)
 
@@ -284,11 +285,18 @@ describe("tilewave.serve.capacity", function()
   local O = { model = "llama-3.1-8b", hw = "h100_sxm5", engine = "vllm",
               workload = { rate = 5, requests = 600, isl = 1024, osl = 256 } }
 
-  it("is the offline throughput of the same requests, with the step-cost interval", function()
+  it("is the steady offline throughput of the same requests, with the step-cost interval", function()
     local c = capacity.of(O)
-    local off = tw.serve.simulate { model = O.model, hw = O.hw, engine = O.engine,
-                                    workload = { arrival = "offline", requests = 600, isl = 1024, osl = 256 } }
-    assert.equal(off.throughput.requests_per_s, c.requests_per_s)
+    -- 4000 requests at t = 0 (steady.MIN_REQUESTS); completions 800 to 3600 over the time between them
+    local off = tw.serve.simulate { model = O.model, hw = O.hw, engine = O.engine, detail = true,
+                                    workload = { arrival = "offline", requests = 4000, isl = 1024, osl = 256 } }
+    local f = {}
+    for i, t in ipairs(off.records.finish_s) do f[i] = t end
+    table.sort(f)
+    assert.equal(4000, c.requests)
+    assert.is_true(close((3600 - 800) / (f[3600] - f[800]), c.requests_per_s, 1e-12))
+    -- above the whole run's rate, which counts the first batches and the drain
+    assert.is_true(c.requests_per_s > off.throughput.requests_per_s)
     assert.is_true(c.low < c.requests_per_s and c.requests_per_s < c.high)
   end)
 

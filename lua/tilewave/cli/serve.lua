@@ -95,7 +95,10 @@ function M.define(p, engine_help)
     c:option("--trace", "CSV of arrival_s,input_tokens,output_tokens.")
   )
   c:option("--cv", "Coefficient of variation of the arrival gaps (gamma; 1 = Poisson)."):convert(parser.num_arg("serve.cv"))
-  c:option("--requests", "Requests per run."):convert(parser.int_arg("serve.requests"))
+  c:option("--requests", "Requests per run (with --rate: at least the steady minimum the tool picks; with "
+    .. "--replay, exactly these, default 1000)."):convert(parser.int_arg("serve.requests"))
+  c:flag("--replay", "Benchmark replay: exactly --requests requests, ramp and drain in the percentiles, as "
+    .. "vllm bench serve, sglang.bench_serving and GenAI-Perf send them (default with --rate: steady state).")
   c:option("--isl", "Prompt tokens: N, or LO-HI (uniform).")
   c:option("--osl", "Output tokens: N, or LO-HI (uniform).")
   c:option("--dataset", "Named length distribution: " .. table.concat((function()
@@ -145,7 +148,7 @@ end
 local SEARCH_ONLY = { modes = "agg", max_gpus = 8, price = false, confidence = 0.9, samples = 16, top = 10 }
 local SIMULATE_ONLY = { t = 1, replicas = 1, router = "round_robin", max_num_seqs = false,
                         max_num_batched_tokens = false, cv = false, concurrency = false, offline = false, trace = false,
-                        requests_out = false, series_out = false }
+                        requests_out = false, series_out = false, replay = false }
 
 local function refuse(a, options, why)
   local names = {}
@@ -175,6 +178,9 @@ end
 function M.run(a, out)
   M.check_lengths(a)
   if a.cv and not a.rate then error("serve.cv: --cv applies with --rate (gamma arrivals) only", 0) end
+  if a.replay and not a.rate then
+    error("serve.replay: --replay applies with --rate (concurrency, offline and trace runs are replays already)", 0)
+  end
   if a.search then
     refuse(a, SIMULATE_ONLY, "does not apply with --search (it chooses t and replicas per device, at Poisson --rate)")
     return require("tilewave.cli.size").run(a, out)
@@ -201,7 +207,7 @@ function M.run(a, out)
   for i, l in ipairs(list) do
     local w = { arrival = l.arrival, rate = l.rate, cv = l.cv, concurrency = l.concurrency, trace = l.trace,
                 requests = a.requests, isl = M.length(a.isl, "serve.isl"), osl = M.length(a.osl, "serve.osl"),
-                dataset = a.dataset }
+                dataset = a.dataset, measure = l.rate and not a.replay and "steady" or nil }
     if not w.isl and not w.osl and not w.dataset and not w.trace then w.dataset = "sharegpt" end
     local so = { model = a.model, hw = a.hw, t = a.t, replicas = a.replicas, router = a.router,
       engine = a.engine, scheduler = sched, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, workload = w,

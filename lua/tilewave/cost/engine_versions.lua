@@ -77,7 +77,7 @@ M.presets = {
       .. "(--num-scheduler-steps), asynchronous output processing",
     base = "compiled", logits = "last", scheduler = "vllm_v0", host_overlap = 0,
     graph_sizes = "vllm_v0", token_host_s = VLLM_STEP_S, seq_host_s = VLLM_SEQ_S, version = "0.6.0 - 0.7.x",
-    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit vllm to the vLLM "
+    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit vllm@0.6 to the vLLM "
       .. "v0.6.0 rows of " .. SERVING .. "published_given.csv (10.4% MAPE, 16 rows; the server ran "
       .. "--num-scheduler-steps 10); " .. FACTS .. " §2.2 for the scheduler",
   },
@@ -94,7 +94,7 @@ M.presets = {
       .. "scheduler runs in turn with the GPU",
     base = "compiled", logits = "last", scheduler = "sglang", host_overlap = 0,
     decode_attention = "full", token_host_s = SGLANG_STEP_S, seq_host_s = SGLANG_SEQ_S, version = "0.3.x",
-    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit sglang to the SGLang "
+    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit sglang@0.3 to the SGLang "
       .. "v0.3.0 rows of " .. SERVING .. "published_given.csv (10.9% MAPE, 20 rows); " .. FACTS .. " §2.6",
   },
   ["sglang@0.4"] = {
@@ -110,7 +110,7 @@ M.presets = {
       .. "gptManagerBenchmark)",
     base = "compiled", logits = "last", scheduler = "trtllm", host_overlap = 0,
     decode_attention = "full", token_host_s = TRTLLM_STEP_S, seq_host_s = TRTLLM_SEQ_S, version = "0.5 - 0.21",
-    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit trtllm to the "
+    source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit trtllm@0.x to the "
       .. "TensorRT-LLM rows (v0.17 offline, v0.5 static) of " .. SERVING .. "published_given.csv "
       .. "(16.7% MAPE over every 4th of 330 rows); " .. FACTS .. " §2.5",
   },

@@ -13,6 +13,19 @@ local function stat(r, k, q) return si(r[k][q], "s") end
 local HEADER = { "load", "state", "req/s", "out tok/s", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p50",
                  "E2E p50", "running", "KV peak", "preempt" }
 
+--- The measurement mode of run `r`, in words: steady state (its window) or benchmark replay.
+function M.mode(r)
+  local m = r.measure or {}
+  if m.mode == "steady" then
+    local steady = require "tilewave.serve.steady"
+    return format("steady state, each run at least %d requests and %d s of arrivals (--requests raises it; %d "
+      .. "at %g/s), percentiles without the first %.0f%% of requests (warm-up) and the last %.0f%% (drain)",
+      steady.MIN_REQUESTS, steady.MIN_SECONDS, r.requests, r.rate, 100 * steady.WARMUP, 100 * steady.DRAIN)
+  end
+  return format("benchmark replay, %d requests a run (--requests) sent as vllm bench serve sends them, ramp and "
+    .. "drain included", r.requests)
+end
+
 --- The runs as text: a table (or CSV, or JSON `runs`). A load past the deployment's capacity
 -- (`stability.state` "unstable", tilewave.serve.capacity) shows no TTFT or E2E: they grow with the run's
 -- length, and a table must not print them as a healthy load's.
@@ -64,18 +77,17 @@ function M.render(runs, fmt)
   local r = runs[1]
   local head = format("serve %s on %s x %d (t = %d, %d replica%s): %s engine, %s scheduler (max_num_seqs %d, "
     .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per replica; "
-    .. "mode: benchmark replay, %d requests a run (--requests) sent as vllm bench serve sends them, ramp and drain "
-    .. "included\n",
+    .. "mode: %s\n",
     r.model, r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s", r.engine, r.scheduler, r.max_num_seqs,
     r.max_num_batched_tokens, r.weight_dtype, r.weight_dtype_source and " (the checkpoint's: " .. r.weight_dtype_source
-    .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, r.requests)
+    .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, M.mode(r))
   local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
     .. "Metrics as vLLM's benchmark_serving; running = mean requests in the batch.\n", r.interval.scale_low,
     r.interval.scale_high, r.interval.borrowed and ", borrowed from the H100" or "")
   local cap
   for _, x in ipairs(runs) do cap = cap or x.stability end
   if cap then
-    foot = foot .. format("Capacity %.3g req/s [%.3g, %.3g] for these requests (their offline throughput: no arrival "
+    foot = foot .. format("Capacity %.3g req/s [%.3g, %.3g] for these requests (their steady offline throughput: no arrival "
       .. "rate completes more); above it a load is UNSTABLE: its queue grows every second and its TTFT with the run's "
       .. "length, so none is printed.\n", cap.capacity_rps, cap.capacity_interval[1], cap.capacity_interval[2])
   end

@@ -2,32 +2,52 @@
 -- and whether an offered rate is past it (issue 48: a load past capacity is never reported as
 -- healthy).
 --
--- The capacity is the offline throughput of the same requests (every one waiting at t = 0, so the
--- scheduler runs its fullest batches): no arrival process can complete more per second. An open
--- queue is stable only while its arrival rate stays below the rate it serves (Kleinrock, Queueing
--- Systems vol. 1, 1975, Sec. 1.4: rho < 1); past it the queue grows by the difference every second,
--- and its latencies grow with the run's length: they describe the run, not the deployment. The
--- capacity carries the step-cost interval's bounds (tilewave.serve.simulate's `interval`).
+-- The capacity is the steady offline throughput of the same requests: every one waiting at t = 0,
+-- so the scheduler runs its fullest batches, and no arrival process can complete more per second.
+-- It is measured as a steady rate (tilewave.serve.steady): the completions between the WARMUP-th
+-- and the (1 - DRAIN)-th share of the run, over the time between them, so neither the first
+-- batches nor the tail, where the last requests finish in ever smaller batches, count. A run of
+-- steady.MIN_REQUESTS requests at least. An open queue is stable only while its arrival rate stays
+-- below the rate it serves (Kleinrock, Queueing Systems vol. 1, 1975, Sec. 1.4: rho < 1); past it the
+-- queue grows by the difference every second, and its latencies grow with the run's length: they
+-- describe the run, not the deployment. The capacity carries the step-cost interval's bounds
+-- (tilewave.serve.simulate's `interval`): the same runs at the interval's two scales.
+-- Units: request/s, token/s.
 -- @module tilewave.serve.capacity
 local simulate = require "tilewave.serve.simulate"
+local steady = require "tilewave.serve.steady"
 
 local M = {}
 
+-- the steady completion rate of a raw run with records: requests per s between two completions
+local function steady_rate(r)
+  local f = {}
+  for i, t in ipairs(r.records.finish_s) do f[i] = t end
+  table.sort(f)
+  local n = #f
+  local a, b = math.max(1, math.floor(steady.WARMUP * n)), math.max(2, n - math.floor(steady.DRAIN * n))
+  if b <= a or not (f[b] > f[a]) then return r.requests_per_s end
+  return (b - a) / (f[b] - f[a])
+end
+
 --- The capacity of the deployment and workload of serve options `o` (tilewave.serve.simulate's),
 -- whatever their arrival process.
--- @return `{ requests_per_s, low, high (the interval's bounds), output_tokens_per_s }` (request/s,
---   token/s)
+-- @return `{ requests_per_s, low, high (the interval's bounds), output_tokens_per_s, requests (the
+--   run's length) }` (request/s, token/s)
 -- @raise simulate()'s errors
 function M.of(o)
   local q, w = {}, {}
   for k, v in pairs(o) do q[k] = v end
   for k, v in pairs(o.workload or {}) do w[k] = v end
-  w.arrival, w.rate, w.cv, w.concurrency = "offline", nil, nil, nil
+  w.arrival, w.rate, w.cv, w.concurrency, w.measure = "offline", nil, nil, nil, nil
+  if w.trace == nil then w.requests = math.max(steady.MIN_REQUESTS, w.requests or 0) end
   q.workload, q.detail, q.slo = w, nil, nil
-  local r = simulate.simulate(q)
-  local iv = r.interval.requests_per_s
-  return { requests_per_s = r.throughput.requests_per_s, low = iv[1], high = iv[2],
-           output_tokens_per_s = r.throughput.output_tokens_per_s }
+  local x = simulate.prepare(q)
+  local nominal = simulate.run(x, 1, true)
+  local rate = steady_rate(nominal)
+  local lo, hi = steady_rate(simulate.run(x, x.scale_high, true)), steady_rate(simulate.run(x, x.scale_low, true))
+  return { requests_per_s = rate, low = math.min(lo, rate), high = math.max(hi, rate),
+           output_tokens_per_s = rate * nominal.output_tokens / nominal.requests, requests = nominal.requests }
 end
 
 --- The state of an open-loop run at `rate` (request/s) against capacity `c` (M.of): "stable" below

@@ -161,6 +161,7 @@ local function run(x, scale, detail)
   local function len(l) return { kind = l.kind, a = l.a, b = l.b, lo = l.lo, hi = l.hi } end
   return core.serve {
     arrival = w.arrival, rate = w.rate, cv = w.cv, concurrency = w.concurrency, requests = w.requests, seed = x.seed,
+    measure_from = w.measure_from, measure_to = w.measure_to,
     isl = len(w.isl), osl = len(w.osl), trace_arrival = w.trace_arrival, trace_isl = w.trace_isl,
     trace_osl = w.trace_osl,
     policy = s.policy, mix = s.mix, chunked = s.chunked, reserve = s.reserve, max_num_seqs = s.max_num_seqs,
@@ -204,6 +205,8 @@ local function shape(x, r)
     weight_dtype_source = x.weight_dtype_source,
     arrival = x.w.arrival, rate = x.w.rate, concurrency = x.w.concurrency, dataset = x.w.dataset,
     requests = r.requests, duration_s = r.duration_s,
+    measure = { mode = x.w.measure, from = x.w.measure_from, to = x.w.measure_to, requests = r.measured,
+                asked = x.w.requests_asked },
     throughput = { requests_per_s = r.requests_per_s, output_tokens_per_s = r.output_tokens_per_s,
                    total_tokens_per_s = r.total_tokens_per_s },
     mean_in_system = r.mean_in_system, mean_running = r.mean_running,

@@ -171,14 +171,16 @@ local function read_trace(path, where)
 end
 
 local FIELDS = { arrival = true, rate = true, cv = true, concurrency = true, requests = true, isl = true, osl = true,
-                 dataset = true, trace = true }
+                 dataset = true, trace = true, measure = true }
 local ARRIVALS = { poisson = true, gamma = true, offline = true, closed = true, trace = true }
 
 --- Resolve a workload into the core's fields.
 -- @tparam table o the workload (above)
 -- @string path the error prefix
 -- @return `{ arrival, rate, cv, concurrency, requests, isl = {...}, osl = {...}, trace_arrival,
---   trace_isl, trace_osl, max_isl, max_osl (largest tokens a request can have), description }`
+--   trace_isl, trace_osl, max_isl, max_osl (largest tokens a request can have), measure ("replay" or
+--   "steady"), measure_from, measure_to (the requests the latencies are of, 0-based, to exclusive),
+--   requests_asked (the requests given, before steady state raised them) }`
 -- @raise `<path>.<field>: <expectation>, got <value>`
 function M.resolve(o, path)
   check.table(o, path)
@@ -231,6 +233,20 @@ function M.resolve(o, path)
   end
   w.max_isl, w.max_osl = max_of(w.isl, w.trace_isl), max_of(w.osl, w.trace_osl)
   w.dataset = o.dataset
+  -- which requests the latencies are of: every one (benchmark replay) or a steady window
+  -- (tilewave.serve.steady), the run lengthened to the steady minimum
+  w.measure = check.one_of(o.measure or "replay", { replay = true, steady = true }, path .. ".measure")
+  if w.measure == "steady" then
+    if w.arrival ~= "poisson" and w.arrival ~= "gamma" then
+      check.fail(path .. ".measure", "expected \"replay\" with arrival " .. w.arrival
+        .. " (a steady state needs an open-loop rate)", o.measure)
+    end
+    local plan = require("tilewave.serve.steady").plan(w.rate, o.requests)
+    w.requests_asked, w.requests = o.requests, plan.requests
+    w.measure_from, w.measure_to = plan.measure_from, plan.measure_to
+  else
+    w.measure_from, w.measure_to = 0, w.requests
+  end
   return w
 end
 
