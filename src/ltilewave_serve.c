@@ -10,7 +10,7 @@
  *               tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s (row-major
  *               seq x dctx), draft_s (optional, as decode_s), host_s, seq_host_s,
  *               kv_s_per_token, host_overlap, scale, decode_pool = { the same tables, for disaggregated decode replicas },
- *               prefill_replicas, decode_kv_capacity_tokens, transfer_s_per_token, transfer_latency_s, slo_ttft_s, slo_tpot_s, records (boolean), series_max }
+ *               prefill_replicas, decode_kv_capacity_tokens, transfer_s_per_token, transfer_latency_s, async_output (boolean), slo_ttft_s, slo_tpot_s, records (boolean), series_max }
  *     -> { requests, duration_s, requests_per_s, output_tokens_per_s, total_tokens_per_s,
  *          ttft_s = { mean, p50, p90, p99, max }, tpot_s, itl_s, e2e_s, queue_s, mean_in_system,
  *          mean_running, kv_peak_fraction, preemptions, steps, prefill_tokens, recomputed_tokens,
@@ -241,6 +241,7 @@ static void read_policy(lua_State *L, tw_serve_policy *p)
     p->decode_kv_capacity_tokens = tw_lua_get_num(L, 1, "decode_kv_capacity_tokens", P, 0.0);
     p->transfer_s_per_token = tw_lua_get_num(L, 1, "transfer_s_per_token", P, 0.0);
     p->transfer_latency_s = tw_lua_get_num(L, 1, "transfer_latency_s", P, 0.0);
+    p->async_output = flag(L, 1, "async_output", 0);
 }
 
 /* A failed run as the one message a caller reads: the two refusals that are about the deployment

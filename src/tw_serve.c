@@ -8,6 +8,7 @@
 typedef struct {
     double arrival, first, last, sched, done; /* s; first/sched/done < 0 until they happen */
     int32_t isl, osl, computed, gen, blocks, next, n_sched, replica, preempt, running;
+    int32_t pend_next, pend; /* async_output: the replica's next pending request; 1 first, 2 last token pending */
 } req_t;
 
 /* What a replica serves: both phases (aggregated), or one pool of a disaggregated deployment. */
@@ -27,6 +28,8 @@ typedef struct {
     double blocks_total;     /* its KV cache, blocks */
     role_t role;
     double busy_until, blocks_used, blocks_peak;
+    int32_t pend;            /* async_output: the first of the requests whose first or last token of
+                                its last step the client has not seen yet (-1: none), linked by next */
     double decode_run; /* decode-only steps since the last step that scheduled prompts */
     int busy, dirty;
 } rep_t;
@@ -94,6 +97,7 @@ static const char *check_policy(const tw_serve_policy *p)
     if (!count(p->multi_step, 1, 1000)) return "policy.multi_step";
     if (!count(p->spec_k, 0, 16)) return "policy.spec_k";
     if (!(isfinite(p->spec_alpha) && p->spec_alpha >= 0.0 && p->spec_alpha <= 1.0)) return "policy.spec_alpha";
+    if (p->async_output != 0 && p->async_output != 1) return "policy.async_output";
     if (!count(p->prefill_replicas, 0, p->replicas - 1)) return "policy.prefill_replicas";
     if (p->prefill_replicas > 0) {
         if (!count(p->decode_kv_capacity_tokens, p->block_size, 1e15)) return "policy.decode_kv_capacity_tokens";
@@ -129,6 +133,7 @@ typedef struct {
     double dec_blocks;                      /* KV blocks of a decode replica (disaggregated) */
     double spec_steps, spec_tokens;         /* decode steps of sequences and the tokens they emitted */
     size_t lo, hi;                          /* the measured requests: lo .. hi - 1 in arrival order */
+    rep_t *pend_rep;                        /* the replica whose step is ending */
     double gap_last;                        /* the last ITL binned and its bin: the sequences of one */
     size_t gap_bin;                         /* step mostly share their gap */
 } sim_t;
@@ -296,6 +301,45 @@ static void sample(sim_t *s, double t)
     s->skip = s->stride - 1;
 }
 
+/* async_output (vLLM 0.6's asynchronous output processor): a step's first and last tokens reach the
+   client when the replica's next step ends, not when their own does. pend() marks request q's token
+   as waiting (kind 1: the first, 2: the last) on the replica whose step is ending; flush() sets the
+   waiting ones to time t. A replica that idles flushes at once: its tokens keep their own times. */
+static void pend(sim_t *s, req_t *q, int32_t kind)
+{
+    rep_t *r = s->pend_rep;
+    if (!s->p->async_output || r == NULL) return;
+    if (q->pend == 0) {
+        q->pend_next = r->pend;
+        r->pend = (int32_t)(q - s->req);
+    }
+    q->pend |= kind;
+}
+
+/* the replica idled after its step: its waiting tokens were seen at their own times */
+static void drop(sim_t *s, rep_t *r)
+{
+    int32_t i = r->pend;
+    while (i >= 0) {
+        s->req[i].pend = 0;
+        i = s->req[i].pend_next;
+    }
+    r->pend = -1;
+}
+
+static void flush(sim_t *s, rep_t *r, double t)
+{
+    int32_t i = r->pend;
+    while (i >= 0) {
+        req_t *q = &s->req[i];
+        if (q->pend & 1) q->first = t;
+        if (q->pend & 2) q->done = t;
+        q->pend = 0;
+        i = q->pend_next;
+    }
+    r->pend = -1;
+}
+
 /* Start a step on replica r at time t when it has work. */
 static step_t start_step(sim_t *s, rep_t *r, double t)
 {
@@ -305,6 +349,7 @@ static step_t start_step(sim_t *s, rep_t *r, double t)
     double pre_tokens = 0.0, attn = 0.0, b = 0.0, ctx = 0.0, k = 0.0, dec_tokens = 0.0, time;
     int preempted = 0, prompts_ok;
     size_t j;
+    if (r->pend >= 0 && t > r->busy_until) drop(s, r);
     if (r->n_run == 0 && r->n_wait == 0) return STEP_OK;
     /* multi-step scheduling: prompts only between blocks of decode steps */
     prompts_ok = r->n_run == 0 || fmod(r->decode_run, p->multi_step) == 0.0;
@@ -427,7 +472,10 @@ static void step_tokens(sim_t *s, req_t *q, double t)
     }
     q->n_sched = 0;
     if (!emits) return;
-    if (q->gen == 0) q->first = t;
+    if (q->gen == 0) {
+        q->first = t;
+        pend(s, q, 1);
+    }
     else if ((size_t)(q - s->req) >= s->lo && (size_t)(q - s->req) < s->hi) {
         double gap = t - q->last;
         s->itl_n++;
@@ -448,6 +496,10 @@ static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_tot
     int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
     size_t j, kept = 0, done = 0;
     r->busy = 0;
+    /* async_output: the previous step's outputs were processed while this one ran: the client sees
+       them now; this step's wait for the next (flushed as they are if the replica idles) */
+    flush(s, r, t);
+    s->pend_rep = r;
     for (j = 0; j < (size_t)r->n_run; j++) {
         int32_t i = run[j];
         req_t *q = &s->req[i];
@@ -465,6 +517,7 @@ static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_tot
         }
         if (q->gen >= q->osl) {
             q->done = t;
+            pend(s, q, 2);
             q->running = 0;
             free_blocks(s, r, q);
             s->n_running--;
@@ -509,7 +562,7 @@ static const char *draw(sim_t *s, size_t n)
         req_t *q = &s->req[i];
         memset(q, 0, sizeof *q);
         q->first = q->sched = q->done = -1.0;
-        q->next = -1;
+        q->next = q->pend_next = -1;
         q->isl = (int32_t)tw__serve_draw_length(&w->isl, w->trace_isl, i, &rl);
         q->osl = (int32_t)tw__serve_draw_length(&w->osl, w->trace_osl, i, &rl);
         if (s->p->prefill_replicas > 0) {
@@ -643,6 +696,7 @@ static void setup(sim_t *s, const tw_serve_workload *w, const tw_serve_policy *p
         rep_t *r = &s->rep[i];
         memset(r, 0, sizeof *r);
         r->head = r->tail = -1;
+        r->pend = -1;
         r->role = n_pre == 0 ? ROLE_BOTH : i < n_pre ? ROLE_PREFILL : ROLE_DECODE;
         r->c = r->role == ROLE_DECODE ? c->decode_pool : c;
         r->blocks_total = r->role == ROLE_DECODE ? s->dec_blocks : s->blocks_total;

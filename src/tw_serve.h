@@ -133,6 +133,11 @@ typedef struct {
     double decode_kv_capacity_tokens; /* disaggregated: KV cache of a decode replica, token */
     double transfer_s_per_token;   /* disaggregated: KV transfer time per prompt token, s; >= 0 */
     double transfer_latency_s;     /* disaggregated: latency of one transfer, s; >= 0 */
+    int async_output;              /* 1: the client sees a step's first and last tokens of each request
+                                      when the replica's next step ends (vLLM 0.6's asynchronous output
+                                      processing: step n's outputs are processed while step n + 1 runs),
+                                      at once when it idles; TTFT and E2E take it, ITL, TPOT's gaps and
+                                      the scheduler do not; 0: when their own step ends */
 } tw_serve_policy;
 
 typedef struct tw_serve_costs {

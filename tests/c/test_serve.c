@@ -292,6 +292,35 @@ static void test_window_by_hand(void **state)
     free(work);
 }
 
+static void test_async_output_by_hand(void **state)
+{
+    /* The three requests of test_metrics_by_hand with async_output: a step's first and last tokens
+     * reach the client when the replica's next step ends. R0's first token (step 1) at 5.51 ms, the
+     * end of step 2; R1's and R2's (step 2) at 6.54, the end of step 3; R1's last (step 3) at 7.56,
+     * the end of step 4; R0's and R2's last (step 4, after which the replica idles) at 7.56 itself.
+     * TTFT 5.51, 5.54, 5.04 ms; E2E 7.56, 6.56, 6.06 ms. ITL keeps its gaps (mean 1.44 ms). */
+    static const double arrival[] = {0, 1e-3, 1.5e-3}, isl[] = {100, 200, 50}, osl[] = {4, 2, 3};
+    tw_serve_workload w = traced(3, arrival, isl, osl);
+    tw_serve_policy p = policy();
+    tw_serve_costs c = round_costs();
+    tw_serve_result r;
+    tw_serve_record rec[3];
+    const double ms = 1e-3;
+    (void)state;
+    p.async_output = 1;
+    run_records(&w, &p, &c, &r, rec);
+    assert_close(rec[0].first_token_s, 5.51 * ms, 1e-12);
+    assert_close(rec[1].first_token_s, 6.54 * ms, 1e-12);
+    assert_close(rec[2].first_token_s, 6.54 * ms, 1e-12);
+    assert_close(rec[1].finish_s, 7.56 * ms, 1e-12);
+    assert_close(rec[0].finish_s, 7.56 * ms, 1e-12);
+    assert_close(rec[2].finish_s, 7.56 * ms, 1e-12);
+    assert_close(r.ttft_s.mean, (5.51 + 5.54 + 5.04) / 3 * ms, 1e-12);
+    assert_close(r.e2e_s.mean, (7.56 + 6.56 + 6.06) / 3 * ms, 1e-12);
+    assert_close(r.itl_s.mean, 1.44 * ms, 1e-12);
+    assert_close(r.steps, 4, 0);
+}
+
 static void test_speculative_by_hand(void **state)
 {
     /* One request of 100 + 7 tokens with k = 2 drafts, every draft accepted (alpha = 1):
@@ -480,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_validation_names_the_field),
         cmocka_unit_test(test_metrics_by_hand),
         cmocka_unit_test(test_window_by_hand),
+        cmocka_unit_test(test_async_output_by_hand),
         cmocka_unit_test(test_speculative_by_hand),
         cmocka_unit_test(test_preemption_by_hand),
         cmocka_unit_test(test_conservation_light_and_saturated),

@@ -16,6 +16,12 @@
 --   token_host_s, seq_host_s  host time per step and per sequence (tilewave.cost.engines), fitted
 --                  only to the given rows of the release they name; a release without rows borrows
 --                  its neighbour's and says so
+--   async_output   vLLM 0.6's asynchronous output processor (vllm PR #7049, on by default from v0.6.0)
+--                  detokenizes and sends step n's outputs while step n + 1 runs, so a request's first
+--                  and last tokens reach the client when the next step ends (TTFT and E2E; ITL and
+--                  TPOT keep their gaps; src/tw_serve.h); off elsewhere (v0.5 processes outputs before
+--                  the next step; the v1 engine core hands them to the API server's process as the
+--                  step ends)
 --   client         where the benchmark client measures TTFT and ITL (docs/serving.md): "stream" (vllm
 --                  bench serve, sglang.bench_serving, GenAI-Perf: after HTTP, tokenization and
 --                  streaming); the simulator leaves the client's own time out
@@ -77,6 +83,7 @@ M.presets = {
       .. "(--num-scheduler-steps), asynchronous output processing",
     base = "compiled", logits = "last", scheduler = "vllm_v0", host_overlap = 0,
     graph_sizes = "vllm_v0", token_host_s = VLLM_STEP_S, seq_host_s = VLLM_SEQ_S, version = "0.6.0 - 0.7.x",
+    async_output = true,
     source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit vllm@0.6 to the vLLM "
       .. "v0.6.0 rows of " .. SERVING .. "published_given.csv (10.4% MAPE, 16 rows; the server ran "
       .. "--num-scheduler-steps 10); " .. FACTS .. " §2.2 for the scheduler",

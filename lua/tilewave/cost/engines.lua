@@ -46,6 +46,11 @@
 --                     Hugging Face forward) or "last" (serving engines: only the position
 --                     each sequence samples from)
 --   scheduler         the serving scheduler the engine runs by default (tilewave.serve.schedulers)
+--   host_overlap      share of the per-step host work done while the GPU runs the previous step
+--                     ([0, 1]; src/tw_serve.h), async_output (true: the client sees a step's first
+--                     and last tokens when the next step ends), graph_sizes (CUDA-graph capture
+--                     sizes: "vllm_v0" | "vllm_v1"), version (the releases a profile covers): the
+--                     serving engines by release, tilewave.cost.engine_versions
 --   kernels_per_layer, kernels_fixed
 --                     kernel counts of a decode step when the engine's own graph is
 --                     known (llama.cpp's ggml nodes); otherwise counted from the ops
@@ -150,6 +155,7 @@ local FIELDS = {
   logits = function(v, p) return check.one_of(v, { all = true, last = true }, p) end,
   scheduler = check.string,
   host_overlap = function(v, p) return check.within(v, 0, 1, "fraction", p) end, version = check.string,
+  async_output = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected true or false", v) end end,
   graph_sizes = function(v, p) return check.one_of(v, { vllm_v0 = true, vllm_v1 = true }, p) end,
 }
 

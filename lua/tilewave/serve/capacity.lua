@@ -19,8 +19,10 @@ local steady = require "tilewave.serve.steady"
 
 local M = {}
 
--- the steady completion rate of a raw run with records: requests per s between two completions
-local function steady_rate(r)
+--- The steady completion rate of a raw run with records (tilewave.serve.simulate.run(x, s, true)):
+-- the completions between the WARMUP-th and the (1 - DRAIN)-th share of the run over the time
+-- between them, request/s.
+function M.steady_rate(r)
   local f = {}
   for i, t in ipairs(r.records.finish_s) do f[i] = t end
   table.sort(f)
@@ -44,8 +46,8 @@ function M.of(o)
   q.workload, q.detail, q.slo = w, nil, nil
   local x = simulate.prepare(q)
   local nominal = simulate.run(x, 1, true)
-  local rate = steady_rate(nominal)
-  local lo, hi = steady_rate(simulate.run(x, x.scale_high, true)), steady_rate(simulate.run(x, x.scale_low, true))
+  local rate = M.steady_rate(nominal)
+  local lo, hi = M.steady_rate(simulate.run(x, x.scale_high, true)), M.steady_rate(simulate.run(x, x.scale_low, true))
   return { requests_per_s = rate, low = math.min(lo, rate), high = math.max(hi, rate),
            output_tokens_per_s = rate * nominal.output_tokens / nominal.requests, requests = nominal.requests }
 end

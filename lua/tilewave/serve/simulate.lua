@@ -174,6 +174,7 @@ local function run(x, scale, detail)
     decode_kv_capacity_tokens = x.disagg and x.disagg.decode_kv.kv_capacity_tokens or 0,
     transfer_s_per_token = x.disagg and x.disagg.transfer.s_per_token or 0,
     transfer_latency_s = x.disagg and x.disagg.transfer.latency_s or 0,
+    async_output = x.eng.async_output or false,
     decode_pool = x.disagg and (function()
       local d = {}
       for k, v in pairs(x.disagg.decode_tables) do d[k] = v end

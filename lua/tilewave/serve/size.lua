@@ -7,13 +7,16 @@
 -- For each device (default: every hw file with a price, `prices` overriding), tensor-parallel
 -- size t and batch limit (the engine's max_num_seqs, then smaller: M.seq_limits): the highest
 -- rate one replica serves within the SLO (bisection on the simulator, at the step costs as
--- priced), the replicas the asked rate needs (a router in front, least loaded), then that
--- deployment simulated at the asked rate; the fewest replicas wins. Pruned before any simulation: a model whose KV
--- cache does not fit, and a deployment above max_gpus. The probability of meeting the SLO
+-- priced, every run in steady state: tilewave.serve.steady's length and window), the replicas the
+-- asked rate needs (a router in front, least loaded), then that deployment simulated at the asked
+-- rate; the fewest replicas wins. Pruned before any simulation: a model whose KV cache does not
+-- fit, and a deployment above max_gpus; before a bisection, a smaller batch limit whose steady
+-- offline capacity is no more than the best max rate found (it cannot need fewer replicas). The probability of meeting the SLO
 -- (`p_meet`) samples the step-cost uncertainty calibration measured: the device's decode interval
 -- (tilewave.cost.interval: 5th and 95th percentiles of measured / predicted) read as a lognormal,
 -- N stratified draws (its quantiles at (i - 1/2) / N), each applied to the whole run (a systematic
--- error, not per-step noise), every draw on the same arrivals (common random numbers).
+-- error, not per-step noise), every draw on the same arrivals (common random numbers); the draws
+-- that meet it are the smallest scales, found by bisection (M.p_meet).
 -- Aggregated serving by default; `modes = { "agg", "disagg" }` adds disaggregated prefill/decode
 -- pools (DistServe, Splitwise), their xPyD split searched at the asked rate. Units: s, request/s, token/s, USD.
 -- @module tilewave.serve.size
@@ -23,6 +26,8 @@ local transformer = require "tilewave.ops.transformer"
 local models = require "tilewave.data.models"
 local simulate = require "tilewave.serve.simulate"
 local steps = require "tilewave.serve.steps"
+local steady = require "tilewave.serve.steady"
+local capacity = require "tilewave.serve.capacity"
 
 local M = {}
 
@@ -32,6 +37,8 @@ local format, floor, max, min, exp, log = string.format, math.floor, math.max, m
 M.T_SIZES = { 1, 2, 4, 8 }
 M.BISECT_STEPS = 10
 M.SAMPLES = 16
+--- The bisection of a replica's max rate stops once its bracket is this share of the capacity.
+M.BISECT_TOL = 0.04
 
 local OPTIONS = { model = true, workload = true, rate = true, slo = true, hw = true, max_gpus = true, modes = true,
                   confidence = true, samples = true, engine = true, scheduler = true, weight_dtype = true,
@@ -66,13 +73,23 @@ local function meets(r, slo)
 end
 M.meets = meets
 
--- x (prepared) with another load: a shallow copy whose workload is replaced
+-- x (prepared) with another load: a shallow copy whose workload is replaced. A rate runs in steady
+-- state (tilewave.serve.steady: its length and measured window), the offline load as many requests
+-- as the steady minimum, every one measured.
 local function at_rate(x, rate, replicas, pools)
   local y = {}
   for k, v in pairs(x) do y[k] = v end
   local w = {}
   for k, v in pairs(x.w) do w[k] = v end
-  if rate then w.arrival, w.rate = "poisson", rate else w.arrival, w.rate = "offline", nil end
+  if rate then
+    local plan = steady.plan(rate)
+    w.arrival, w.rate, w.measure = "poisson", rate, "steady"
+    w.requests, w.measure_from, w.measure_to = plan.requests, plan.measure_from, plan.measure_to
+  else
+    w.arrival, w.rate, w.measure = "offline", nil, "replay"
+    w.requests = math.max(steady.MIN_REQUESTS, x.w.requests)
+    w.measure_from, w.measure_to = 0, w.requests
+  end
   y.w, y.replicas = w, replicas or 1
   y.sched = {}
   for k, v in pairs(x.sched) do y.sched[k] = v end
@@ -90,17 +107,19 @@ local function at_rate(x, rate, replicas, pools)
 end
 
 --- The highest rate one replica of prepared run `x` (or its disaggregated `pools` = { P, D })
--- serves within `slo` at the step costs as priced (bisection between 0 and its offline
--- throughput), request/s; 0 when none.
+-- serves within `slo` at the step costs as priced, in steady state: bisection between 0 and its
+-- steady offline throughput (tilewave.serve.capacity: no rate above it is sustained) until the
+-- bracket is within M.BISECT_TOL of it, request/s; 0 when none. Also returns that capacity.
 function M.max_rate(x, slo, steps, pools)
-  local cap = simulate.run(at_rate(x, nil, nil, pools), 1).requests_per_s
+  local cap = capacity.steady_rate(simulate.run(at_rate(x, nil, nil, pools), 1, true))
+  -- at the capacity itself the queue has no steady state: the bracket starts below it
   local lo, hi = 0, cap
-  if meets(simulate.run(at_rate(x, hi, nil, pools), 1), slo) then return hi end
   for _ = 1, steps or M.BISECT_STEPS do
+    if hi - lo <= M.BISECT_TOL * cap then break end
     local mid = (lo + hi) / 2
     if meets(simulate.run(at_rate(x, mid, nil, pools), 1), slo) then lo = mid else hi = mid end
   end
-  return lo
+  return lo, cap
 end
 
 local function price_of(spec, prices, path)
@@ -138,14 +157,18 @@ end
 
 --- The probability that prepared run `x` with `replicas` meets `slo` at `rate`: the share of
 -- the `n` step-cost scales (M.scales of the device's interval) whose run meets it, on the same
--- arrivals. Returns p, and the nominal run (scale 1).
+-- arrivals. Every step slower by the same factor makes no latency shorter, so the scales that meet
+-- the SLO are the smallest ones: the first that fails is found by bisection (about log2 n runs, not
+-- n). Returns p, and the prepared run at that rate.
 function M.p_meet(x, rate, replicas, slo, n, pools)
   local y = at_rate(x, rate, replicas, pools)
-  local met = 0
-  for _, s in ipairs(M.scales(x.scale_low, x.scale_high, n)) do
-    if meets(simulate.run(y, s), slo) then met = met + 1 end
+  local sc = M.scales(x.scale_low, x.scale_high, n)
+  local lo, hi = 0, n + 1 -- scales 1..lo meet; hi..n fail
+  while hi - lo > 1 do
+    local mid = (lo + hi) // 2
+    if meets(simulate.run(y, sc[mid]), slo) then lo = mid else hi = mid end
   end
-  return met / n, y
+  return lo / n, y
 end
 
 --- The batch limits (max_num_seqs) the search tries: the engine's, then 256, 64 and 16 below it.
@@ -205,7 +228,7 @@ local function evaluate(o, spec, t, cost_h)
     if type(x0) == "string" and x0:match("^serve[%.:]") then return nil, x0 end
     error(x0, 0)
   end
-  local slo, best, why = x0.slo, nil, "no rate meets the SLO on one replica"
+  local slo, best, why, best_one = x0.slo, nil, "no rate meets the SLO on one replica", nil
   -- the engine's batch limit, then smaller ones (a smaller running batch trades queueing for TPOT):
   -- the fewest replicas wins, the larger limit on a tie
   for _, seqs in ipairs(M.seq_limits(x0.sched.max_num_seqs)) do
@@ -217,7 +240,14 @@ local function evaluate(o, spec, t, cost_h)
       for k, v in pairs(x0.sched) do x.sched[k] = v end
       x.sched.max_num_seqs = seqs
     end
-    local one = M.max_rate(x, slo)
+    -- a smaller batch limit wins only with fewer replicas: a limit whose capacity cannot beat the
+    -- best replica's max rate so far is not bisected
+    local one = 0
+    if not (best_one and seqs < x0.sched.max_num_seqs and
+            capacity.steady_rate(simulate.run(at_rate(x, nil), 1, true)) <= best_one) then
+      one = M.max_rate(x, slo)
+      best_one = math.max(best_one or 0, one)
+    end
     if one > 0 then
       local replicas = math.max(1, math.ceil(o.rate / one - 1e-9))
       while replicas * t <= o.max_gpus and not (best and replicas >= best.replicas) do
@@ -236,7 +266,17 @@ local function evaluate(o, spec, t, cost_h)
     end
   end
   if not best then return nil, why end
+  -- more replicas until the SLO is met with the confidence asked (a deployment that meets it only
+  -- at the point estimate is kept when none within max_gpus does)
   local p = M.p_meet(best.x, o.rate, best.replicas, slo, o.samples)
+  local more = best.replicas + 1
+  while p < o.confidence and more * t <= o.max_gpus do
+    local p2, y2 = M.p_meet(best.x, o.rate, more, slo, o.samples)
+    if p2 > p then
+      p, best.y, best.replicas, best.r = p2, y2, more, simulate.run(y2, 1)
+    end
+    more = more + 1
+  end
   local d = simulate.shape(best.y, best.r)
   d.max_rate_rps, d.max_rate_per_replica_rps = best.one * best.replicas, best.one
   return priced(d, best.r, p, o.samples, cost_h)
