@@ -129,4 +129,23 @@ return function(add)
   add("sweep", "tw.range past 2^62", { files = { ["r.lua"] = "local tw = require 'tilewave' "
     .. "return { base = 'pythia-70m', vary = { vocab_size = tw.range(-(1 << 62), 1 << 62) } }" },
     cmd = "sweep r.lua", err = "range.first: expected an integer within +-2^53" })
+
+  -- 10. engine releases and steady state (issue 48, round 4)
+  add("names", "an engine release without a profile", { cmd = "serve pythia-70m --rate 1 --engine vllm@0.3",
+    err = "serve.engine: expected a vllm release with a profile: 0.5 (0.5 to before 0.6), 0.6 (0.6 to before 0.8), v1" })
+  add("names", "an engine release that is not a number", { cmd = "serve pythia-70m --rate 1 --engine vllm@0.6.",
+    err = "serve.engine: expected a vllm release with a profile" })
+  add("names", "a release of a family without versions", { cmd = "serve pythia-70m --rate 1 --engine tgi@2",
+    err = "serve.engine: expected an engine family with versions (sglang, trtllm, vllm)" })
+  add("names", "engines: a release without a profile", { cmd = "engines sglang@0.2",
+    err = "engines.name: expected a sglang release with a profile" })
+  add("ignored", "--replay without --rate", { cmd = "serve pythia-70m --offline --replay",
+    err = "serve.replay: --replay applies with --rate" })
+  add("ignored", "--replay twice", { cmd = "serve pythia-70m --rate 1 --replay --replay",
+    err = "'--replay' must be used at most 1 time", code = 2 })
+  add("ignored", "search: --replay (the search runs steady state)", { cmd = S .. SLO .. "--replay",
+    err = "serve.replay: --replay does not apply with --search" })
+  add("names", "a steady window outside the run (the core's binding)", { files = { ["w.lua"] =
+    "local tw = require 'tilewave' tw.serve.simulate { model = 'pythia-70m', hw = 'h100', workload = { rate = 1, "
+    .. "requests = 10, dataset = 'sharegpt', measure = 'steadily' } }" }, cmd = "run w.lua", err = "serve.workload.measure: expected one of" })
 end

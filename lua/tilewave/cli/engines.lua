@@ -41,7 +41,9 @@ function M.run(args, out)
   for k in pairs(engines.presets) do names[#names + 1] = k end
   table.sort(names)
   if args.name and args.name:find("@", 1, true) then
-    args.name = require("tilewave.cost.engine_versions").lookup(args.name) or args.name
+    local name, why = require("tilewave.cost.engine_versions").lookup(args.name)
+    if not name and why then require("tilewave.util.check").fail("engines.name", why, args.name) end
+    args.name = name or args.name
   end
   if args.name then
     if not engines.presets[args.name] then

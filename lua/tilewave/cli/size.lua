@@ -54,7 +54,7 @@ local HEADER = { "rank", "hw", "mode", "GPUs", "t", "replicas", "max seqs", "max
 -- confidence (rank empty)
 local CSV_HEADER = { "rank", "hw", "mode", "gpus", "t", "replicas", "max_num_seqs", "max_rate_rps", "ttft_s",
                      "tpot_s", "slo_percentile", "p_meet", "output_tokens_per_s_per_gpu", "tokens_per_s_per_user",
-                     "usd_per_hour", "usd_per_million_output_tokens" }
+                     "usd_per_hour", "usd_per_million_output_tokens", "launch_command" }
 local function csv_of(r, a)
   local csv = require "tilewave.util.csv"
   local out = { table.concat(CSV_HEADER, ",") }
@@ -67,6 +67,10 @@ local function csv_of(r, a)
         dis and format("%dP%dD", d.prefill.replicas, d.decode.replicas) or d.replicas, d.max_num_seqs, d.max_rate_rps,
         d.ttft_s[q], d.tpot_s[q], d.slo.percentile, d.p_meet, d.output_tokens_per_s_per_gpu, d.tokens_per_s_per_user,
         d.cost_per_hour, d.cost_per_million_output_tokens }
+      -- one replica's command; disaggregated pools as "prefill: ...; decode: ..."
+      local l = d.launch or {}
+      row[#row + 1] = l.command or (l.pools and format("prefill: %s; decode: %s", l.pools.prefill.command,
+        l.pools.decode.command)) or ""
       for j, c in ipairs(row) do row[j] = csv.field(c) end
       out[#out + 1] = table.concat(row, ",")
     end
@@ -104,6 +108,21 @@ function M.render(r, a)
     lines[#lines + 1] = tw.report.table(HEADER, rows_of(r.deployments, a.top, true))
   else
     lines[#lines + 1] = "no deployment meets the SLO with that confidence"
+  end
+  if #r.deployments > 0 then
+    -- how to start each ranked deployment, in its engine's own flags (tilewave.serve.launch)
+    lines[#lines + 1] = "\nlaunch (replace <checkpoint of ...> with the model's Hugging Face repo or path):"
+    for i, d in ipairs(r.deployments) do
+      if i > a.top then break end
+      local l = d.launch or {}
+      if l.pools then
+        lines[#lines + 1] = format("  %d  prefill x%d: %s", i, l.pools.prefill.copies, l.pools.prefill.command)
+        lines[#lines + 1] = format("     decode x%d: %s", l.pools.decode.copies, l.pools.decode.command)
+      elseif l.command then
+        lines[#lines + 1] = format("  %d  %s%s", i, l.command, l.copies > 1 and format("  (x%d)", l.copies) or "")
+      end
+      if l.note then lines[#lines + 1] = "     " .. l.note end
+    end
   end
   if #r.below_confidence > 0 then
     lines[#lines + 1] = format("\nmeeting the SLO at the point estimate, below p_meet %.2f:", r.confidence)

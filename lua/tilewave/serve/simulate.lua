@@ -216,6 +216,7 @@ local function shape(x, r)
     prefill_tokens = r.prefill_tokens, recomputed_tokens = r.recomputed_tokens, decode_tokens = r.decode_tokens,
     kv_blocks_end = r.kv_blocks_end,
     max_num_seqs = x.sched.max_num_seqs, max_num_batched_tokens = x.sched.max_num_batched_tokens,
+    gpu_memory_utilization = x.sched.gpu_memory_utilization, multi_step = x.sched.multi_step,
   }
   for _, k in ipairs(STATS) do out[k] = r[k] end
   if x.slo then out.goodput_rps, out.slo = r.goodput_rps, x.slo end

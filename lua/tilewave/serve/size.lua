@@ -180,8 +180,9 @@ function M.seq_limits(default)
   return out
 end
 
--- the sizing figures of deployment result d (simulate()'s shape) of run r
-local function priced(d, r, p, samples, cost_h)
+-- the sizing figures of deployment result d (simulate()'s shape) of run r, and its launch command
+local function priced(d, r, p, samples, cost_h, model)
+  d.launch = require("tilewave.serve.launch").of(d, model)
   d.p_meet, d.p_meet_samples = p, samples
   d.output_tokens_per_s_per_gpu = r.output_tokens_per_s / d.gpus
   d.tokens_per_s_per_user = r.tpot_s.mean > 0 and 1 / r.tpot_s.mean or 0
@@ -211,7 +212,7 @@ local function evaluate_disagg(o, spec, tp, td, cost_h)
           local p = M.p_meet(x, o.rate, nil, x.slo, o.samples, pools)
           local d = simulate.shape(y, r)
           d.max_rate_rps = math.max(o.rate, M.max_rate(x, x.slo, nil, pools))
-          return priced(d, r, p, o.samples, cost_h)
+          return priced(d, r, p, o.samples, cost_h, o.model)
         end
       end
     end
@@ -279,7 +280,7 @@ local function evaluate(o, spec, t, cost_h)
   end
   local d = simulate.shape(best.y, best.r)
   d.max_rate_rps, d.max_rate_per_replica_rps = best.one * best.replicas, best.one
-  return priced(d, best.r, p, o.samples, cost_h)
+  return priced(d, best.r, p, o.samples, cost_h, o.model)
 end
 
 --- Rank deployments of a model that serve `rate` within `slo`.
@@ -297,7 +298,8 @@ end
 --   ("given", or the hw file's provider and date) } }, rate, slo, confidence, samples }`; each
 --   deployment is simulate()'s result plus `mode`, `max_rate_rps`, `max_rate_per_replica_rps`,
 --   `p_meet`, `p_meet_samples`, `output_tokens_per_s_per_gpu`, `tokens_per_s_per_user`,
---   `price_per_gpu_hour`, `cost_per_hour`, `cost_per_million_output_tokens` (USD)
+--   `price_per_gpu_hour`, `cost_per_hour`, `cost_per_million_output_tokens` (USD), `launch` (the
+--   engine command that starts it: tilewave.serve.launch)
 -- @raise `size.<field>: ...`
 function M.size(o)
   check.table(o, "size")

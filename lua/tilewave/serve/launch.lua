@@ -1,0 +1,91 @@
+--- tilewave.serve.launch: the command that starts a deployment the sizing search ranks, in the
+-- engine's own flags (issue 52 item 3), so a ranked row can be run as it was simulated.
+--
+-- Each flag is the one the engine release documents, for the setting the simulation used:
+--   vLLM (`vllm serve`; docs.vllm.ai "Engine Arguments", vllm/engine/arg_utils.py):
+--     --tensor-parallel-size, --max-num-seqs, --max-num-batched-tokens, --gpu-memory-utilization,
+--     --quantization fp8, --kv-cache-dtype fp8; --num-scheduler-steps (v0.6 - v0.7 only: multi-step
+--     scheduling, removed with the v0 engine)
+--   SGLang (`python -m sglang.launch_server`; sglang/srt/server_args.py, docs "Server Arguments"):
+--     --model-path, --tp-size, --max-running-requests, --chunked-prefill-size, --mem-fraction-static,
+--     --quantization fp8, --kv-cache-dtype fp8_e5m2
+--   TensorRT-LLM (`trtllm-serve`; nvidia.github.io/TensorRT-LLM 0.18.2 commands/trtllm-serve):
+--     --backend pytorch (1.0 and later; 0.x runs its TensorRT engine), --tp_size, --max_batch_size,
+--     --max_num_tokens, --kv_cache_free_gpu_memory_fraction; FP8 weights come from an FP8 checkpoint
+--     (no flag quantizes on load)
+-- Replicas are that many copies of the command behind a load balancer (the simulation routes to
+-- the least loaded); disaggregated pools give each pool's command and leave the KV-transfer
+-- connector between them to the engine's own configuration. NIM and custom engines get no command.
+-- @module tilewave.serve.launch
+local M = {}
+
+local format = string.format
+
+-- the engine family of a resolved engine name: "vllm@0.6" -> vllm, "sglang+custom" -> sglang
+local function family(name)
+  return (name or ""):match("^(%a+)")
+end
+
+local BUILD = {
+  vllm = function(d, model, t, name)
+    local parts = { "vllm serve " .. model, "--tensor-parallel-size " .. t, "--max-num-seqs " .. d.max_num_seqs,
+      "--max-num-batched-tokens " .. d.max_num_batched_tokens,
+      format("--gpu-memory-utilization %.2f", d.gpu_memory_utilization) }
+    if d.weight_dtype == "fp8" then parts[#parts + 1] = "--quantization fp8" end
+    if d.kv_dtype == "fp8" then parts[#parts + 1] = "--kv-cache-dtype fp8" end
+    if (d.multi_step or 1) > 1 and name:find("^vllm@0%.6") then
+      parts[#parts + 1] = "--num-scheduler-steps " .. d.multi_step
+    end
+    return table.concat(parts, " ")
+  end,
+  sglang = function(d, model, t)
+    local parts = { "python -m sglang.launch_server --model-path " .. model, "--tp-size " .. t,
+      "--max-running-requests " .. d.max_num_seqs, "--chunked-prefill-size " .. d.max_num_batched_tokens,
+      format("--mem-fraction-static %.2f", d.gpu_memory_utilization) }
+    if d.weight_dtype == "fp8" then parts[#parts + 1] = "--quantization fp8" end
+    if d.kv_dtype == "fp8" then parts[#parts + 1] = "--kv-cache-dtype fp8_e5m2" end
+    return table.concat(parts, " ")
+  end,
+  trtllm = function(d, model, t, name)
+    local parts = { "trtllm-serve " .. model }
+    if not name:find("^trtllm@0") then parts[#parts + 1] = "--backend pytorch" end
+    parts[#parts + 1] = "--tp_size " .. t
+    parts[#parts + 1] = "--max_batch_size " .. d.max_num_seqs
+    parts[#parts + 1] = "--max_num_tokens " .. d.max_num_batched_tokens
+    parts[#parts + 1] = format("--kv_cache_free_gpu_memory_fraction %.2f", d.gpu_memory_utilization)
+    return table.concat(parts, " ")
+  end,
+}
+
+--- The launch of deployment `d` (tilewave.serve.simulate's shape, as the sizing search ranks it).
+-- @param d the deployment: engine, t, replicas, max_num_seqs, max_num_batched_tokens,
+--   gpu_memory_utilization, weight_dtype, kv_dtype, multi_step, mode, prefill, decode
+-- @string model the model as the user named it: a Hugging Face repo or a path is used as it is, a
+--   tilewave preset id becomes `<checkpoint of ID>` to fill in
+-- @return `{ engine, command (one replica, or nil), copies (replicas), pools = { prefill = { command,
+--   copies }, decode = ... } (disaggregated), note }`
+function M.of(d, model)
+  local fam = family(d.engine)
+  local build = BUILD[fam]
+  local m = tostring(model)
+  if not (m:find("/", 1, true)) then m = "<checkpoint of " .. m .. ">" end
+  if not build then
+    return { engine = d.engine, note = format("no command: %s's launch is not generated (vllm, sglang and trtllm are)",
+      d.engine) }
+  end
+  local out = { engine = d.engine }
+  if d.mode == "disagg" then
+    out.pools = { prefill = { command = build(d, m, d.prefill.t, d.engine), copies = d.prefill.replicas },
+                  decode = { command = build(d, m, d.decode.t, d.engine), copies = d.decode.replicas } }
+    out.note = "each pool's replicas behind the engine's KV-transfer connector (configured apart)"
+  else
+    out.command, out.copies = build(d, m, d.t, d.engine), d.replicas
+    if d.replicas > 1 then out.note = format("%d copies behind a load balancer (least loaded)", d.replicas) end
+  end
+  if d.weight_dtype == "fp8" and fam == "trtllm" then
+    out.note = (out.note and out.note .. "; " or "") .. "an FP8 checkpoint (trtllm-serve quantizes none on load)"
+  end
+  return out
+end
+
+return M

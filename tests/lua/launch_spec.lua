@@ -1,0 +1,49 @@
+-- The command that starts a ranked deployment (tilewave.serve.launch): each engine's documented
+-- flags, with the values the simulation used, written out by hand here.
+local launch = require "tilewave.serve.launch"
+
+local function deployment(over)
+  local d = { engine = "vllm", mode = "agg", t = 2, replicas = 1, max_num_seqs = 256, max_num_batched_tokens = 8192,
+              gpu_memory_utilization = 0.9, weight_dtype = "bf16", kv_dtype = "bf16", multi_step = 1 }
+  for k, v in pairs(over or {}) do d[k] = v end
+  return d
+end
+
+describe("tilewave.serve.launch", function()
+  it("writes vllm serve with the simulated limits, fp8 flags where the dtypes are fp8", function()
+    local l = launch.of(deployment { weight_dtype = "fp8", kv_dtype = "fp8" }, "meta-llama/Llama-3.1-8B-Instruct")
+    assert.are.equal("vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2 --max-num-seqs 256 "
+      .. "--max-num-batched-tokens 8192 --gpu-memory-utilization 0.90 --quantization fp8 --kv-cache-dtype fp8",
+      l.command)
+    assert.are.equal(1, l.copies)
+    assert.is_nil(l.note)
+  end)
+  it("adds --num-scheduler-steps only for vLLM 0.6, where multi-step exists", function()
+    local d = deployment { engine = "vllm@0.6", multi_step = 10 }
+    assert.truthy(launch.of(d, "a/b").command:find("%-%-num%-scheduler%-steps 10$"))
+    d.engine = "vllm@v1"
+    assert.falsy(launch.of(d, "a/b").command:find("num-scheduler-steps", 1, true))
+  end)
+  it("writes SGLang's and TensorRT-LLM's flags, and the copies behind a balancer", function()
+    local l = launch.of(deployment { engine = "sglang@0.4", replicas = 3, gpu_memory_utilization = 0.88 }, "llama-3.1-8b")
+    assert.are.equal("python -m sglang.launch_server --model-path <checkpoint of llama-3.1-8b> --tp-size 2 "
+      .. "--max-running-requests 256 --chunked-prefill-size 8192 --mem-fraction-static 0.88", l.command)
+    assert.are.equal(3, l.copies)
+    assert.are.equal("3 copies behind a load balancer (least loaded)", l.note)
+    local t = launch.of(deployment { engine = "trtllm", max_num_seqs = 2048 }, "x/y")
+    assert.are.equal("trtllm-serve x/y --backend pytorch --tp_size 2 --max_batch_size 2048 --max_num_tokens 8192 "
+      .. "--kv_cache_free_gpu_memory_fraction 0.90", t.command)
+    -- 0.x runs its TensorRT engine: no --backend
+    assert.falsy(launch.of(deployment { engine = "trtllm@0.x" }, "x/y").command:find("backend", 1, true))
+  end)
+  it("gives each disaggregated pool its command, and none for an engine it cannot launch", function()
+    local l = launch.of(deployment { mode = "disagg", prefill = { t = 1, replicas = 2 }, decode = { t = 4, replicas = 1 } },
+      "a/b")
+    assert.truthy(l.pools.prefill.command:find("--tensor-parallel-size 1 ", 1, true))
+    assert.are.same({ 2, 1 }, { l.pools.prefill.copies, l.pools.decode.copies })
+    assert.truthy(l.pools.decode.command:find("--tensor-parallel-size 4 ", 1, true))
+    local n = launch.of(deployment { engine = "compiled" }, "a/b")
+    assert.is_nil(n.command)
+    assert.truthy(n.note:find("not generated", 1, true))
+  end)
+end)
