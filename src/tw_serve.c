@@ -3,47 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tw_serve_internal.h"
-
-typedef struct {
-    double arrival, first, last, sched, done; /* s; first/sched/done < 0 until they happen */
-    int32_t isl, osl, computed, gen, blocks, next, n_sched, replica, preempt, running;
-    int32_t pend_next, pend; /* async_output: the replica's next pending request; 1 first, 2 last token pending */
-} req_t;
-
-/* What a replica serves: both phases (aggregated), or one pool of a disaggregated deployment. */
-typedef enum { ROLE_BOTH = 0, ROLE_PREFILL = 1, ROLE_DECODE = 2 } role_t;
-
-/* Which running requests a scheduling pass takes: prompts (unfinished prefills), decodes, or both. */
-typedef enum { PHASE_BOTH = -1, PHASE_DECODE = 0, PHASE_PREFILL = 1 } phase_t;
-
-/* What starting a step came to: a step started (or nothing to do), work that can never be
-   scheduled (it needs more KV than is free with nothing running to free it), or a step time out
-   of range (not finite, below TW__SERVE_MIN_STEP, or past TW__SERVE_MAX_TIME). */
-typedef enum { STEP_OK = 0, STEP_STUCK = -1, STEP_RANGE = -2 } step_t;
-
-typedef struct {
-    int32_t head, tail, n_wait, n_run;
-    const tw_serve_costs *c; /* this replica's step costs */
-    double blocks_total;     /* its KV cache, blocks */
-    role_t role;
-    double busy_until, blocks_used, blocks_peak;
-    int32_t pend;            /* async_output: the first of the requests whose first or last token of
-                                its last step the client has not seen yet (-1: none), linked by next */
-    double decode_run; /* decode-only steps since the last step that scheduled prompts */
-    int busy, dirty;
-} rep_t;
-
-typedef struct {
-    size_t n, n_rep, max_seqs;
-    size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, total;
-} hdr_t;
-
-/* the longest simulated time, s (3e7 years): every sum of times stays finite */
-#define TW__SERVE_MAX_TIME 1e15
-/* the shortest step, s: no kernel launch is faster (every rate stays finite) */
-#define TW__SERVE_MIN_STEP 1e-9
-#define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+#include "tw_serve_sim.h"
 
 static int count(double x, double lo, double hi) { return isfinite(x) && x >= lo && x <= hi && x == floor(x); }
 
@@ -109,180 +69,7 @@ static const char *check_policy(const tw_serve_policy *p)
     return NULL;
 }
 
-/* the state one run shares between its functions */
-typedef struct {
-    const tw_serve_workload *w;
-    const tw_serve_policy *p;
-    const tw_serve_costs *c;
-    req_t *req;
-    rep_t *rep;
-    int32_t *run;
-    uint64_t *bins;
-    double blocks_total, bs, budget;
-    size_t max_seqs;
-    /* totals */
-    double n_sys, n_running, waiting, itl_n, itl_sum, itl_max, preemptions, steps, prefill_tokens, recomputed;
-    double area_sys, area_run, t_prev, blocks_used_all;
-    tw_serve_sample *series;
-    size_t series_max, series_n, stride, skip;
-    tw__rng spec_rng;                       /* draft acceptance */
-    double *heap_t;                         /* KV transfers in flight: end times (a min-heap) */
-    int32_t *heap_i;                        /* and their requests */
-    size_t heap_n;
-    double blocks_all;                      /* KV blocks of every replica */
-    double dec_blocks;                      /* KV blocks of a decode replica (disaggregated) */
-    double spec_steps, spec_tokens;         /* decode steps of sequences and the tokens they emitted */
-    size_t lo, hi;                          /* the measured requests: lo .. hi - 1 in arrival order */
-    rep_t *pend_rep;                        /* the replica whose step is ending */
-    double gap_last;                        /* the last ITL binned and its bin: the sequences of one */
-    size_t gap_bin;                         /* step mostly share their gap */
-} sim_t;
-
-static double blocks_for(double tokens, double bs) { return ceil(tokens / bs); }
-
-static void advance(sim_t *s, double t)
-{
-    double dt = t - s->t_prev;
-    if (dt > 0.0) {
-        s->area_sys += s->n_sys * dt;
-        s->area_run += s->n_running * dt;
-        s->t_prev = t;
-    }
-}
-
-static void push_back(sim_t *s, rep_t *r, int32_t i)
-{
-    s->req[i].next = -1;
-    if (r->tail >= 0) s->req[r->tail].next = i; else r->head = i;
-    r->tail = i;
-    r->n_wait++;
-    s->waiting++;
-}
-
-static void push_front(sim_t *s, rep_t *r, int32_t i)
-{
-    s->req[i].next = r->head;
-    r->head = i;
-    if (r->tail < 0) r->tail = i;
-    r->n_wait++;
-    s->waiting++;
-}
-
-static int32_t pop_front(sim_t *s, rep_t *r)
-{
-    int32_t i = r->head;
-    r->head = s->req[i].next;
-    if (r->head < 0) r->tail = -1;
-    r->n_wait--;
-    s->waiting--;
-    return i;
-}
-
-static void take_blocks(sim_t *s, rep_t *r, req_t *q, double nb)
-{
-    q->blocks += (int32_t)nb;
-    r->blocks_used += nb;
-    s->blocks_used_all += nb;
-    if (r->blocks_used > r->blocks_peak) r->blocks_peak = r->blocks_used;
-}
-
-static void free_blocks(sim_t *s, rep_t *r, req_t *q)
-{
-    r->blocks_used -= q->blocks;
-    s->blocks_used_all -= q->blocks;
-    q->blocks = 0;
-}
-
-/* preempt the newest running request of replica r (recompute later, first in line) */
-static void preempt_tail(sim_t *s, rep_t *r, int32_t *run)
-{
-    int32_t i = run[--r->n_run];
-    req_t *q = &s->req[i];
-    s->n_running--;
-    q->running = 0;
-    free_blocks(s, r, q);
-    s->recomputed += q->computed;
-    q->computed = 0;
-    q->n_sched = 0;
-    q->preempt++;
-    s->preemptions++;
-    push_front(s, r, i);
-}
-
-/* tokens request q needs before it emits its next token */
-static double remaining(const req_t *q) { return (double)q->isl + q->gen - q->computed; }
-
-/* Schedule running requests (decode: 1 token; prefill: a chunk) of the phase asked.
- * Invariant: a request's KV blocks always cover its computed tokens plus what this step
- * schedules for it (blocks_for(computed + n)); preemption frees the newest first, so the
- * requests before index j keep what they were given. Returns tokens scheduled; *preempted set
- * on preemption. */
-static double schedule_running(sim_t *s, rep_t *r, int32_t *run, phase_t phase, double *budget, int *preempted)
-{
-    const tw_serve_policy *p = s->p;
-    double tokens = 0.0;
-    size_t j;
-    for (j = 0; j < (size_t)r->n_run && *budget >= 1.0; j++) {
-        req_t *q = &s->req[run[j]];
-        double n = remaining(q), nb;
-        int is_prefill = q->gen == 0 || n > 1.0;
-        if ((phase == PHASE_PREFILL && !is_prefill) || (phase == PHASE_DECODE && is_prefill)) continue;
-        if (!is_prefill && p->spec_k > 0.0) {
-            /* verify the last token and up to k drafts, never past the output */
-            double left = (double)q->osl - q->gen;
-            n = 1.0 + (p->spec_k < left - 1.0 ? p->spec_k : left - 1.0);
-        }
-        if (n > *budget) {
-            if (!p->chunked && n <= s->budget) continue; /* a whole prompt waits for a step with room */
-            n = *budget;
-        }
-        if (!p->reserve) {
-            nb = blocks_for(q->computed + n, s->bs) - q->blocks;
-            while (nb > r->blocks_total - r->blocks_used) {
-                int32_t victim = run[r->n_run - 1];
-                *preempted = 1;
-                preempt_tail(s, r, run);
-                if (victim == run[j] || (size_t)r->n_run <= j) { n = 0.0; break; }
-            }
-            if (n <= 0.0) break;
-            if (nb > 0.0) take_blocks(s, r, q, nb);
-        }
-        q->n_sched = (int32_t)n;
-        *budget -= n;
-        tokens += n;
-    }
-    return tokens;
-}
-
-/* Admit waiting requests first come first served within the budgets; returns tokens scheduled. */
-static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now)
-{
-    const tw_serve_policy *p = s->p;
-    double tokens = 0.0, reserve_blocks = p->watermark * r->blocks_total;
-    while (r->head >= 0 && (size_t)r->n_run < s->max_seqs && *budget >= 1.0) {
-        req_t *q = &s->req[r->head];
-        double n = remaining(q), nb;
-        if (n > *budget) {
-            if (!p->chunked && n <= s->budget) break;
-            n = *budget;
-        }
-        nb = p->reserve ? blocks_for((double)q->isl + q->osl, s->bs) : blocks_for(q->computed + n, s->bs);
-        /* the watermark only holds back a request that would share the cache */
-        if (nb > r->blocks_total - r->blocks_used - (r->n_run > 0 ? reserve_blocks : 0.0)) break;
-        pop_front(s, r);
-        take_blocks(s, r, q, nb);
-        run[r->n_run++] = (int32_t)(q - s->req);
-        q->running = 1;
-        s->n_running++;
-        if (q->sched < 0.0) q->sched = now;
-        q->n_sched = (int32_t)n;
-        *budget -= n;
-        tokens += n;
-    }
-    return tokens;
-}
-
-static void sample(sim_t *s, double t)
+void tw__sample(sim_t *s, double t)
 {
     size_t i;
     if (s->series == NULL || s->series_max == 0) return;
@@ -301,238 +88,6 @@ static void sample(sim_t *s, double t)
     s->skip = s->stride - 1;
 }
 
-/* async_output (vLLM 0.6's asynchronous output processor): a step's first and last tokens reach the
-   client when the replica's next step ends, not when their own does. pend() marks request q's token
-   as waiting (kind 1: the first, 2: the last) on the replica whose step is ending; flush() sets the
-   waiting ones to time t. A replica that idles flushes at once: its tokens keep their own times. */
-static void pend(sim_t *s, req_t *q, int32_t kind)
-{
-    rep_t *r = s->pend_rep;
-    if (!s->p->async_output || r == NULL) return;
-    if (q->pend == 0) {
-        q->pend_next = r->pend;
-        r->pend = (int32_t)(q - s->req);
-    }
-    q->pend |= kind;
-}
-
-/* the replica idled after its step: its waiting tokens were seen at their own times */
-static void drop(sim_t *s, rep_t *r)
-{
-    int32_t i = r->pend;
-    while (i >= 0) {
-        s->req[i].pend = 0;
-        i = s->req[i].pend_next;
-    }
-    r->pend = -1;
-}
-
-static void flush(sim_t *s, rep_t *r, double t)
-{
-    int32_t i = r->pend;
-    while (i >= 0) {
-        req_t *q = &s->req[i];
-        if (q->pend & 1) q->first = t;
-        if (q->pend & 2) q->done = t;
-        q->pend = 0;
-        i = q->pend_next;
-    }
-    r->pend = -1;
-}
-
-/* Start a step on replica r at time t when it has work. */
-static step_t start_step(sim_t *s, rep_t *r, double t)
-{
-    const tw_serve_policy *p = s->p;
-    int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
-    double budget = p->policy == TW_SERVE_STATIC ? INFINITY : s->budget, tokens = 0.0;
-    double pre_tokens = 0.0, attn = 0.0, b = 0.0, ctx = 0.0, k = 0.0, dec_tokens = 0.0, time;
-    int preempted = 0, prompts_ok;
-    size_t j;
-    if (r->pend >= 0 && t > r->busy_until) drop(s, r);
-    if (r->n_run == 0 && r->n_wait == 0) return STEP_OK;
-    /* multi-step scheduling: prompts only between blocks of decode steps */
-    prompts_ok = r->n_run == 0 || fmod(r->decode_run, p->multi_step) == 0.0;
-    if (p->policy == TW_SERVE_STATIC) {
-        if (r->n_run == 0) tokens = admit(s, r, run, &budget, t);
-        else tokens = schedule_running(s, r, run, PHASE_BOTH, &budget, &preempted);
-    } else if (p->mix) {
-        tokens = schedule_running(s, r, run, prompts_ok ? PHASE_BOTH : PHASE_DECODE, &budget, &preempted);
-        if (!preempted && prompts_ok) tokens += admit(s, r, run, &budget, t);
-    } else {
-        /* prefill first: unfinished prompts and new ones; else the decodes */
-        if (prompts_ok) {
-            tokens = schedule_running(s, r, run, PHASE_PREFILL, &budget, &preempted);
-            if (!preempted) tokens += admit(s, r, run, &budget, t);
-        }
-        if (tokens == 0.0) tokens = schedule_running(s, r, run, PHASE_DECODE, &budget, &preempted);
-    }
-    if (tokens == 0.0 && !prompts_ok && !preempted && p->policy != TW_SERVE_STATIC) {
-        /* no decode left to run in the block: the prompts go now */
-        tokens = schedule_running(s, r, run, PHASE_PREFILL, &budget, &preempted);
-        if (!preempted) tokens += admit(s, r, run, &budget, t);
-    }
-    /* nothing scheduled although something waits or runs: no block can be had, ever */
-    if (tokens == 0.0) return r->n_run > 0 || r->n_wait > 0 ? STEP_STUCK : STEP_OK;
-    for (j = 0; j < (size_t)r->n_run; j++) {
-        req_t *q = &s->req[run[j]];
-        double n = q->n_sched;
-        if (n <= 0.0) continue;
-        if (q->gen > 0 && remaining(q) == 1.0) {
-            b += 1.0;
-            ctx += q->computed + 1.0;
-            k += 1.0;
-            dec_tokens += n;
-        } else {
-            double inc = tw__serve_attn(r->c, q->computed + n) - tw__serve_attn(r->c, q->computed);
-            double own = tw__serve_attn(r->c, n);
-            pre_tokens += n;
-            attn += inc > own ? inc : own;
-            if (n == remaining(q)) k += 1.0;
-        }
-    }
-    r->decode_run = pre_tokens > 0.0 ? 0.0 : r->decode_run + 1.0;
-    sample(s, t);
-    time = r->c->scale * tw__serve_step(r->c, pre_tokens, attn, b, b > 0.0 ? ctx / b : 1.0, k, dec_tokens, p->spec_k);
-    if (!(isfinite(time) && time >= TW__SERVE_MIN_STEP) || t + time > TW__SERVE_MAX_TIME) return STEP_RANGE;
-    s->prefill_tokens += pre_tokens;
-    s->steps++;
-    r->busy = 1;
-    r->busy_until = t + time;
-    return STEP_OK;
-}
-
-/* the KV transfers in flight: a binary min-heap on their end times (ties: the lower request) */
-static int heap_less(const sim_t *s, size_t a, size_t b)
-{
-    return s->heap_t[a] < s->heap_t[b] || (s->heap_t[a] == s->heap_t[b] && s->heap_i[a] < s->heap_i[b]);
-}
-
-static void heap_swap(sim_t *s, size_t a, size_t b)
-{
-    double t = s->heap_t[a];
-    int32_t i = s->heap_i[a];
-    s->heap_t[a] = s->heap_t[b];
-    s->heap_i[a] = s->heap_i[b];
-    s->heap_t[b] = t;
-    s->heap_i[b] = i;
-}
-
-static void heap_push(sim_t *s, double t, int32_t i)
-{
-    size_t k = s->heap_n++;
-    s->heap_t[k] = t;
-    s->heap_i[k] = i;
-    while (k > 0 && heap_less(s, k, (k - 1) / 2)) {
-        heap_swap(s, k, (k - 1) / 2);
-        k = (k - 1) / 2;
-    }
-}
-
-static int32_t heap_pop(sim_t *s)
-{
-    int32_t top = s->heap_i[0];
-    size_t k = 0;
-    s->heap_n--;
-    if (s->heap_n > 0) {
-        s->heap_t[0] = s->heap_t[s->heap_n];
-        s->heap_i[0] = s->heap_i[s->heap_n];
-        for (;;) {
-            size_t l = 2 * k + 1, m = k;
-            if (l < s->heap_n && heap_less(s, l, m)) m = l;
-            if (l + 1 < s->heap_n && heap_less(s, l + 1, m)) m = l + 1;
-            if (m == k) break;
-            heap_swap(s, k, m);
-            k = m;
-        }
-    }
-    return top;
-}
-
-/* The step of replica r ends at t: tokens out, finished requests leave. Returns completions. */
-/* The tokens request q computed in the step that ended at t: its KV grows by them, and it emits
-   a token (a decode, or the chunk that finishes its prompt) - under speculative decoding the drafts
-   accepted in order until the first rejection, then one of the target's. ITL takes one gap per step
-   and request, however many tokens it emitted (a streamed chunk, as benchmark_serving counts). */
-static void step_tokens(sim_t *s, req_t *q, double t)
-{
-    int decode = q->gen > 0 && remaining(q) == 1.0;
-    int emits = decode || q->n_sched == remaining(q);
-    double emitted = 1.0;
-    if (decode && q->n_sched > 1) {
-        int d;
-        for (d = 1; d < q->n_sched && tw__rng_uniform(&s->spec_rng) < s->p->spec_alpha; d++) emitted += 1.0;
-    }
-    if (decode) {
-        s->spec_steps += 1.0;
-        s->spec_tokens += emitted;
-        q->computed += (int32_t)emitted;
-    } else {
-        q->computed += q->n_sched;
-    }
-    q->n_sched = 0;
-    if (!emits) return;
-    if (q->gen == 0) {
-        q->first = t;
-        pend(s, q, 1);
-    }
-    else if ((size_t)(q - s->req) >= s->lo && (size_t)(q - s->req) < s->hi) {
-        double gap = t - q->last;
-        s->itl_n++;
-        s->itl_sum += gap;
-        if (gap > s->itl_max) s->itl_max = gap;
-        if (gap != s->gap_last) { /* the sequences of one step mostly share their gap: bin it once */
-            s->gap_last = gap;
-            s->gap_bin = tw__itl_bin(gap);
-        }
-        s->bins[s->gap_bin]++;
-    }
-    q->gen += decode ? (int32_t)emitted : 1;
-    q->last = t;
-}
-
-static size_t end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
-{
-    int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
-    size_t j, kept = 0, done = 0;
-    r->busy = 0;
-    /* async_output: the previous step's outputs were processed while this one ran: the client sees
-       them now; this step's wait for the next (flushed as they are if the replica idles) */
-    flush(s, r, t);
-    s->pend_rep = r;
-    for (j = 0; j < (size_t)r->n_run; j++) {
-        int32_t i = run[j];
-        req_t *q = &s->req[i];
-        if (q->n_sched > 0) step_tokens(s, q, t);
-        if (r->role == ROLE_PREFILL && q->gen == 1 && q->gen < q->osl && q->n_sched == 0 && q->computed >= q->isl) {
-            /* disaggregated: the first token leaves with the prompt's KV cache for a decode replica */
-            double arrive = t + s->p->transfer_latency_s + q->isl * s->p->transfer_s_per_token;
-            q->first = arrive;
-            q->last = arrive;
-            q->running = 0;
-            free_blocks(s, r, q);
-            s->n_running--;
-            heap_push(s, arrive, i);
-            continue;
-        }
-        if (q->gen >= q->osl) {
-            q->done = t;
-            pend(s, q, 2);
-            q->running = 0;
-            free_blocks(s, r, q);
-            s->n_running--;
-            s->n_sys--;
-            done++;
-            if (s->w->arrival == TW_ARRIVE_CLOSED && *spawn < n_total) s->req[(*spawn)++].arrival = t;
-        } else {
-            run[kept++] = i;
-        }
-    }
-    r->n_run = (int32_t)kept;
-    return done;
-}
-
-/* the replica among [lo, hi) request i goes to: round robin, or the fewest waiting and running */
 static size_t route(sim_t *s, size_t i, size_t lo, size_t hi, int least)
 {
     size_t j, best = lo;
@@ -567,10 +122,10 @@ static const char *draw(sim_t *s, size_t n)
         q->osl = (int32_t)tw__serve_draw_length(&w->osl, w->trace_osl, i, &rl);
         if (s->p->prefill_replicas > 0) {
             /* the prompt and its first token on a prefill replica; the whole request on a decode one */
-            if (blocks_for((double)q->isl + 1.0, s->bs) > s->blocks_total ||
-                blocks_for((double)q->isl + q->osl, s->bs) > s->dec_blocks)
+            if (tw__blocks_for((double)q->isl + 1.0, s->bs) > s->blocks_total ||
+                tw__blocks_for((double)q->isl + q->osl, s->bs) > s->dec_blocks)
                 return "workload.isl+osl";
-        } else if (blocks_for((double)q->isl + q->osl, s->bs) > s->blocks_total) {
+        } else if (tw__blocks_for((double)q->isl + q->osl, s->bs) > s->blocks_total) {
             return "workload.isl+osl";
         }
         if (w->arrival == TW_ARRIVE_POISSON || w->arrival == TW_ARRIVE_GAMMA) {
@@ -724,18 +279,18 @@ static const char *run_events(sim_t *s, size_t n, size_t n_rep)
         now = ta < ts ? ta : ts;
         if (tk < now) now = tk;
         if (!isfinite(now)) return "policy"; /* nothing can move */
-        advance(s, now);
+        tw__advance(s, now);
         while (s->heap_n > 0 && s->heap_t[0] <= now) {
-            int32_t q = heap_pop(s);
+            int32_t q = tw__heap_pop(s);
             size_t r = route(s, (size_t)q, n_pre, n_rep, 1);
             s->req[q].computed = s->req[q].isl; /* the prompt's KV arrived */
             s->req[q].replica = (int32_t)r;
-            push_back(s, &s->rep[r], q);
+            tw__push_back(s, &s->rep[r], q);
             s->rep[r].dirty = 1;
         }
         while (next < spawn && s->req[next].arrival <= now) {
             size_t r = route(s, next, 0, n_pre > 0 ? n_pre : n_rep, p->router == TW_ROUTE_LEAST_LOADED);
-            push_back(s, &s->rep[r], (int32_t)next);
+            tw__push_back(s, &s->rep[r], (int32_t)next);
             s->req[next].replica = (int32_t)r;
             s->n_sys++;
             s->rep[r].dirty = 1;
@@ -743,7 +298,7 @@ static const char *run_events(sim_t *s, size_t n, size_t n_rep)
         }
         for (i = 0; i < n_rep; i++) {
             if (s->rep[i].busy && s->rep[i].busy_until <= now) {
-                completed += end_step(s, &s->rep[i], now, &spawn, n);
+                completed += tw__end_step(s, &s->rep[i], now, &spawn, n);
                 s->rep[i].dirty = 1;
             }
         }
@@ -752,7 +307,7 @@ static const char *run_events(sim_t *s, size_t n, size_t n_rep)
             if (!s->rep[i].dirty) continue;
             s->rep[i].dirty = 0;
             if (s->rep[i].busy) continue;
-            st = start_step(s, &s->rep[i], now);
+            st = tw__start_step(s, &s->rep[i], now);
             if (st == STEP_STUCK) return "policy.kv_capacity_tokens";
             if (st == STEP_RANGE) return "costs.scale";
         }

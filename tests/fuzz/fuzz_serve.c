@@ -66,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     c.host_s = fuzz_double(&in);
     c.seq_host_s = fuzz_double(&in);
     c.kv_s_per_token = fuzz_double(&in);
+    c.host_overlap = fuzz_double(&in);
     c.scale = fuzz_double(&in);
 
     n[0] = fuzz_double(&in); p[0] = fuzz_double(&in); n[1] = fuzz_double(&in); p[1] = fuzz_double(&in);
@@ -94,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pol.decode_kv_capacity_tokens = fuzz_double(&in);
     pol.transfer_s_per_token = fuzz_double(&in);
     pol.transfer_latency_s = fuzz_double(&in);
+    pol.async_output = fuzz_byte(&in) % 3; /* 2: invalid */
     if (fuzz_byte(&in) & 1) c.decode_pool = &c;
 
     memset(&w, 0, sizeof w);
@@ -107,6 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     w.osl.kind = fuzz_byte(&in) % 3;
     w.osl.a = fuzz_double(&in); w.osl.b = fuzz_double(&in); w.osl.lo = fuzz_double(&in); w.osl.hi = fuzz_double(&in);
     w.seed = (uint64_t)fuzz_int(&in);
+    w.measure_from = fuzz_double(&in);
+    w.measure_to = fuzz_double(&in);
 
     /* keep the run small: requests, tokens, replicas, sequences and a budget of at least 16 */
     if (!(w.requests >= 1 && w.requests <= 64) || !small_lengths(&w.isl) || !small_lengths(&w.osl) ||

@@ -1,0 +1,98 @@
+/*
+ * tw_serve_sim.h - the state of one serving run, shared by the loop's files: tw_serve.c (the
+ * run, its checks, arrivals and metrics) and tw_serve_sched.c (the scheduler: queues, KV blocks,
+ * admission, a step's start and end). Not installed.
+ */
+#ifndef TW_SERVE_SIM_H
+#define TW_SERVE_SIM_H
+
+#include "tw_serve_internal.h"
+
+typedef struct {
+    double arrival, first, last, sched, done; /* s; first/sched/done < 0 until they happen */
+    int32_t isl, osl, computed, gen, blocks, next, n_sched, replica, preempt, running;
+    int32_t pend_next, pend; /* async_output: the replica's next pending request; 1 first, 2 last token pending */
+} req_t;
+
+/* What a replica serves: both phases (aggregated), or one pool of a disaggregated deployment. */
+typedef enum { ROLE_BOTH = 0, ROLE_PREFILL = 1, ROLE_DECODE = 2 } role_t;
+
+/* Which running requests a scheduling pass takes: prompts (unfinished prefills), decodes, or both. */
+typedef enum { PHASE_BOTH = -1, PHASE_DECODE = 0, PHASE_PREFILL = 1 } phase_t;
+
+/* What starting a step came to: a step started (or nothing to do), work that can never be
+   scheduled (it needs more KV than is free with nothing running to free it), or a step time out
+   of range (not finite, below TW__SERVE_MIN_STEP, or past TW__SERVE_MAX_TIME). */
+typedef enum { STEP_OK = 0, STEP_STUCK = -1, STEP_RANGE = -2 } step_t;
+
+typedef struct {
+    int32_t head, tail, n_wait, n_run;
+    const tw_serve_costs *c; /* this replica's step costs */
+    double blocks_total;     /* its KV cache, blocks */
+    role_t role;
+    double busy_until, blocks_used, blocks_peak;
+    int32_t pend;            /* async_output: the first of the requests whose first or last token of
+                                its last step the client has not seen yet (-1: none), linked by next */
+    double decode_run; /* decode-only steps since the last step that scheduled prompts */
+    int busy, dirty;
+} rep_t;
+
+typedef struct {
+    size_t n, n_rep, max_seqs;
+    size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, total;
+} hdr_t;
+
+/* the longest simulated time, s (3e7 years): every sum of times stays finite */
+#define TW__SERVE_MAX_TIME 1e15
+/* the shortest step, s: no kernel launch is faster (every rate stays finite) */
+#define TW__SERVE_MIN_STEP 1e-9
+#define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+
+
+/* the state one run shares between its functions */
+typedef struct {
+    const tw_serve_workload *w;
+    const tw_serve_policy *p;
+    const tw_serve_costs *c;
+    req_t *req;
+    rep_t *rep;
+    int32_t *run;
+    uint64_t *bins;
+    double blocks_total, bs, budget;
+    size_t max_seqs;
+    /* totals */
+    double n_sys, n_running, waiting, itl_n, itl_sum, itl_max, preemptions, steps, prefill_tokens, recomputed;
+    double area_sys, area_run, t_prev, blocks_used_all;
+    tw_serve_sample *series;
+    size_t series_max, series_n, stride, skip;
+    tw__rng spec_rng;                       /* draft acceptance */
+    double *heap_t;                         /* KV transfers in flight: end times (a min-heap) */
+    int32_t *heap_i;                        /* and their requests */
+    size_t heap_n;
+    double blocks_all;                      /* KV blocks of every replica */
+    double dec_blocks;                      /* KV blocks of a decode replica (disaggregated) */
+    double spec_steps, spec_tokens;         /* decode steps of sequences and the tokens they emitted */
+    size_t lo, hi;                          /* the measured requests: lo .. hi - 1 in arrival order */
+    rep_t *pend_rep;                        /* the replica whose step is ending */
+    double gap_last;                        /* the last ITL binned and its bin: the sequences of one */
+    size_t gap_bin;                         /* step mostly share their gap */
+} sim_t;
+
+/* tw_serve.c: a time-series sample of the state when a step starts at t */
+void tw__sample(sim_t *s, double t);
+
+/* tw_serve_sched.c */
+/* KV blocks of `tokens` tokens in blocks of bs */
+double tw__blocks_for(double tokens, double bs);
+/* the time averages (requests in the system, running) carried forward to t */
+void tw__advance(sim_t *s, double t);
+/* request i joins the back of replica r's waiting queue */
+void tw__push_back(sim_t *s, rep_t *r, int32_t i);
+/* start a step on replica r at t when it has work: STEP_OK, or why none can ever run */
+step_t tw__start_step(sim_t *s, rep_t *r, double t);
+/* the step of replica r ends at t: tokens out, finished requests leave; returns the completions */
+size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total);
+/* the request whose KV transfer ends first (disaggregated serving), off the heap */
+int32_t tw__heap_pop(sim_t *s);
+
+#endif
