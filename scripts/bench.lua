@@ -339,6 +339,20 @@ do
   end
 end
 
+-- the default sizing search (issue 48): llama-3.1-8b at 20 req/s of ShareGPT within TTFT 1 s and
+-- TPOT 50 ms at p99, every device with a price, t in {1, 2, 4, 8}, the engine's batch limits, every
+-- run in steady state. Goal as a multiple of tw.gemm_many's time per shape: <= 5e6.
+do
+  local function search()
+    return tw.serve.size { model = "llama-3.1-8b", workload = { dataset = "sharegpt" }, rate = 20,
+                           slo = { ttft_s = 1, tpot_s = 0.05 } }
+  end
+  local r
+  local slo, smd = timed(function() r = search() end)
+  row("tw.serve.size default search (x gemm_many)", slo / gemm_many_s, smd / gemm_many_s, "x", 5e6, 1)
+  print(format("%-46s %.2f s, %d deployments ranked", "", slo, #r.deployments))
+end
+
 -- summary --------------------------------------------------------------------------------
 print("\ntarget                                          now (min)      goal   met")
 for _, r in ipairs(results) do
