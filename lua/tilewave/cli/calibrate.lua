@@ -30,6 +30,18 @@ function M.define(p)
   c:flag("--force", "Fit mode: write the fitted file even when it is worse than the base on the held-out rows.")
   c:option("--rounds", "Fit mode: coordinate-descent rounds."):default("6")
     :convert(require("tilewave.cli.parser").num_arg("calibrate.rounds"))
+  -- serving mode (tilewave.cli.calibrate_serving)
+  c:flag("--serving", "Serving mode: fit the engine's host times to benchmark results (the DIR arguments: "
+    .. "vLLM --save-result JSON or SGLang bench_serving JSONL) on the deployment --model, --hw, --t, --engine; "
+    .. "--out writes the engine file.")
+  c:option("--model", "Serving mode: the model the benchmark served (id, config.json or folder).")
+  c:option("--t", "Serving mode: tensor-parallel size."):default("1")
+    :convert(require("tilewave.cli.parser").int_arg("calibrate.t"))
+  c:option("--engine", "Serving mode: the engine and release the benchmark ran (e.g. vllm@0.6)."):default("vllm")
+  c:option("--max-num-seqs", "Serving mode: the server's --max-num-seqs.")
+    :convert(require("tilewave.cli.parser").int_arg("calibrate.max_num_seqs"))
+  c:option("--max-num-batched-tokens", "Serving mode: the server's --max-num-batched-tokens.")
+    :convert(require("tilewave.cli.parser").int_arg("calibrate.max_num_batched_tokens"))
 end
 
 local function pct(x) return format("%.1f%%", 100 * x) end
@@ -101,6 +113,14 @@ end
 
 --- Run `tilewave calibrate` with parsed `args`; writes to `out`; returns the exit status.
 function M.run(args, out)
+  if args.serving then return require("tilewave.cli.calibrate_serving").run(args, out) end
+  for _, k in ipairs { "model", "max_num_seqs", "max_num_batched_tokens" } do
+    if args[k] ~= nil then error(format("calibrate.%s: --%s applies with --serving only", k, k:gsub("_", "-")), 0) end
+  end
+  if args.t ~= 1 or args.engine ~= "vllm" then
+    error(format("calibrate.%s: --%s applies with --serving only", args.t ~= 1 and "t" or "engine",
+      args.t ~= 1 and "t" or "engine"), 0)
+  end
   if args.base or args.out then return fit_run(args, out) end
   -- the fit's options, given without --base, would be silently ignored: refuse them by name
   for _, k in ipairs { "device", "date", "holdout", "force", "rounds" } do

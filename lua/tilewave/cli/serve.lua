@@ -114,6 +114,8 @@ function M.define(p, engine_help)
   c:option("--format", "Output format (json: `runs`)."):choices({ "table", "text", "csv", "json" }):default("table")
   c:option("--out", "Write the output to FILE (atomically) instead of stdout.")
   c:option("--requests-out", "Write every request of every run (CSV) to FILE.")
+  c:option("--requests-format", "With --requests-out: csv (every run), or vllm (one run in vllm bench serve's "
+    .. "--save-result JSON, which calibrate --serving reads).")
   c:option("--series-out", "Write every run's time series (queue, running batch, KV use; CSV) to FILE.")
   c:option("--plots", "Also draw serve_latency.svg and serve_throughput.svg (with --rate lists) and "
     .. "serve_timeline.svg (the last run) into DIR (gnuplot).")
@@ -148,7 +150,7 @@ end
 local SEARCH_ONLY = { modes = "agg", max_gpus = 8, price = false, confidence = 0.9, samples = 16, top = 10 }
 local SIMULATE_ONLY = { t = 1, replicas = 1, router = "round_robin", max_num_seqs = false,
                         max_num_batched_tokens = false, cv = false, concurrency = false, offline = false, trace = false,
-                        requests_out = false, series_out = false, replay = false }
+                        requests_out = false, series_out = false, replay = false, requests_format = false }
 
 local function refuse(a, options, why)
   local names = {}
@@ -178,6 +180,13 @@ end
 function M.run(a, out)
   M.check_lengths(a)
   if a.cv and not a.rate then error("serve.cv: --cv applies with --rate (gamma arrivals) only", 0) end
+  if a.requests_format ~= nil then
+    require("tilewave.util.check").one_of(a.requests_format, { csv = true, vllm = true }, "serve.requests_format")
+    if not a.requests_out then error("serve.requests_format: --requests-format applies with --requests-out", 0) end
+    if a.requests_format == "vllm" and #loads(a) ~= 1 then
+      error(format("serve.requests_format: expected one load with vllm (one run a result file), got %d", #loads(a)), 0)
+    end
+  end
   if a.replay and not a.rate then
     error("serve.replay: --replay applies with --rate (concurrency, offline and trace runs are replays already)", 0)
   end
@@ -232,7 +241,11 @@ function M.run(a, out)
   -- every output staged, then renamed together; a failure (gnuplot, a full disk) leaves none behind
   local wrote = tx:run(function()
     if a.out then tx:stage(a.out, "serve.out", function(f) f:write(text) end) end
-    if a.requests_out then
+    if a.requests_out and a.requests_format == "vllm" then
+      tx:stage(a.requests_out, "serve.requests_out", function(f)
+        f:write(require("tilewave.report.serve_text").vllm_result(runs[1]))
+      end)
+    elseif a.requests_out then
       tx:stage(a.requests_out, "serve.requests_out", function(f)
         f:write("run,rate_rps,concurrency,request,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,",
           "preemptions,replica\n")

@@ -173,7 +173,8 @@ local function flatten(name, path, depth)
   return out
 end
 
---- Resolve an engine: nil (M.DEFAULT), a preset name, or a table with an
+--- Resolve an engine: nil (M.DEFAULT), a preset name, a release (`vllm@0.6`), a path to an engine
+-- file (`*.lua`, returning a table with `base`), or a table with an
 -- optional `base` preset (default M.DEFAULT) overridden field by field.
 -- Returns a fresh table with every field set and `name`: the preset,
 -- "<base>+<launch>" when only `launch` was overridden, else "<base>+custom".
@@ -182,6 +183,14 @@ end
 function M.resolve(e, path)
   path = path or "engine"
   if e == nil then e = M.DEFAULT end
+  if type(e) == "string" and e:match("%.lua$") then
+    -- an engine file (tilewave calibrate --serving writes one): a table with `base`, as a table is
+    local t, err = require("tilewave.util.sandbox").load(e)
+    if not t then error(path .. ": " .. err, 0) end
+    local out = M.resolve(t, path)
+    out.name = e:match("([^/]+)%.lua$")
+    return out
+  end
   if type(e) == "string" and e:find("@", 1, true) then
     -- a release: the profile that covers it (tilewave.cost.engine_versions)
     local name, why = require("tilewave.cost.engine_versions").lookup(e)

@@ -26,6 +26,26 @@ function M.mode(r)
     .. "drain included", r.requests)
 end
 
+--- Run `r` (with its records) as vLLM's `vllm bench serve --save-result` JSON writes one
+-- (benchmarks/benchmark_serving.py: request_rate, max_concurrency, num_prompts, duration, completed,
+-- input_lens, output_lens, ttfts and itls in s, errors): what `calibrate --serving` reads. Each
+-- request's ITLs are its TPOT repeated (the records keep its first and last token, not each gap).
+function M.vllm_result(r)
+  local c = r.records
+  local ttfts, itls, ins, outs, errs = {}, {}, {}, {}, {}
+  for j = 1, #c.arrival_s do
+    ins[j], outs[j] = math.tointeger(c.input_tokens[j]), math.tointeger(c.output_tokens[j])
+    ttfts[j], errs[j] = c.first_token_s[j] - c.arrival_s[j], ""
+    local gaps = require("tilewave.util.json").array()
+    for k = 1, outs[j] - 1 do gaps[k] = (c.finish_s[j] - c.first_token_s[j]) / (outs[j] - 1) end
+    itls[j] = gaps
+  end
+  local doc = { backend = "tilewave", request_rate = r.rate or "inf", max_concurrency = r.concurrency,
+    num_prompts = #c.arrival_s, duration = r.duration_s, completed = #c.arrival_s, input_lens = ins, output_lens = outs,
+    ttfts = ttfts, itls = itls, errors = errs, engine = r.engine, model = r.model, hw = r.hw }
+  return tw.report.json(doc) .. "\n"
+end
+
 --- The runs as text: a table (or CSV, or JSON `runs`). A load past the deployment's capacity
 -- (`stability.state` "unstable", tilewave.serve.capacity) shows no TTFT or E2E: they grow with the run's
 -- length, and a table must not print them as a healthy load's.

@@ -171,7 +171,7 @@ local function read_trace(path, where)
 end
 
 local FIELDS = { arrival = true, rate = true, cv = true, concurrency = true, requests = true, isl = true, osl = true,
-                 dataset = true, trace = true, measure = true }
+                 dataset = true, trace = true, measure = true, lengths = true }
 local ARRIVALS = { poisson = true, gamma = true, offline = true, closed = true, trace = true }
 
 --- Resolve a workload into the core's fields.
@@ -203,7 +203,27 @@ function M.resolve(o, path)
   elseif o.concurrency ~= nil then
     check.fail(path .. ".concurrency", "expected no concurrency with arrival " .. w.arrival, o.concurrency)
   end
-  if w.arrival == "trace" or o.trace ~= nil then
+  if o.lengths ~= nil then
+    -- each request's prompt and output tokens as given (a benchmark's own requests), any arrival
+    if o.trace ~= nil then check.fail(path .. ".lengths", "expected lengths or a trace, not both", "both") end
+    check.table(o.lengths, path .. ".lengths")
+    check.options(o.lengths, { isl = true, osl = true }, path .. ".lengths")
+    local l = o.lengths
+    check.table(l.isl, path .. ".lengths.isl")
+    check.table(l.osl, path .. ".lengths.osl")
+    if #l.isl == 0 or #l.isl ~= #l.osl then
+      check.fail(path .. ".lengths", "expected isl and osl lists of one length, at least 1", #l.isl .. " and " .. #l.osl)
+    end
+    for i = 1, #l.isl do
+      check.positive_int(l.isl[i], format("%s.lengths.isl[%d]", path, i))
+      check.positive_int(l.osl[i], format("%s.lengths.osl[%d]", path, i))
+    end
+    w.trace_isl, w.trace_osl = l.isl, l.osl
+    if o.requests ~= nil and o.requests ~= #l.isl then
+      check.fail(path .. ".requests", format("expected the %d requests of lengths (or none)", #l.isl), o.requests)
+    end
+    w.requests = #l.isl
+  elseif w.arrival == "trace" or o.trace ~= nil then
     local arr, isl, osl = read_trace(o.trace, path .. ".trace")
     w.requests = #arr
     if o.requests ~= nil and o.requests ~= #arr then
@@ -240,6 +260,9 @@ function M.resolve(o, path)
     if w.arrival ~= "poisson" and w.arrival ~= "gamma" then
       check.fail(path .. ".measure", "expected \"replay\" with arrival " .. w.arrival
         .. " (a steady state needs an open-loop rate)", o.measure)
+    end
+    if w.trace_isl then
+      check.fail(path .. ".measure", "expected \"replay\" with a trace or lengths (their requests are fixed)", o.measure)
     end
     local plan = require("tilewave.serve.steady").plan(w.rate, o.requests)
     w.requests_asked, w.requests = o.requests, plan.requests

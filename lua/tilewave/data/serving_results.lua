@@ -1,0 +1,120 @@
+--- tilewave.data.serving_results: serving benchmark results as the engines' own clients write them,
+-- read into one shape for calibration (tilewave.explore.serving_fit).
+--
+-- Formats, as their writers' source defines them:
+--   vllm    `vllm bench serve --save-result` (vllm-project/vllm benchmarks/benchmark_serving.py,
+--           `result` dict): one JSON object with request_rate (request/s; Python's json writes an
+--           unpaced run as Infinity), max_concurrency (null or an integer), num_prompts, duration (s),
+--           completed, and per request input_lens, output_lens (tokens), ttfts (s; 0 for a failed
+--           request), itls (the gaps of each request, s), errors ("" when it succeeded).
+--   sglang  `python -m sglang.bench_serving --output-file F --output-details` (sgl-project/sglang
+--           python/sglang/bench_serving.py): JSON Lines, one run appended per line, each the same
+--           fields as vLLM's (input_lens, output_lens, ttfts, itls, errors, request_rate,
+--           max_concurrency, duration, completed); the last line is read (`run` picks another).
+-- GenAI-Perf's profile_export.json is not read: it holds response texts and timestamps, not
+-- output token counts, which a reader would need a tokenizer for.
+-- Limits: a file of at most 16 MiB (tilewave.util.sandbox.MAX_FILE_BYTES); per-request arrays of one
+-- length, 1 to 10^6 requests; times finite and >= 0.
+-- Units: s, token, request/s.
+-- @module tilewave.data.serving_results
+local sandbox = require "tilewave.util.sandbox"
+
+local M = {}
+local format = string.format
+
+local function fail(path, field, what, got)
+  error(format("%s: %s: %s%s", path, field, what, got ~= nil and (", got " .. tostring(got)) or ""), 0)
+end
+
+local function decode(path, text, line)
+  local cjson = require "cjson.safe"
+  local v, err = cjson.decode(text)
+  if v == nil then
+    fail(path, line and format("line %d", line) or "JSON", "expected JSON (" .. tostring(err) .. ")")
+  end
+  if type(v) ~= "table" then fail(path, "JSON", "expected an object", type(v)) end
+  return v
+end
+
+local ARRAYS = { "input_lens", "output_lens", "ttfts", "itls" }
+
+-- a number field: finite, >= 0 (nil when absent and optional)
+local function number(path, v, field, optional)
+  if v == nil or v == require("cjson").null then
+    if optional then return nil end
+    fail(path, field, "expected a number")
+  end
+  if type(v) ~= "number" or v ~= v or v < 0 then fail(path, field, "expected a non-negative number", v) end
+  return v
+end
+
+--- Read a benchmark result file.
+-- @string path the file
+-- @tparam[opt] table o `{ run (1-based line of a JSON Lines file; default the last) }`
+-- @return `{ format ("vllm" | "sglang"), path, rate (request/s; math.huge: unpaced), max_concurrency
+--   (or nil), duration_s, requests = { { input, output, ttft_s, itls = {...}, ok } ... } (in the
+--   file's order), completed (requests that succeeded) }`
+-- @raise `<path>: <field>: <expectation>, got <value>` for a file of another format, truncated
+--   JSON, arrays of different lengths, negative or NaN times, no completed request, a file over 16 MiB
+function M.read(path, o)
+  o = o or {}
+  local text, err = sandbox.read_file(path)
+  if not text then error(err, 0) end
+  local doc, fmt
+  local lines = {}
+  for l in text:gmatch("[^\n]+") do if l:find("%S") then lines[#lines + 1] = l end end
+  if #lines == 0 then fail(path, "JSON", "expected a benchmark result, got an empty file") end
+  if #lines > 1 and lines[1]:find("^%s*{") and lines[1]:find("}%s*$") and text:sub(1, 1) == "{" then
+    -- JSON Lines: one run a line (SGLang appends); a one-object file spread over lines is plain JSON
+    local okl = pcall(decode, path, lines[1], 1)
+    if okl then
+      local i = o.run or #lines
+      if math.type(i) ~= "integer" or i < 1 or i > #lines then
+        fail(path, "run", format("expected a line from 1 to %d", #lines), o.run)
+      end
+      doc, fmt = decode(path, lines[i], i), "sglang"
+    end
+  end
+  if not doc then doc, fmt = decode(path, text), "vllm" end
+  for _, k in ipairs(ARRAYS) do
+    if type(doc[k]) ~= "table" then
+      fail(path, k, "expected the per-request array of vLLM's --save-result JSON or SGLang's bench_serving "
+        .. "--output-details JSONL (input_lens, output_lens, ttfts, itls)", doc[k] == nil and "none" or type(doc[k]))
+    end
+  end
+  local n = #doc.input_lens
+  if n == 0 then fail(path, "input_lens", "expected at least one request", 0) end
+  if n > 1e6 then fail(path, "input_lens", "expected at most 10^6 requests", n) end
+  for _, k in ipairs { "output_lens", "ttfts", "itls" } do
+    if #doc[k] ~= n then fail(path, k, format("expected %d entries, as input_lens", n), #doc[k]) end
+  end
+  if doc.errors ~= nil and type(doc.errors) == "table" and #doc.errors ~= n then
+    fail(path, "errors", format("expected %d entries, as input_lens", n), #doc.errors)
+  end
+  local out = { format = fmt, path = path, requests = {}, completed = 0 }
+  for i = 1, n do
+    local e = doc.errors and doc.errors[i]
+    local failed = type(e) == "string" and e ~= ""
+    local q = { input = number(path, doc.input_lens[i], format("input_lens[%d]", i)),
+                output = number(path, doc.output_lens[i], format("output_lens[%d]", i)),
+                ttft_s = number(path, doc.ttfts[i], format("ttfts[%d]", i)), itls = {} }
+    if type(doc.itls[i]) ~= "table" then fail(path, format("itls[%d]", i), "expected a list of gaps (s)", type(doc.itls[i])) end
+    for j, g in ipairs(doc.itls[i]) do q.itls[j] = number(path, g, format("itls[%d][%d]", i, j)) end
+    q.ok = not failed and q.ttft_s > 0 and q.output >= 1 and q.input >= 1
+    if q.ok then out.completed = out.completed + 1 end
+    out.requests[i] = q
+  end
+  if out.completed == 0 then fail(path, "errors", "expected at least one completed request", "none of " .. n) end
+  local rate = doc.request_rate
+  if rate == nil or rate == "inf" then rate = math.huge end
+  out.rate = number(path, rate, "request_rate")
+  if out.rate == 0 then fail(path, "request_rate", "expected a positive rate (or Infinity: unpaced)", 0) end
+  local mc = number(path, doc.max_concurrency, "max_concurrency", true)
+  if mc ~= nil and (mc < 1 or mc % 1 ~= 0) then fail(path, "max_concurrency", "expected a positive integer", mc) end
+  out.max_concurrency = mc and math.tointeger(mc)
+  out.duration_s = number(path, doc.duration, "duration")
+  if not (out.duration_s > 0) then fail(path, "duration", "expected a positive duration (s)", out.duration_s) end
+  return out
+end
+
+return M

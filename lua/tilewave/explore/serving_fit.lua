@@ -1,0 +1,238 @@
+--- tilewave.explore.serving_fit: an engine's host times fitted to a serving benchmark the user
+-- ran (issue 52): `tilewave calibrate --serving FILE`.
+--
+-- The benchmark's own requests (their prompt and output lengths, in the file's order) are replayed
+-- on the deployment the user names, at the file's request rate (Poisson; an unpaced run with
+-- max_concurrency as a closed loop, without it offline). Two figures of the engine are fitted, the
+-- host time per step (token_host_s) and per sequence in a step (seq_host_s), by a pattern search
+-- (coordinate steps halved when neither improves; Hooke and Jeeves 1961) from the engine's own values,
+-- then a scan of +-10% of each in 1% steps.
+-- The loss is the mean |ln(simulated / measured)| of TTFT's and TPOT's means over the even-numbered
+-- requests and of the run's throughput (order statistics move in jumps as the host times change:
+-- p50 and p90 are reported, not fitted); the odd-numbered ones are held back and
+-- their errors reported. Arrival times are not in the files, so single requests are not compared:
+-- statistics of many are. TPOT of a request is (the sum of its ITLs) / (output - 1), as
+-- benchmark_serving takes (E2E - TTFT) / (output - 1).
+-- Units: s, request/s.
+-- @module tilewave.explore.serving_fit
+local simulate = require "tilewave.serve.simulate"
+local engines = require "tilewave.cost.engines"
+
+local M = {}
+local abs, log, max, min, format = math.abs, math.log, math.max, math.min, string.format
+
+--- Bounds of the search: host time per step, s; per sequence, s.
+M.MAX_STEP_S, M.MAX_SEQ_S = 50e-3, 2e-3
+
+-- numpy's linear percentile of a list (sorted copy)
+local function pct(v, q)
+  local s = {}
+  for i, x in ipairs(v) do s[i] = x end
+  table.sort(s)
+  if #s == 0 then return 0 end
+  local pos = q / 100 * (#s - 1)
+  local f = math.floor(pos)
+  if f + 1 >= #s then return s[#s] end
+  return s[f + 1] + (pos - f) * (s[f + 2] - s[f + 1])
+end
+
+local function mean(v)
+  local t = 0
+  for _, x in ipairs(v) do t = t + x end
+  return #v > 0 and t / #v or 0
+end
+
+-- the statistics compared: mean, p50, p90 of TTFT and of TPOT over a set of requests
+local function stats(ttft, tpot)
+  return { ttft_mean = mean(ttft), ttft_p50 = pct(ttft, 50), ttft_p90 = pct(ttft, 90),
+           tpot_mean = mean(tpot), tpot_p50 = pct(tpot, 50), tpot_p90 = pct(tpot, 90) }
+end
+M.KEYS = { "ttft_mean", "ttft_p50", "ttft_p90", "tpot_mean", "tpot_p50", "tpot_p90" }
+
+--- The measured figures of benchmark `res` (tilewave.data.serving_results.read): its completed
+-- requests, and the statistics of the even (`fit`) and odd (`held`) ones, with the throughput.
+function M.measured(res)
+  local reqs = {}
+  for _, q in ipairs(res.requests) do if q.ok then reqs[#reqs + 1] = q end end
+  local sets = { fit = { {}, {} }, held = { {}, {} } }
+  for i, q in ipairs(reqs) do
+    local s = sets[i % 2 == 0 and "fit" or "held"]
+    s[1][#s[1] + 1] = q.ttft_s
+    if q.output > 1 then
+      local g = 0
+      for _, x in ipairs(q.itls) do g = g + x end
+      s[2][#s[2] + 1] = g / (q.output - 1)
+    end
+  end
+  return { requests = reqs, fit = stats(sets.fit[1], sets.fit[2]), held = stats(sets.held[1], sets.held[2]),
+           requests_per_s = #reqs / res.duration_s }
+end
+
+--- The simulate() options that replay the completed requests `reqs` of `res` on deployment `dep`
+-- (`{ model, hw, t, engine, scheduler, weight_dtype, kv_dtype, allow_long_context }`).
+function M.options(dep, res, reqs)
+  local isl, osl = {}, {}
+  for i, q in ipairs(reqs) do isl[i], osl[i] = max(1, q.input), max(1, q.output) end
+  local w = { lengths = { isl = isl, osl = osl } }
+  if res.rate < math.huge then w.rate = res.rate
+  elseif res.max_concurrency then w.concurrency = res.max_concurrency
+  else w.arrival = "offline" end
+  return { model = dep.model, hw = dep.hw, t = dep.t, engine = dep.engine, scheduler = dep.scheduler,
+           weight_dtype = dep.weight_dtype, kv_dtype = dep.kv_dtype, allow_long_context = dep.allow_long_context,
+           workload = w, detail = true }
+end
+
+-- the simulated figures of a raw run with records, as M.measured's
+local function simulated(r)
+  local rec = r.records
+  local sets = { fit = { {}, {} }, held = { {}, {} } }
+  for i = 1, #rec.arrival_s do
+    local s = sets[i % 2 == 0 and "fit" or "held"]
+    s[1][#s[1] + 1] = rec.first_token_s[i] - rec.arrival_s[i]
+    local o = rec.output_tokens[i]
+    if o > 1 then s[2][#s[2] + 1] = (rec.finish_s[i] - rec.first_token_s[i]) / (o - 1) end
+  end
+  return { fit = stats(sets.fit[1], sets.fit[2]), held = stats(sets.held[1], sets.held[2]),
+           requests_per_s = r.requests_per_s }
+end
+
+--- Errors of simulated figures `s` against measured `m` on one set ("fit" or "held"): per
+-- statistic sim / meas - 1, and the loss (mean |ln ratio|, throughput included).
+function M.errors(s, m, set)
+  local out, loss, n = {}, 0, 0
+  for _, k in ipairs(M.KEYS) do
+    local a, b = s[set][k], m[set][k]
+    if b > 0 and a > 0 then
+      out[k] = a / b - 1
+      -- the loss takes the means (smooth in the host times); p50 and p90 are reported
+      if k:find("_mean$") then loss, n = loss + abs(log(a / b)), n + 1 end
+    end
+  end
+  out.throughput = s.requests_per_s / m.requests_per_s - 1
+  loss, n = loss + abs(log(s.requests_per_s / m.requests_per_s)), n + 1
+  out.loss = loss / n
+  local function group(prefix)
+    local e, b, c = 0, 0, 0
+    for _, k in ipairs(M.KEYS) do
+      if k:find("^" .. prefix) and out[k] then e, b, c = e + abs(out[k]), b + out[k], c + 1 end
+    end
+    return c > 0 and e / c or 0, c > 0 and b / c or 0
+  end
+  out.ttft_mape, out.ttft_bias = group("ttft")
+  out.tpot_mape, out.tpot_bias = group("tpot")
+  return out
+end
+
+--- Fit the host times of deployment `dep` to benchmarks `list` (one result, or several: runs at
+-- different loads separate the time per step from the time per sequence, which one load leaves
+-- nearly collinear).
+-- @return `{ base (the engine as named), token_host_s, seq_host_s, base_token_host_s, base_seq_host_s,
+--   before = { fit = errors, held = errors }, after = { ... } (errors pooled over the files: each
+--   figure the mean over them), evaluations, requests }`
+-- @raise simulate()'s errors (a deployment that cannot hold the file's requests names both)
+function M.fit(dep, list)
+  if list.requests then list = { list } end
+  local eng = engines.resolve(dep.engine or "vllm", "calibrate.engine")
+  local h0, q0 = eng.token_host_s or 0, eng.seq_host_s or 0
+  local runs, nreq = {}, 0
+  for i, res in ipairs(list) do
+    local m = M.measured(res)
+    local x = simulate.prepare(M.options(dep, res, m.requests))
+    runs[i] = { m = m, x = x, dec = x.tables.decode_s, grid = x.tables.seq_grid }
+    nreq = nreq + #m.requests
+  end
+  local evals = 0
+  -- every file replayed with host times (h, q): each decode table moved by the change of its host
+  -- terms; the errors of each set averaged over the files
+  local function errors(h, q)
+    evals = evals + 1
+    local acc = { fit = {}, held = {} }
+    for _, r in ipairs(runs) do
+      local dec, nd = {}, #r.dec // #r.grid
+      for i, b in ipairs(r.grid) do
+        local d = (h - h0) + (q - q0) * b
+        for j = 1, nd do dec[(i - 1) * nd + j] = r.dec[(i - 1) * nd + j] + d end
+      end
+      r.x.tables.decode_s, r.x.tables.host_s, r.x.tables.seq_host_s = dec, h, q
+      local sim = simulated(simulate.run(r.x, 1, true))
+      r.x.tables.decode_s = r.dec
+      for _, set in ipairs { "fit", "held" } do
+        for k, v in pairs(M.errors(sim, r.m, set)) do acc[set][k] = (acc[set][k] or 0) + v / #runs end
+      end
+    end
+    return acc
+  end
+  local before = errors(h0, q0)
+  local function loss(p) return errors(p[1], p[2]).fit.loss end
+  local p, best = { h0, q0 }, before.fit.loss
+  local step = { max(h0 / 2, 0.5e-3), max(q0 / 2, 10e-6) }
+  local hi = { M.MAX_STEP_S, M.MAX_SEQ_S }
+  for _ = 1, 60 do
+    local moved = false
+    for c = 1, 2 do
+      for _, dir in ipairs { 1, -1 } do
+        local t = { p[1], p[2] }
+        t[c] = min(hi[c], max(0, p[c] + dir * step[c]))
+        if t[c] ~= p[c] then
+          local l = loss(t)
+          if l < best - 1e-12 then p, best, moved = t, l, true; break end
+        end
+      end
+    end
+    if not moved then
+      step[1], step[2] = step[1] / 2, step[2] / 2
+      if step[1] < 1e-3 * max(p[1], 1e-4) and step[2] < 1e-3 * max(p[2], 1e-6) then break end
+    end
+  end
+  -- the loss moves in small jumps (scheduling decisions flip): scan +-10% of each figure in 1% steps,
+  -- twice, so that a jump does not stop the search short of a better point nearby
+  for _ = 1, 2 do
+    for c = 1, 2 do
+      local center = p[c]
+      for k = -10, 10 do
+        local t = { p[1], p[2] }
+        t[c] = min(hi[c], max(0, center * (1 + k / 100)))
+        if k ~= 0 and t[c] ~= p[c] then
+          local l = loss(t)
+          if l < best - 1e-12 then p, best = t, l end
+        end
+      end
+    end
+  end
+  local after = errors(p[1], p[2])
+  return { base = eng.name, token_host_s = p[1], seq_host_s = p[2], base_token_host_s = h0, base_seq_host_s = q0,
+           before = before, after = after, evaluations = evals, requests = nreq, files = #list }
+end
+
+--- The engine file of fit `f` (M.fit) from benchmark `res`: Lua source, each fitted field with its
+-- data and fit error (`tilewave serve --engine FILE` and `serve --search --engine FILE` take it).
+function M.engine_file(f, list, dep)
+  if list.requests then list = { list } end
+  local paths, fmts, rates = {}, {}, {}
+  for i, res in ipairs(list) do
+    paths[i], fmts[i] = res.path, res.format
+    rates[i] = res.rate < math.huge and format("%g req/s", res.rate) or "unpaced"
+  end
+  local res = { path = table.concat(paths, ", "), format = table.concat(fmts, ", "), rate = math.huge }
+  local held = f.after.held
+  local lines = {
+    "-- tilewave engine calibrated by `tilewave calibrate --serving` (tilewave.explore.serving_fit)",
+    format("-- data: %s (%s format), %d completed requests at %s; deployment %s on %s, t = %d",
+      res.path, res.format, f.requests, table.concat(rates, ", "), tostring(dep.model), tostring(dep.hw), dep.t or 1),
+    format("-- held-back requests (odd-numbered): TTFT MAPE %.1f%% (bias %+.1f%%), TPOT MAPE %.1f%% (bias %+.1f%%), "
+      .. "throughput %+.1f%%; the base engine gave TTFT %.1f%%, TPOT %.1f%%, throughput %+.1f%%",
+      100 * held.ttft_mape, 100 * held.ttft_bias, 100 * held.tpot_mape, 100 * held.tpot_bias, 100 * held.throughput,
+      100 * f.before.held.ttft_mape, 100 * f.before.held.tpot_mape, 100 * f.before.held.throughput),
+    "return {",
+    format("  base = %q,", f.base),
+    format("  token_host_s = %.6g, -- s per step, fitted (base %.6g)", f.token_host_s, f.base_token_host_s),
+    format("  seq_host_s = %.6g, -- s per sequence in a step, fitted (base %.6g)", f.seq_host_s, f.base_seq_host_s),
+    format("  source = %q,", format("tilewave calibrate --serving %s: host times fitted to its even-numbered "
+      .. "requests (loss %.3f); odd-numbered held back: TTFT MAPE %.1f%%, TPOT MAPE %.1f%%", res.path,
+      f.after.fit.loss, 100 * held.ttft_mape, 100 * held.tpot_mape)),
+    "}",
+  }
+  return table.concat(lines, "\n") .. "\n"
+end
+
+return M
