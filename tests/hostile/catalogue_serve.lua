@@ -148,4 +148,29 @@ return function(add)
   add("names", "a steady window outside the run (the core's binding)", { files = { ["w.lua"] =
     "local tw = require 'tilewave' tw.serve.simulate { model = 'pythia-70m', hw = 'h100', workload = { rate = 1, "
     .. "requests = 10, dataset = 'sharegpt', measure = 'steadily' } }" }, cmd = "run w.lua", err = "serve.workload.measure: expected one of" })
+
+  -- 11. benchmark result files for calibrate --serving (issue 52 item 4): one line naming the file
+  -- and the field, nothing written
+  local C = "calibrate --serving r.json --model llama-3.1-8b --hw h100 --out e.lua"
+  local function NONE(dir) return io.open(dir .. "/e.lua") == nil, "e.lua was written" end
+  local ok_req = '"input_lens": [10], "output_lens": [2], "ttfts": [0.1], "itls": [[0.01]], "errors": [""], '
+    .. '"request_rate": 1, "duration": 1'
+  add("results", "another format (a trace CSV)", { files = { ["r.json"] = "arrival_s,input_tokens,output_tokens\n0,1,1\n" },
+    cmd = C, err = "r.json: JSON: expected JSON", after = NONE })
+  add("results", "truncated JSON", { files = { ["r.json"] = '{"input_lens": [10], "output_lens": [2' }, cmd = C,
+    err = "r.json: JSON: expected JSON", after = NONE })
+  add("results", "arrays of different lengths", { files = { ["r.json"] = '{"input_lens": [10, 20], "output_lens": [2], '
+    .. '"ttfts": [0.1, 0.1], "itls": [[], []], "duration": 1}' }, cmd = C,
+    err = "r.json: output_lens: expected 2 entries, as input_lens, got 1", after = NONE })
+  add("results", "a negative time", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[0%.1%]', '[-0.1]')) },
+    cmd = C, err = "r.json: ttfts[1]: expected a non-negative number, got -0.1", after = NONE })
+  add("results", "a NaN gap", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[%[0%.01%]%]', '[[NaN]]')) },
+    cmd = C, err = "r.json: itls[1][1]: expected a non-negative number", after = NONE })
+  add("results", "no completed request", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[""%]', '["timeout"]')) },
+    cmd = C, err = "r.json: errors: expected at least one completed request", after = NONE })
+  add("results", "a prompt past the model's context", { files = { ["r.json"] = (('{' .. ok_req .. '}')
+    :gsub('"input_lens": %[10%]', '"input_lens": [200000]')) }, cmd = C,
+    err = { "cannot replay r.json", "max_position_embeddings" }, after = NONE })
+  add("results", "an engine file without .lua", { files = { ["r.json"] = '{' .. ok_req .. '}' },
+    cmd = "calibrate --serving r.json --model llama-3.1-8b --out e.txt", err = "calibrate.out: expected a .lua engine file" })
 end
