@@ -277,6 +277,13 @@ function M.decode(o)
     r.interval.high = math.max(r.interval.high, r.tpot_s * (1 + eng.host_spread))
     r.interval.host_spread = eng.host_spread
   end
+  -- per-token host work known only within a range across models (Hugging Face generate())
+  local hr = eng.token_host_range
+  if hr and (eng.token_host_s or 0) > 0 then
+    r.interval.low = math.min(r.interval.low, r.tpot_s - eng.token_host_s * (1 - hr[1]))
+    r.interval.high = math.max(r.interval.high, r.tpot_s + eng.token_host_s * (hr[2] - 1))
+    r.interval.token_host_range = hr
+  end
   r.tokens_per_s = 1 / r.tpot_s
   r.aggregate_tokens_per_s = batch_all / r.tpot_s
   r.achieved_bw = r.bytes / r.tpot_s
