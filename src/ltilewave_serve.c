@@ -2,25 +2,22 @@
  * ltilewave_serve.c - Lua binding of tw_serve (src/tw_serve.h).
  *
  *   core.serve{ arrival = "poisson" | "gamma" | "offline" | "closed" | "trace", rate, cv, concurrency,
- *               requests, seed, isl = { kind = "fixed" | "uniform" | "lognormal" | "trace", a, b, lo, hi },
- *               osl = { ... }, trace_arrival = { s ... }, trace_isl = { ... }, trace_osl = { ... },
- *               policy = "continuous" | "static", mix, chunked, reserve (booleans), max_num_seqs,
- *               max_num_batched_tokens, block_size, kv_capacity_tokens,  watermark, replicas, multi_step, spec_k, spec_alpha,
- *               router = "round_robin" | "least_loaded",
- *               tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s (row-major
- *               seq x dctx), draft_s (optional, as decode_s), host_s, seq_host_s,
- *               kv_s_per_token, host_overlap, scale, decode_pool = { the same tables, for disaggregated decode replicas },
- *               prefill_replicas, decode_kv_capacity_tokens, transfer_s_per_token, transfer_latency_s, async_output (boolean), slo_ttft_s, slo_tpot_s, records (boolean), series_max }
- *     -> { requests, duration_s, requests_per_s, output_tokens_per_s, total_tokens_per_s,
- *          ttft_s = { mean, p50, p90, p99, max }, tpot_s, itl_s, e2e_s, queue_s, mean_in_system,
- *          mean_running, kv_peak_fraction, preemptions, steps, prefill_tokens, recomputed_tokens,
- *          decode_tokens, kv_blocks_end,
- *          output_tokens, goodput_rps, records = { arrival_s = {...}, ... } (records = true),
- *          series = { time_s = {...}, waiting, running, kv_fraction } (series_max > 0) }
+ *     requests, measure_from, measure_to, seed, isl = { kind = "fixed" | "uniform" | "lognormal" | "trace", a, b,
+ *     lo, hi }, osl, trace_arrival, trace_isl, trace_osl, policy = "continuous" | "static", mix, chunked,
+ *     reserve, async_output, records (booleans), max_num_seqs, max_num_batched_tokens, block_size,
+ *     kv_capacity_tokens, watermark, replicas, multi_step, spec_k, spec_alpha, router = "round_robin" |
+ *     "least_loaded", prefill_replicas, decode_kv_capacity_tokens, transfer_s_per_token, transfer_latency_s,
+ *     the costs (tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s row-major seq x
+ *     dctx, draft_s, host_s, seq_host_s, kv_s_per_token, host_overlap, scale; decode_pool = the same for
+ *     disaggregated decode replicas), slo_ttft_s, slo_tpot_s, series_max }
+ *     -> tw_serve_result's fields (ttft_s, tpot_s, itl_s, e2e_s, queue_s as { mean, p50, p90, p99, max }),
+ *        records = { arrival_s = {...}, ... } (records = true), series = { time_s, waiting, running,
+ *        kv_fraction } (series_max > 0)
  *   core.serve_step(costs, chunks = { { n, p }, ... }, b, ctx, k) -> s (the same table fields as core.serve)
  * Errors name the field: "serve.<field>: <expectation>, got <value>".
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "lbind.h"
@@ -258,32 +255,25 @@ static int run_error(lua_State *L, int status, const char *bad, const tw_serve_p
 }
 
 /* The result table of a run (its fields as tw_serve_result names them). */
+#define NUM(f) {#f, offsetof(tw_serve_result, f)}
+static const struct { const char *name; size_t off; } RESULT_NUMS[] = {
+    NUM(requests), NUM(measured), NUM(duration_s), NUM(requests_per_s), NUM(output_tokens_per_s),
+    NUM(total_tokens_per_s), NUM(mean_in_system), NUM(mean_running), NUM(kv_peak_fraction), NUM(preemptions),
+    NUM(steps), NUM(prefill_tokens), NUM(recomputed_tokens), NUM(output_tokens), NUM(goodput_rps),
+    NUM(spec_tokens_per_step), NUM(decode_tokens), NUM(kv_blocks_end)};
+#undef NUM
+
 static void push_result(lua_State *L, const tw_serve_result *r)
 {
+    size_t i;
     lua_createtable(L, 0, 32);
-    tw_lua_set_num(L, "requests", r->requests);
-    tw_lua_set_num(L, "measured", r->measured);
-    tw_lua_set_num(L, "duration_s", r->duration_s);
-    tw_lua_set_num(L, "requests_per_s", r->requests_per_s);
-    tw_lua_set_num(L, "output_tokens_per_s", r->output_tokens_per_s);
-    tw_lua_set_num(L, "total_tokens_per_s", r->total_tokens_per_s);
+    for (i = 0; i < sizeof RESULT_NUMS / sizeof RESULT_NUMS[0]; i++)
+        tw_lua_set_num(L, RESULT_NUMS[i].name, *(const double *)(const void *)((const char *)r + RESULT_NUMS[i].off));
     push_stat(L, "ttft_s", &r->ttft_s);
     push_stat(L, "tpot_s", &r->tpot_s);
     push_stat(L, "itl_s", &r->itl_s);
     push_stat(L, "e2e_s", &r->e2e_s);
     push_stat(L, "queue_s", &r->queue_s);
-    tw_lua_set_num(L, "mean_in_system", r->mean_in_system);
-    tw_lua_set_num(L, "mean_running", r->mean_running);
-    tw_lua_set_num(L, "kv_peak_fraction", r->kv_peak_fraction);
-    tw_lua_set_num(L, "preemptions", r->preemptions);
-    tw_lua_set_num(L, "steps", r->steps);
-    tw_lua_set_num(L, "prefill_tokens", r->prefill_tokens);
-    tw_lua_set_num(L, "recomputed_tokens", r->recomputed_tokens);
-    tw_lua_set_num(L, "output_tokens", r->output_tokens);
-    tw_lua_set_num(L, "goodput_rps", r->goodput_rps);
-    tw_lua_set_num(L, "spec_tokens_per_step", r->spec_tokens_per_step);
-    tw_lua_set_num(L, "decode_tokens", r->decode_tokens);
-    tw_lua_set_num(L, "kv_blocks_end", r->kv_blocks_end);
 }
 
 /* The time series (series_n samples) as result.series = { time_s = {...}, waiting, running, kv_fraction }. */

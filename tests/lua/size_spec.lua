@@ -73,10 +73,26 @@ describe("tilewave.serve.size", function()
       assert.equal(spec.price.provider .. ", " .. spec.price.date, p.source)
     end
     -- past max_gpus: how many replicas the rate needs, and what one sustains
-    local capped = sized { max_gpus = 1, hw = { "l40s" }, t = { 1 } }
+    local capped = sized { max_gpus = 1, hw = { "l40s" }, t = { 1 }, weight_dtype = "bf16" }
     local why = capped.rejected[1] and capped.rejected[1].reason or ""
     assert.truthy(why:find("^needs %d+ or more replicas of 1 GPU for 12 req/s %(one sustains [%d.]+ req/s%): more than "
       .. "max_gpus 1$"), why)
+  end)
+
+  it("deploys fp8 weights where FP8 tensor cores are, bf16 elsewhere, the checkpoint's own, or what is asked", function()
+    local choice = require("tilewave.serve.size_dtypes").choice
+    local c8 = tw.models.resolve("llama-3.1-8b")
+    assert.are.equal("fp8", (choice({}, tw.hw.resolve("h100_sxm5"), c8)))
+    assert.are.equal("fp8", (choice({}, tw.hw.resolve("l40s"), c8)))
+    assert.is_nil((choice({}, tw.hw.resolve("a100_sxm4_80gb"), c8)))
+    assert.is_nil((choice({}, tw.hw.resolve("h100_sxm5"), tw.models.resolve("gpt-oss-20b")))) -- its mxfp4
+    assert.are.equal("bf16", (choice({ weight_dtype = "bf16" }, tw.hw.resolve("h100_sxm5"), c8)))
+    local r = tw.serve.size { model = "llama-3.1-8b", workload = W, rate = 1, slo = { tpot_s = 0.05 }, t = { 1 },
+                              samples = 2, hw = { "h100_sxm5" } }
+    assert.are.equal("fp8", r.deployments[1].weight_dtype)
+    assert.are.same({ hw = "h100_sxm5", reason = "bf16 weights left out: fp8 (its FP8 tensor cores) needs no more "
+      .. "replicas at the same price (--weight-dtype bf16 sizes bf16)" }, r.rejected[1])
+    assert.truthy(r.deployments[1].launch.command:find("--quantization fp8", 1, true))
   end)
 
   it("refuses an encoder by name, not 'no deployment meets the SLO'", function()

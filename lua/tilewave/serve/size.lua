@@ -45,8 +45,7 @@ local OPTIONS = { model = true, workload = true, rate = true, slo = true, hw = t
                   kv_dtype = true, group = true, seed = true, prices = true, t = true, allow_long_context = true,
                   speculative = true }
 
--- the standard normal CDF (tilewave.serve.workload) and its inverse by bisection
-local phi = require("tilewave.serve.workload").normal_cdf
+local phi = require("tilewave.serve.workload").normal_cdf -- the standard normal CDF; z_of inverts it
 local function z_of(q)
   local a, b = -10, 10
   for _ = 1, 100 do
@@ -343,8 +342,7 @@ function M.size(o)
   local specs, unpriced = devices(q)
   local array = require("tilewave.util.json").array -- every list a JSON array, [] when empty
   local result = { deployments = array(), below_confidence = array(), rejected = array(), unpriced = array(unpriced),
-                   rate = o.rate,
-                   confidence = q.confidence, samples = q.samples }
+                   rate = o.rate, confidence = q.confidence, samples = q.samples }
   -- a candidate ranks, waits below the confidence, or is rejected with its reason
   local function file(hw_id, t, d, why)
     if d then
@@ -361,6 +359,10 @@ function M.size(o)
     if not cost_h then
       result.rejected[#result.rejected + 1] = { hw = spec.id, reason = "no price (give one in prices)" }
     else
+      -- the weight format deployed on this device (tilewave.serve.size_dtypes), the other named
+      local wd, left = require("tilewave.serve.size_dtypes").choice(q, spec, c)
+      if left then result.rejected[#result.rejected + 1] = { hw = spec.id, reason = left } end
+      local qd = setmetatable({ weight_dtype = wd }, { __index = q })
       for _, t in ipairs(ts) do
         local okt = pcall(transformer.check_t, c, t, "size.t")
         if not okt then
@@ -368,14 +370,14 @@ function M.size(o)
         elseif t > q.max_gpus then
           result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = "t above max_gpus" }
         elseif modes.agg then
-          file(spec.id, t, evaluate(q, spec, t, cost_h))
+          file(spec.id, t, evaluate(qd, spec, t, cost_h))
         end
       end
       if modes.disagg then
         for _, tp in ipairs(ts) do
           for _, td in ipairs(ts) do
             if tp + td <= q.max_gpus and pcall(transformer.check_t, c, tp, "t") and pcall(transformer.check_t, c, td, "t") then
-              file(spec.id, tp .. "P/" .. td .. "D", evaluate_disagg(q, spec, tp, td, cost_h))
+              file(spec.id, tp .. "P/" .. td .. "D", evaluate_disagg(qd, spec, tp, td, cost_h))
             end
           end
         end
