@@ -260,8 +260,10 @@ describe("charts", function()
     local tail = "\nwrote " .. dir .. "/serve/serve_latency.svg\nwrote " .. dir .. "/serve/serve_throughput.svg\n"
       .. "wrote " .. dir .. "/serve/serve_timeline.svg\n"
     assert.equal(tail, out:sub(-#tail), out)
+    -- a small search (2 GPUs at most, 4 draws of p_meet): every run is in steady state, several times slower
+    -- under the sanitizers
     code, _, err = process.run("serve llama-3-8b --search --rate 4 --slo ttft=1s,tpot=50ms --hw h100_sxm5,l40s "
-      .. "--requests 300 --plots " .. dir .. "/serve")
+      .. "--max-gpus 2 --samples 4 --plots " .. dir .. "/serve", 300)
     assert.equal(0, code, err)
     local charts = {
       { "serve_latency.svg", { "Latency against load: llama-3-8b on h100_sxm5", "10 ms", "request rate (req/s)",
