@@ -173,4 +173,16 @@ return function(add)
     err = { "cannot replay r.json", "max_position_embeddings" }, after = NONE })
   add("results", "an engine file without .lua", { files = { ["r.json"] = '{' .. ok_req .. '}' },
     cmd = "calibrate --serving r.json --model llama-3.1-8b --out e.txt", err = "calibrate.out: expected a .lua engine file" })
+
+  -- 12. engine files (--engine FILE.lua, as calibrate --serving writes them): the sandbox's budgets
+  add("results", "an engine file that is not there", { cmd = "serve pythia-70m --rate 1 --engine nope.lua",
+    err = "serve.engine: nope.lua: cannot read" })
+  add("results", "an engine file with a negative host time", { files = { ["e.lua"] =
+    'return { base = "vllm@0.6", seq_host_s = -1 }' }, cmd = "serve pythia-70m --rate 1 --engine e.lua",
+    err = "serve.engine.seq_host_s: expected non-negative number, got -1" })
+  add("results", "an engine file that loops", { files = { ["e.lua"] = "while true do end" },
+    cmd = "serve pythia-70m --rate 1 --engine e.lua", err = "exceeds the data-file budget" })
+  add("results", "more requests than a calibration replays", { files = { ["r.json"] = '{"input_lens": ['
+    .. string.rep("1,", 20000) .. '1], "output_lens": [], "ttfts": [], "itls": [], "duration": 1}' }, cmd = C,
+    err = "r.json: input_lens: expected at most 20000 requests", after = NONE })
 end

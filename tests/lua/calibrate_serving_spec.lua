@@ -56,6 +56,12 @@ describe("serving_results.read", function()
       "errors: expected at least one completed request")
     bad('[1, 2, 3]', "input_lens: expected the per-request array")
     bad("", "expected a benchmark result, got an empty file")
+    -- more requests than a calibration can replay ~150 times
+    local many = {}
+    for i = 1, results.MAX_REQUESTS + 1 do many[i] = "1" end
+    local list = table.concat(many, ",")
+    bad('{"input_lens": [' .. list .. '], "output_lens": [], "ttfts": [], "itls": [], "duration": 1}',
+      "input_lens: expected at most 20000 requests")
   end)
   it("refuses a file over 16 MiB before reading it", function()
     local f = assert(io.open(tmp, "w"))

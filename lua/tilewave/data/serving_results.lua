@@ -14,13 +14,16 @@
 -- GenAI-Perf's profile_export.json is not read: it holds response texts and timestamps, not
 -- output token counts, which a reader would need a tokenizer for.
 -- Limits: a file of at most 16 MiB (tilewave.util.sandbox.MAX_FILE_BYTES); per-request arrays of one
--- length, 1 to 10^6 requests; times finite and >= 0.
+-- length, 1 to M.MAX_REQUESTS requests; times finite and >= 0.
 -- Units: s, token, request/s.
 -- @module tilewave.data.serving_results
 local sandbox = require "tilewave.util.sandbox"
 
 local M = {}
 local format = string.format
+
+--- The most requests a file may hold: a calibration replays every one at each of its ~150 evaluations.
+M.MAX_REQUESTS = 20000
 
 local function fail(path, field, what, got)
   error(format("%s: %s: %s%s", path, field, what, got ~= nil and (", got " .. tostring(got)) or ""), 0)
@@ -75,7 +78,11 @@ function M.read(path, o)
       doc, fmt = decode(path, lines[i], i), "sglang"
     end
   end
-  if not doc then doc, fmt = decode(path, text), "vllm" end
+  if not doc then
+    doc = decode(path, text)
+    -- one run of SGLang's JSONL is one line: its backend field names it
+    fmt = type(doc.backend) == "string" and doc.backend:find("^sglang") and "sglang" or "vllm"
+  end
   for _, k in ipairs(ARRAYS) do
     if type(doc[k]) ~= "table" then
       fail(path, k, "expected the per-request array of vLLM's --save-result JSON or SGLang's bench_serving "
@@ -84,7 +91,10 @@ function M.read(path, o)
   end
   local n = #doc.input_lens
   if n == 0 then fail(path, "input_lens", "expected at least one request", 0) end
-  if n > 1e6 then fail(path, "input_lens", "expected at most 10^6 requests", n) end
+  if n > M.MAX_REQUESTS then
+    fail(path, "input_lens", format("expected at most %d requests (calibration replays them about 150 times)",
+      M.MAX_REQUESTS), n)
+  end
   for _, k in ipairs { "output_lens", "ttfts", "itls" } do
     if #doc[k] ~= n then fail(path, k, format("expected %d entries, as input_lens", n), #doc[k]) end
   end
