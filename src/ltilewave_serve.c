@@ -2,9 +2,9 @@
  * ltilewave_serve.c - Lua binding of tw_serve (src/tw_serve.h).
  *
  *   core.serve{ arrival = "poisson" | "gamma" | "offline" | "closed" | "trace", rate, cv, concurrency,
- *     requests, measure_from, measure_to, seed, isl = { kind = "fixed" | "uniform" | "lognormal" | "trace", a, b,
+ *     requests, measure_from, measure_to, prefix_tokens, prefix_share, seed, isl = { kind = "fixed" | "uniform" | "lognormal" | "trace", a, b,
  *     lo, hi }, osl, trace_arrival, trace_isl, trace_osl, policy = "continuous" | "static", mix, chunked,
- *     reserve, async_output, records (booleans), max_num_seqs, max_num_batched_tokens, block_size,
+ *     reserve, async_output, prefix_caching, records (booleans), max_num_seqs, max_num_batched_tokens, block_size,
  *     kv_capacity_tokens, watermark, replicas, multi_step, spec_k, spec_alpha, router = "round_robin" |
  *     "least_loaded", prefill_replicas, decode_kv_capacity_tokens, transfer_s_per_token, transfer_latency_s,
  *     the costs (tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s row-major seq x
@@ -196,6 +196,8 @@ static void read_workload(lua_State *L, tw_serve_workload *w)
     w->requests = tw_lua_get_num(L, 1, "requests", P, NAN);
     w->measure_from = tw_lua_get_num(L, 1, "measure_from", P, 0.0);
     w->measure_to = tw_lua_get_num(L, 1, "measure_to", P, 0.0);
+    w->prefix_tokens = tw_lua_get_num(L, 1, "prefix_tokens", P, 0.0);
+    w->prefix_share = tw_lua_get_num(L, 1, "prefix_share", P, 0.0);
     seed = tw_lua_get_num(L, 1, "seed", P, 0.0);
     if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed)))
         tw_lua_raise(L, "%s.seed: expected an integer in [0, 2^53], got %g", P, seed);
@@ -239,6 +241,7 @@ static void read_policy(lua_State *L, tw_serve_policy *p)
     p->transfer_s_per_token = tw_lua_get_num(L, 1, "transfer_s_per_token", P, 0.0);
     p->transfer_latency_s = tw_lua_get_num(L, 1, "transfer_latency_s", P, 0.0);
     p->async_output = flag(L, 1, "async_output", 0);
+    p->prefix_caching = flag(L, 1, "prefix_caching", 0);
 }
 
 /* A failed run as the one message a caller reads: the two refusals that are about the deployment
@@ -260,7 +263,8 @@ static const struct { const char *name; size_t off; } RESULT_NUMS[] = {
     NUM(requests), NUM(measured), NUM(duration_s), NUM(requests_per_s), NUM(output_tokens_per_s),
     NUM(total_tokens_per_s), NUM(mean_in_system), NUM(mean_running), NUM(kv_peak_fraction), NUM(preemptions),
     NUM(steps), NUM(prefill_tokens), NUM(recomputed_tokens), NUM(output_tokens), NUM(goodput_rps),
-    NUM(spec_tokens_per_step), NUM(decode_tokens), NUM(kv_blocks_end)};
+    NUM(spec_tokens_per_step), NUM(decode_tokens), NUM(kv_blocks_end), NUM(prefix_lookups), NUM(prefix_hits),
+    NUM(cached_tokens)};
 #undef NUM
 
 static void push_result(lua_State *L, const tw_serve_result *r)

@@ -58,6 +58,8 @@ static const char *check_policy(const tw_serve_policy *p)
     if (!count(p->spec_k, 0, 16)) return "policy.spec_k";
     if (!(isfinite(p->spec_alpha) && p->spec_alpha >= 0.0 && p->spec_alpha <= 1.0)) return "policy.spec_alpha";
     if (p->async_output != 0 && p->async_output != 1) return "policy.async_output";
+    if (p->prefix_caching != 0 && p->prefix_caching != 1) return "policy.prefix_caching";
+    if (p->prefix_caching && p->prefill_replicas > 0) return "policy.prefix_caching";
     if (!count(p->prefill_replicas, 0, p->replicas - 1)) return "policy.prefill_replicas";
     if (p->prefill_replicas > 0) {
         if (!count(p->decode_kv_capacity_tokens, p->block_size, 1e15)) return "policy.decode_kv_capacity_tokens";
@@ -108,11 +110,12 @@ static int fail(const char **bad_field, const char *field, int status)
 static const char *draw(sim_t *s, size_t n)
 {
     const tw_serve_workload *w = s->w;
-    tw__rng ra, rl;
+    tw__rng ra, rl, rp;
     double t = 0.0;
     size_t i;
     tw__rng_seed(&ra, w->seed, 1);
     tw__rng_seed(&rl, w->seed, 2);
+    tw__rng_seed(&rp, w->seed, 4);
     for (i = 0; i < n; i++) {
         req_t *q = &s->req[i];
         memset(q, 0, sizeof *q);
@@ -120,6 +123,11 @@ static const char *draw(sim_t *s, size_t n)
         q->next = q->pend_next = -1;
         q->isl = (int32_t)tw__serve_draw_length(&w->isl, w->trace_isl, i, &rl);
         q->osl = (int32_t)tw__serve_draw_length(&w->osl, w->trace_osl, i, &rl);
+        /* the shared prefix comes before the request's own prompt (its own stream: no other draw moves) */
+        if (w->prefix_tokens > 0.0 && w->prefix_share > 0.0 && tw__rng_uniform(&rp) < w->prefix_share) {
+            q->shared = 1;
+            q->isl += (int32_t)w->prefix_tokens;
+        }
         if (s->p->prefill_replicas > 0) {
             /* the prompt and its first token on a prefill replica; the whole request on a decode one */
             if (tw__blocks_for((double)q->isl + 1.0, s->bs) > s->blocks_total ||
@@ -174,6 +182,9 @@ static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double
     for (i = 0; i < k; i++) scratch[i] = req[i].sched - req[i].arrival;
     tw__serve_stat(scratch, k, &out->queue_s);
     out->measured = (double)k;
+    out->prefix_lookups = s->prefix_lookups;
+    out->prefix_hits = s->prefix_hits;
+    out->cached_tokens = s->cached_tokens;
     tw__itl_stat(s->bins, s->itl_n, s->itl_sum, s->itl_max, &out->itl_s);
     out->mean_in_system = s->area_sys / dur;
     out->mean_running = s->area_run / dur;
@@ -326,6 +337,8 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
     bad = check_run(w, p, c, slo_ttft_s, slo_tpot_s, work, work_bytes, series, series_max, out, &h);
     if (bad != NULL) return fail(bad_field, bad, TW_EINVAL);
     setup(&s, w, p, c, base, &h, series, series_max);
+    s.pfx_tokens = floor(w->prefix_tokens / s.bs) * s.bs; /* full blocks only */
+    s.pfx_nblocks = s.pfx_tokens / s.bs;
     s.lo = (size_t)w->measure_from;
     s.hi = w->measure_to > 0.0 ? (size_t)w->measure_to : h.n;
     if ((bad = draw(&s, h.n)) != NULL) return fail(bad_field, bad, TW_ERANGE);

@@ -101,6 +101,9 @@ typedef struct {
     double cv;           /* GAMMA: coefficient of variation of the gaps; > 0 (1 = Poisson) */
     double concurrency;  /* CLOSED: requests in flight; integer >= 1 (a finished one sends the next at once) */
     double requests;     /* requests in the run; integer 1..TW_SERVE_MAX_REQUESTS */
+    double prefix_tokens;  /* a shared system prompt of this many tokens, integer 0..TW_SERVE_MAX_TOKENS (0: none) */
+    double prefix_share;   /* the probability that a request starts with it, [0, 1]: its prompt is then the
+                              prefix's tokens and its own (isl) */
     double measure_from, measure_to; /* the latency statistics (TTFT, TPOT, ITL, E2E, queue, goodput) are
                                         of requests measure_from .. measure_to - 1 in arrival order (a
                                         steady window: warm-up and drain left out); integers, 0 <=
@@ -133,6 +136,12 @@ typedef struct {
     double decode_kv_capacity_tokens; /* disaggregated: KV cache of a decode replica, token */
     double transfer_s_per_token;   /* disaggregated: KV transfer time per prompt token, s; >= 0 */
     double transfer_latency_s;     /* disaggregated: latency of one transfer, s; >= 0 */
+    int prefix_caching;            /* 1: a replica keeps the shared prefix's full KV blocks once computed and
+                                      a request starting with it skips them (vLLM's automatic prefix
+                                      caching, SGLang's radix cache); they are shared, not copied, and
+                                      evicted when nothing running uses them and blocks are short (LRU of
+                                      one entry); 0: every prompt is computed whole. Not with
+                                      prefill_replicas > 0 */
     int async_output;              /* 1: the client sees a step's first and last tokens of each request
                                       when the replica's next step ends (vLLM 0.6's asynchronous output
                                       processing: step n's outputs are processed while step n + 1 runs),
@@ -179,6 +188,12 @@ typedef struct {
     double kv_blocks_end;    /* KV blocks still held when the run ended: 0, as every block taken is freed */
     double series_n;         /* time-series samples written */
     double measured;         /* requests in the latency statistics (measure_to - measure_from) */
+    double prefix_lookups;   /* admissions of requests that start with the shared prefix (from scratch) */
+    double prefix_hits;      /* of those, the ones that found it cached and skipped its tokens */
+    double cached_tokens;    /* prompt tokens skipped by hits (they are in no prefill_tokens); with caching
+                                the token conservation reads prefill_tokens + decode_tokens = sum(input +
+                                output - 1) + recomputed_tokens - cached_tokens, and kv_blocks_end counts
+                                the prefix blocks still cached */
 } tw_serve_result;
 
 /* One request as the run left it (tw_serve_request). */

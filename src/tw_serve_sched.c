@@ -70,8 +70,10 @@ static void preempt_tail(sim_t *s, rep_t *r, int32_t *run)
     s->n_running--;
     q->running = 0;
     free_blocks(s, r, q);
-    s->recomputed += q->computed;
+    tw__prefix_release(s, r, q);
+    s->recomputed += q->computed - q->cached; /* a hit's skipped tokens were never computed by it */
     q->computed = 0;
+    q->cached = 0;
     q->n_sched = 0;
     q->preempt++;
     s->preemptions++;
@@ -106,9 +108,10 @@ static double schedule_running(sim_t *s, rep_t *r, int32_t *run, phase_t phase, 
             n = *budget;
         }
         if (!p->reserve) {
-            nb = tw__blocks_for(q->computed + n, s->bs) - q->blocks;
+            nb = tw__blocks_for(q->computed + n, s->bs) - q->blocks - q->pfx_blocks;
             while (nb > r->blocks_total - r->blocks_used) {
                 int32_t victim = run[r->n_run - 1];
+                if (tw__prefix_evict(s, r)) continue; /* a cached prefix nothing uses goes first */
                 *preempted = 1;
                 preempt_tail(s, r, run);
                 if (victim == run[j] || (size_t)r->n_run <= j) { n = 0.0; break; }
@@ -130,14 +133,29 @@ static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now
     double tokens = 0.0, reserve_blocks = p->watermark * r->blocks_total;
     while (r->head >= 0 && (size_t)r->n_run < s->max_seqs && *budget >= 1.0) {
         req_t *q = &s->req[r->head];
-        double n = remaining(q), nb;
+        /* prefix caching: the cache's blocks it shares (not its own), the tokens a hit skips, and the
+           blocks the cache itself still needs */
+        double extra = tw__prefix_needs(s, r, q), share = 0.0, skip = 0.0, n, nb;
+        if (p->prefix_caching && q->shared && s->pfx_nblocks > 0.0 && q->computed == 0) {
+            share = s->pfx_nblocks;
+            if (r->pfx_blocks > 0.0 && r->pfx_ready) skip = s->pfx_tokens;
+        }
+        n = remaining(q) - skip;
         if (n > *budget) {
             if (!p->chunked && n <= s->budget) break;
             n = *budget;
         }
-        nb = p->reserve ? tw__blocks_for((double)q->isl + q->osl, s->bs) : tw__blocks_for(q->computed + n, s->bs);
+        nb = (p->reserve ? tw__blocks_for((double)q->isl + q->osl, s->bs) : tw__blocks_for(q->computed + skip + n, s->bs))
+             - share;
+        if (nb < 0.0) nb = 0.0; /* a first chunk within the shared blocks */
+        nb += extra;
         /* the watermark only holds back a request that would share the cache */
-        if (nb > r->blocks_total - r->blocks_used - (r->n_run > 0 ? reserve_blocks : 0.0)) break;
+        if (nb > r->blocks_total - r->blocks_used - (r->n_run > 0 ? reserve_blocks : 0.0)) {
+            if (tw__prefix_evict(s, r)) continue; /* a cached prefix nothing uses goes first */
+            break;
+        }
+        tw__prefix_admit(s, r, q);
+        nb -= extra;
         pop_front(s, r);
         take_blocks(s, r, q, nb);
         run[r->n_run++] = (int32_t)(q - s->req);
@@ -252,53 +270,6 @@ step_t tw__start_step(sim_t *s, rep_t *r, double t)
     return STEP_OK;
 }
 
-/* the KV transfers in flight: a binary min-heap on their end times (ties: the lower request) */
-static int heap_less(const sim_t *s, size_t a, size_t b)
-{
-    return s->heap_t[a] < s->heap_t[b] || (s->heap_t[a] == s->heap_t[b] && s->heap_i[a] < s->heap_i[b]);
-}
-
-static void heap_swap(sim_t *s, size_t a, size_t b)
-{
-    double t = s->heap_t[a];
-    int32_t i = s->heap_i[a];
-    s->heap_t[a] = s->heap_t[b];
-    s->heap_i[a] = s->heap_i[b];
-    s->heap_t[b] = t;
-    s->heap_i[b] = i;
-}
-
-static void heap_push(sim_t *s, double t, int32_t i)
-{
-    size_t k = s->heap_n++;
-    s->heap_t[k] = t;
-    s->heap_i[k] = i;
-    while (k > 0 && heap_less(s, k, (k - 1) / 2)) {
-        heap_swap(s, k, (k - 1) / 2);
-        k = (k - 1) / 2;
-    }
-}
-
-int32_t tw__heap_pop(sim_t *s)
-{
-    int32_t top = s->heap_i[0];
-    size_t k = 0;
-    s->heap_n--;
-    if (s->heap_n > 0) {
-        s->heap_t[0] = s->heap_t[s->heap_n];
-        s->heap_i[0] = s->heap_i[s->heap_n];
-        for (;;) {
-            size_t l = 2 * k + 1, m = k;
-            if (l < s->heap_n && heap_less(s, l, m)) m = l;
-            if (l + 1 < s->heap_n && heap_less(s, l + 1, m)) m = l + 1;
-            if (m == k) break;
-            heap_swap(s, k, m);
-            k = m;
-        }
-    }
-    return top;
-}
-
 /* The step of replica r ends at t: tokens out, finished requests leave. Returns completions. */
 /* The tokens request q computed in the step that ended at t: its KV grows by them, and it emits
    a token (a decode, or the chunk that finishes its prompt) - under speculative decoding the drafts
@@ -320,6 +291,7 @@ static void step_tokens(sim_t *s, req_t *q, double t)
     } else {
         q->computed += q->n_sched;
     }
+    if (s->pend_rep != NULL) tw__prefix_step(s, s->pend_rep, q);
     q->n_sched = 0;
     if (!emits) return;
     if (q->gen == 0) {
@@ -361,8 +333,9 @@ size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
             q->last = arrive;
             q->running = 0;
             free_blocks(s, r, q);
+            tw__prefix_release(s, r, q);
             s->n_running--;
-            heap_push(s, arrive, i);
+            tw__heap_push(s, arrive, i);
             continue;
         }
         if (q->gen >= q->osl) {
@@ -370,6 +343,7 @@ size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
             pend(s, q, 2);
             q->running = 0;
             free_blocks(s, r, q);
+            tw__prefix_release(s, r, q);
             s->n_running--;
             s->n_sys--;
             done++;

@@ -12,6 +12,9 @@ typedef struct {
     double arrival, first, last, sched, done; /* s; first/sched/done < 0 until they happen */
     int32_t isl, osl, computed, gen, blocks, next, n_sched, replica, preempt, running;
     int32_t pend_next, pend; /* async_output: the replica's next pending request; 1 first, 2 last token pending */
+    int32_t shared;          /* 1: the prompt starts with the workload's shared prefix */
+    int32_t pfx_blocks;      /* prefix caching: the cache's blocks this request uses (not its own) */
+    int32_t cached;          /* prompt tokens it skipped on a hit (not prefilled by it) */
 } req_t;
 
 /* What a replica serves: both phases (aggregated), or one pool of a disaggregated deployment. */
@@ -34,6 +37,9 @@ typedef struct {
     int32_t pend;            /* async_output: the first of the requests whose first or last token of
                                 its last step the client has not seen yet (-1: none), linked by next */
     double decode_run; /* decode-only steps since the last step that scheduled prompts */
+    double pfx_blocks;       /* prefix caching: blocks the cache holds for the shared prefix (0: none) */
+    int32_t pfx_refs;        /* running requests using them */
+    int pfx_ready;           /* 1 once a request has computed the prefix into them */
     int busy, dirty;
 } rep_t;
 
@@ -74,12 +80,27 @@ typedef struct {
     double spec_steps, spec_tokens;         /* decode steps of sequences and the tokens they emitted */
     size_t lo, hi;                          /* the measured requests: lo .. hi - 1 in arrival order */
     rep_t *pend_rep;                        /* the replica whose step is ending */
+    double pfx_tokens, pfx_nblocks;         /* prefix caching: cached tokens (full blocks) and their blocks */
+    double prefix_lookups, prefix_hits, cached_tokens;
     double gap_last;                        /* the last ITL binned and its bin: the sequences of one */
     size_t gap_bin;                         /* step mostly share their gap */
 } sim_t;
 
 /* tw_serve.c: a time-series sample of the state when a step starts at t */
 void tw__sample(sim_t *s, double t);
+
+/* tw_serve_prefix.c: the shared prefix's blocks on a replica (prefix_caching) */
+/* blocks request q at the head of replica r's queue needs from the cache's side before admission: the
+   prefix's blocks when they are not cached yet (0 otherwise, or without caching) */
+double tw__prefix_needs(const sim_t *s, const rep_t *r, const req_t *q);
+/* admit request q's use of the prefix: a hit skips its tokens (q->computed), a miss allocates them */
+void tw__prefix_admit(sim_t *s, rep_t *r, req_t *q);
+/* request q stops using the prefix (finished, preempted or transferred) */
+void tw__prefix_release(sim_t *s, rep_t *r, req_t *q);
+/* free the cached prefix when nothing running uses it; 1 when blocks were freed */
+int tw__prefix_evict(sim_t *s, rep_t *r);
+/* request q's step ended: the prefix is ready for hits once q has computed past it */
+void tw__prefix_step(sim_t *s, rep_t *r, const req_t *q);
 
 /* tw_serve_sched.c */
 /* KV blocks of `tokens` tokens in blocks of bs */
@@ -92,7 +113,11 @@ void tw__push_back(sim_t *s, rep_t *r, int32_t i);
 step_t tw__start_step(sim_t *s, rep_t *r, double t);
 /* the step of replica r ends at t: tokens out, finished requests leave; returns the completions */
 size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total);
-/* the request whose KV transfer ends first (disaggregated serving), off the heap */
+
+/* tw_serve_heap.c: the KV transfers in flight (disaggregated serving) */
+/* request i's transfer, ending at t, onto the heap */
+void tw__heap_push(sim_t *s, double t, int32_t i);
+/* the request whose KV transfer ends first, off the heap */
 int32_t tw__heap_pop(sim_t *s);
 
 #endif

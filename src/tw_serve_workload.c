@@ -134,6 +134,8 @@ const char *tw__serve_check_workload(const tw_serve_workload *w)
     if (w == NULL) return "workload";
     if (!count(w->requests, 1, TW_SERVE_MAX_REQUESTS)) return "workload.requests";
     if (!(w->measure_to == 0.0 || count(w->measure_to, 1, w->requests))) return "workload.measure_to";
+    if (!count(w->prefix_tokens, 0, TW_SERVE_MAX_TOKENS)) return "workload.prefix_tokens";
+    if (!(isfinite(w->prefix_share) && w->prefix_share >= 0.0 && w->prefix_share <= 1.0)) return "workload.prefix_share";
     if (!(count(w->measure_from, 0, w->requests - 1) &&
           (w->measure_to == 0.0 || w->measure_from < w->measure_to))) return "workload.measure_from";
     switch (w->arrival) {

@@ -321,6 +321,62 @@ static void test_async_output_by_hand(void **state)
     assert_close(r.steps, 4, 0);
 }
 
+static void test_prefix_caching_by_hand(void **state)
+{
+    /* Two requests that start with a shared prefix of 100 tokens (blocks of 1 token), each 10 tokens of
+     * its own and 2 output tokens, R0 at 0 and R1 at 10 ms; a step costs 1 ms + 10 us per token.
+     *   R0 (a miss: the cache's 100 blocks allocated, R0 computes them): prompt 110 tokens,
+     *     [0, 2.1 ms], first token at 2.1; decode [2.1, 3.11]: done. The prefix is then cached.
+     *   R1 (a hit: its first 100 tokens skipped): 10 tokens, [10, 11.1]: TTFT 1.1 ms (2.1 without
+     *     caching); decode [11.1, 12.11].
+     * Lookups 2, hits 1, 100 cached tokens; prefill 110 + 10 = 120, decode 2: 120 + 2 = (111 + 111) + 0
+     * recomputed - 100 cached. The cache's 100 blocks are still held at the end. */
+    static const double arrival[] = {0, 10e-3}, isl[] = {10, 10}, osl[] = {2, 2};
+    tw_serve_workload w = traced(2, arrival, isl, osl);
+    tw_serve_policy p = policy();
+    tw_serve_costs c = round_costs();
+    tw_serve_result r;
+    tw_serve_record rec[2];
+    const double ms = 1e-3;
+    (void)state;
+    w.prefix_tokens = 100;
+    w.prefix_share = 1;
+    p.prefix_caching = 1;
+    run_records(&w, &p, &c, &r, rec);
+    assert_close(rec[0].first_token_s, 2.1 * ms, 1e-12);
+    assert_close(rec[0].finish_s, 3.11 * ms, 1e-12);
+    assert_close(rec[1].first_token_s - rec[1].arrival_s, 1.1 * ms, 1e-12);
+    assert_close(rec[1].finish_s, 12.11 * ms, 1e-12);
+    assert_close(rec[1].input_tokens, 110, 0);
+    assert_close(r.prefix_lookups, 2, 0);
+    assert_close(r.prefix_hits, 1, 0);
+    assert_close(r.cached_tokens, 100, 0);
+    assert_close(r.prefill_tokens, 120, 0);
+    assert_close(r.prefill_tokens + r.decode_tokens, 222 + r.recomputed_tokens - r.cached_tokens, 0);
+    assert_close(r.kv_blocks_end, 100, 0);
+    /* without caching R1 computes its whole prompt */
+    p.prefix_caching = 0;
+    run_records(&w, &p, &c, &r, rec);
+    assert_close(rec[1].first_token_s - rec[1].arrival_s, 2.1 * ms, 1e-12);
+    assert_close(r.prefix_hits, 0, 0);
+    assert_close(r.kv_blocks_end, 0, 0);
+    /* a policy that caches with disaggregated pools is refused by name */
+    {
+        const char *bad = NULL;
+        size_t bytes;
+        void *work;
+        p.prefix_caching = 1;
+        p.replicas = 2;
+        p.prefill_replicas = 1;
+        p.decode_kv_capacity_tokens = 100000;
+        bytes = tw_serve_workspace_bytes(&w, &p, 0);
+        work = malloc(bytes);
+        assert_int_equal(tw_serve_run(&w, &p, &c, 0, 0, work, bytes, NULL, 0, &r, &bad), TW_EINVAL);
+        assert_string_equal(bad, "policy.prefix_caching");
+        free(work);
+    }
+}
+
 static void test_speculative_by_hand(void **state)
 {
     /* One request of 100 + 7 tokens with k = 2 drafts, every draft accepted (alpha = 1):
@@ -510,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_metrics_by_hand),
         cmocka_unit_test(test_window_by_hand),
         cmocka_unit_test(test_async_output_by_hand),
+        cmocka_unit_test(test_prefix_caching_by_hand),
         cmocka_unit_test(test_speculative_by_hand),
         cmocka_unit_test(test_preemption_by_hand),
         cmocka_unit_test(test_conservation_light_and_saturated),

@@ -96,6 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pol.transfer_s_per_token = fuzz_double(&in);
     pol.transfer_latency_s = fuzz_double(&in);
     pol.async_output = fuzz_byte(&in) % 3; /* 2: invalid */
+    pol.prefix_caching = fuzz_byte(&in) % 3;
     if (fuzz_byte(&in) & 1) c.decode_pool = &c;
 
     memset(&w, 0, sizeof w);
@@ -109,13 +110,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     w.osl.kind = fuzz_byte(&in) % 3;
     w.osl.a = fuzz_double(&in); w.osl.b = fuzz_double(&in); w.osl.lo = fuzz_double(&in); w.osl.hi = fuzz_double(&in);
     w.seed = (uint64_t)fuzz_int(&in);
+    w.prefix_tokens = fuzz_double(&in);
+    w.prefix_share = fuzz_double(&in);
     w.measure_from = fuzz_double(&in);
     w.measure_to = fuzz_double(&in);
 
     /* keep the run small: requests, tokens, replicas, sequences and a budget of at least 16 */
     if (!(w.requests >= 1 && w.requests <= 64) || !small_lengths(&w.isl) || !small_lengths(&w.osl) ||
         !(pol.replicas >= 1 && pol.replicas <= 8) || !(pol.max_num_seqs >= 1 && pol.max_num_seqs <= 256) ||
-        !(pol.max_num_batched_tokens >= 16) || !(pol.block_size <= 4096) || !(pol.multi_step <= 16))
+        !(pol.max_num_batched_tokens >= 16) || !(pol.block_size <= 4096) || !(pol.multi_step <= 16) ||
+        !(w.prefix_tokens <= 4096))
         return 0;
     bytes = tw_serve_workspace_bytes(&w, &pol, 0);
     if (bytes == 0) return 0;
@@ -124,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     st = tw_serve_run(&w, &pol, &c, fuzz_double(&in), fuzz_double(&in), work, bytes, NULL, 0, &r, &bad);
     check_status(st, bad);
     if (st == TW_OK) {
-        double tokens = 0;
+        double tokens = 0, written = 0;
         check(r.requests == w.requests, "a run that lost requests");
         check(finite_gt0(r.duration_s) || r.duration_s >= 0, "a duration not finite");
         stat_ok(&r.ttft_s); stat_ok(&r.tpot_s); stat_ok(&r.itl_s); stat_ok(&r.e2e_s); stat_ok(&r.queue_s);
@@ -138,8 +142,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check(q.arrival_s <= q.scheduled_s && q.scheduled_s <= q.first_token_s && q.first_token_s <= q.finish_s,
                   "a request out of order");
             tokens += q.output_tokens;
+            written += q.input_tokens + q.output_tokens - 1.0;
         }
         check(tokens == r.output_tokens, "output tokens not conserved");
+        /* every token written once, a preempted one again, a cached prefix's never by a hit */
+        check(r.prefill_tokens + r.decode_tokens == written + r.recomputed_tokens - r.cached_tokens,
+              "KV tokens not conserved");
     }
     free(work);
     return 0;

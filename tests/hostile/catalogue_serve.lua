@@ -185,4 +185,14 @@ return function(add)
   add("results", "more requests than a calibration replays", { files = { ["r.json"] = '{"input_lens": ['
     .. string.rep("1,", 20000) .. '1], "output_lens": [], "ttfts": [], "itls": [], "duration": 1}' }, cmd = C,
     err = "r.json: input_lens: expected at most 20000 requests", after = NONE })
+
+  -- 13. a shared system prompt (prefix caching)
+  add("names", "--prefix-tokens 0", { cmd = "serve pythia-70m --rate 1 --isl 10 --osl 10 --prefix-tokens 0",
+    err = "serve.workload.prefix.tokens: expected positive integer, got 0" })
+  add("names", "--prefix-share above 1", { cmd = "serve pythia-70m --rate 1 --isl 10 --osl 10 --prefix-tokens 8 "
+    .. "--prefix-share 1.5", err = "serve.workload.prefix.share" })
+  add("ignored", "--prefix-share without --prefix-tokens", { cmd = "serve pythia-70m --rate 1 --isl 10 --osl 10 "
+    .. "--prefix-share 0.5", err = "serve.prefix_share: --prefix-share applies with --prefix-tokens" })
+  add("names", "a prefix past the model's context", { cmd = "serve pythia-70m --rate 1 --isl 10 --osl 10 "
+    .. "--prefix-tokens 5000", err = "max_position_embeddings 2048" })
 end

@@ -108,6 +108,12 @@ function M.define(p, engine_help)
     return ks
   end)(), ", ") .. ".")
   c:option("--speculative", "Speculative decoding: draft=MODEL,k=4,acceptance=0.7."):convert(parser.speculative)
+  c:option("--prefix-tokens", "A shared system prompt of N tokens before the prompts (prefix caching skips it on a hit).")
+    :convert(parser.int_arg("serve.prefix_tokens"))
+  c:option("--prefix-share", "With --prefix-tokens: the share of prompts that start with it (default 1).")
+    :convert(parser.num_arg("serve.prefix_share"))
+  c:option("--prefix-caching", "on or off (default: the engine release's: vllm@v1, sglang, trtllm@1.0 on).")
+    :choices({ "on", "off" })
   c:option("--seed", "Seed of the arrivals and lengths."):default("0"):convert(parser.int_arg("serve.seed"))
   c:option("--slo", "Latency targets, e.g. ttft=2s,tpot=50ms (p99 unless p=50|90)."):convert(M.slo)
   c:flag("--allow-long-context", "Accept requests above the model's max_position_embeddings.")
@@ -180,6 +186,9 @@ end
 function M.run(a, out)
   M.check_lengths(a)
   if a.cv and not a.rate then error("serve.cv: --cv applies with --rate (gamma arrivals) only", 0) end
+  if a.prefix_share ~= nil and not a.prefix_tokens then
+    error("serve.prefix_share: --prefix-share applies with --prefix-tokens", 0)
+  end
   if a.requests_format ~= nil then
     require("tilewave.util.check").one_of(a.requests_format, { csv = true, vllm = true }, "serve.requests_format")
     if not a.requests_out then error("serve.requests_format: --requests-format applies with --requests-out", 0) end
@@ -216,12 +225,15 @@ function M.run(a, out)
   for i, l in ipairs(list) do
     local w = { arrival = l.arrival, rate = l.rate, cv = l.cv, concurrency = l.concurrency, trace = l.trace,
                 requests = a.requests, isl = M.length(a.isl, "serve.isl"), osl = M.length(a.osl, "serve.osl"),
-                dataset = a.dataset, measure = l.rate and not a.replay and "steady" or nil }
+                dataset = a.dataset, measure = l.rate and not a.replay and "steady" or nil,
+                prefix = a.prefix_tokens and { tokens = a.prefix_tokens, share = a.prefix_share } or nil }
     if not w.isl and not w.osl and not w.dataset and not w.trace then w.dataset = "sharegpt" end
     local so = { model = a.model, hw = a.hw, t = a.t, replicas = a.replicas, router = a.router,
       engine = a.engine, scheduler = sched, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, workload = w,
       seed = a.seed, slo = a.slo, detail = (a.requests_out or a.series_out or a.plots) and true or nil,
-      allow_long_context = a.allow_long_context or nil, speculative = a.speculative }
+      allow_long_context = a.allow_long_context or nil, speculative = a.speculative,
+      prefix_caching = a.prefix_caching and a.prefix_caching == "on" or nil }
+    if a.prefix_caching == "off" then so.prefix_caching = false end
     local r = tw.serve.simulate(so)
     runs[i] = r
     -- an open-loop load against the deployment's capacity for these requests (tilewave.serve.capacity)

@@ -22,6 +22,9 @@
 --                  TPOT keep their gaps; src/tw_serve.h); off elsewhere (v0.5 processes outputs before
 --                  the next step; the v1 engine core hands them to the API server's process as the
 --                  step ends)
+--   prefix_caching on by default: vLLM v1 (automatic prefix caching, facts.md §2.3), SGLang (RadixAttention,
+--                  §2.6), TensorRT-LLM 1.0 (KvCacheConfig enable_block_reuse, on in the LLM API); off in
+--                  vLLM <= 0.7 (--enable-prefix-caching) and TensorRT-LLM 0.x engines
 --   client         where the benchmark client measures TTFT and ITL (docs/serving.md): "stream" (vllm
 --                  bench serve, sglang.bench_serving, GenAI-Perf: after HTTP, tokenization and
 --                  streaming); the simulator leaves the client's own time out
@@ -90,9 +93,10 @@ M.presets = {
   },
   ["vllm@v1"] = {
     description = "vLLM >= 0.8 (v1 engine): one token budget per step, running requests first, chunked "
-      .. "prefill always on, prefix caching on (not simulated), engine core apart from the API server",
+      .. "prefill always on, prefix caching on, engine core apart from the API server",
     base = "compiled", logits = "last", scheduler = "vllm", host_overlap = 0,
     graph_sizes = "vllm_v1", token_host_s = VLLM_STEP_S, seq_host_s = VLLM_SEQ_S, version = ">= 0.8",
+    prefix_caching = true,
     source = FACTS .. " §2.3 (scheduler, defaults); host times borrowed from vllm@0.6's fit: no v1 row in "
       .. SERVING .. "published_given.csv",
   },
@@ -101,6 +105,7 @@ M.presets = {
       .. "scheduler runs in turn with the GPU",
     base = "compiled", logits = "last", scheduler = "sglang", host_overlap = 0,
     decode_attention = "full", token_host_s = SGLANG_STEP_S, seq_host_s = SGLANG_SEQ_S, version = "0.3.x",
+    prefix_caching = true,
     source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit sglang@0.3 to the SGLang "
       .. "v0.3.0 rows of " .. SERVING .. "published_given.csv (10.9% MAPE, 20 rows); " .. FACTS .. " §2.6",
   },
@@ -124,7 +129,7 @@ M.presets = {
   ["trtllm@1.0"] = {
     description = "TensorRT-LLM >= 1.0 (trtllm-serve, PyTorch backend): in-flight batching with the "
       .. "overlap scheduler",
-    base = "trtllm@0.x", host_overlap = OVERLAP, version = ">= 1.0",
+    base = "trtllm@0.x", host_overlap = OVERLAP, version = ">= 1.0", prefix_caching = true,
     source = "TensorRT-LLM docs, torch/features/overlap_scheduler ('Enabled by default'; "
       .. "disable_overlap_scheduler=True turns it off: the host's work of step n runs beside the GPU's step "
       .. "n + 1); host_overlap as sglang@0.4's; host times as trtllm@0.x (no 1.0 row in "

@@ -166,6 +166,7 @@ local FIELDS = {
   scheduler = check.string,
   host_overlap = function(v, p) return check.within(v, 0, 1, "fraction", p) end, version = check.string,
   async_output = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected true or false", v) end end,
+  prefix_caching = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected true or false", v) end end,
   graph_sizes = function(v, p) return check.one_of(v, { vllm_v0 = true, vllm_v1 = true }, p) end,
 }
 

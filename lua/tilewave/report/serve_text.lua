@@ -104,6 +104,15 @@ function M.render(runs, fmt)
   local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
     .. "Metrics as vLLM's benchmark_serving; running = mean requests in the batch.\n", r.interval.scale_low,
     r.interval.scale_high, r.interval.borrowed and ", borrowed from the H100" or "")
+  if r.prefix then
+    local hits, looks = 0, 0
+    for _, x in ipairs(runs) do hits, looks = hits + x.prefix.hits, looks + x.prefix.lookups end
+    foot = foot .. format("Shared prefix: %d tokens before %.0f%% of the prompts; prefix caching %s%s.\n",
+      r.prefix.tokens, 100 * r.prefix.share, r.prefix.caching and "on" or "off", r.prefix.caching
+      and format(", hit rate %.1f%% (%d of %d prompts that start with it skipped its %d cached tokens)",
+        looks > 0 and 100 * hits / looks or 0, hits, looks, r.prefix.cached_tokens > 0 and
+        math.tointeger(r.prefix.cached_tokens / math.max(1, r.prefix.hits)) or 0) or "")
+  end
   local cap
   for _, x in ipairs(runs) do cap = cap or x.stability end
   if cap then

@@ -12,7 +12,8 @@
 -- token; TPOT = (e2e - TTFT) / (output - 1); ITL pooled over every gap; throughput over the run's
 -- duration); goodput is DistServe's (requests per second meeting both SLOs).
 -- Speculative decoding (`speculative`) and disaggregated pools (`disagg`) are simulated. Left out:
--- pipeline and expert parallelism, prefix caching, swapping to CPU, the client's HTTP and
+-- Prefix caching of one shared system prompt (`workload.prefix`; src/tw_serve.h) is simulated; left
+-- out: pipeline and expert parallelism, multi-turn reuse, swapping to CPU, the client's HTTP and
 -- detokenization time, stream batching (docs/serving.md).
 -- Units: s, token, token/s, request/s.
 -- @module tw.serve
@@ -37,7 +38,8 @@ M.datasets = workload.datasets
 
 local OPTIONS = { model = true, hw = true, t = true, ep = true, weight_dtype = true, kv_dtype = true, group = true,
                   engine = true, scheduler = true, replicas = true, workload = true, seed = true, slo = true,
-                  detail = true, allow_long_context = true, router = true, speculative = true, disagg = true }
+                  detail = true, allow_long_context = true, router = true, speculative = true, disagg = true,
+                  prefix_caching = true }
 local STATS = { "ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s" }
 local FIELDS = { "mean", "p50", "p90", "p99", "max" }
 
@@ -120,10 +122,18 @@ function M.prepare(o)
     check.fail("serve.workload", format("expected isl + osl within max_position_embeddings %d of %s (or allow_long_context)",
       c.max_position_embeddings, c.id or c.name), max_context)
   end
+  -- prefix caching: the engine release's default (tilewave.cost.engine_versions), or the caller's
+  local caching = o.prefix_caching
+  if caching == nil then caching = eng.prefix_caching or false end
+  if type(caching) ~= "boolean" then check.fail("serve.prefix_caching", "expected true or false", caching) end
+  if o.prefix_caching and dis and w.prefix_tokens then
+    check.fail("serve.prefix_caching", "expected false with disagg (prefix caching is not simulated across pools)", caching)
+  end
   local static = sched.policy == "static"
   local max_tokens = static and sched.max_num_seqs * w.max_isl or sched.max_num_batched_tokens + sched.max_num_seqs
   local exact = {}
   if w.isl.kind == "fixed" then exact[1] = w.isl.a end
+  if w.isl.kind == "fixed" and w.prefix_tokens then exact[2] = w.isl.a + w.prefix_tokens end
   local tables = steps.tables(c, spec, eng, opts, { max_tokens = max(1, math.min(max_tokens, 2 ^ 24)),
     max_context = max_context, max_seqs = sched.max_num_seqs, exact = exact })
   if dis then
@@ -149,6 +159,7 @@ function M.prepare(o)
   return { c = c, spec = spec, t = t, eng = eng, sched = sched, replicas = replicas, w = w, seed = seed, slo = slo,
            speculative = sd, disagg = dis,
            kv = kv, tables = tables, scale_low = lo, scale_high = hi, borrowed = borrowed, detail = o.detail,
+           prefix_caching = caching and not dis or false,
            weight_dtype = opts.weight_dtype or "bf16", weight_dtype_source = own and c.weight_dtype_source or nil,
            kv_dtype = o.kv_dtype or "bf16" }
 end
@@ -162,6 +173,7 @@ local function run(x, scale, detail)
   return core.serve {
     arrival = w.arrival, rate = w.rate, cv = w.cv, concurrency = w.concurrency, requests = w.requests, seed = x.seed,
     measure_from = w.measure_from, measure_to = w.measure_to,
+    prefix_tokens = w.prefix_tokens or 0, prefix_share = w.prefix_share or 0, prefix_caching = x.prefix_caching,
     isl = len(w.isl), osl = len(w.osl), trace_arrival = w.trace_arrival, trace_isl = w.trace_isl,
     trace_osl = w.trace_osl,
     policy = s.policy, mix = s.mix, chunked = s.chunked, reserve = s.reserve, max_num_seqs = s.max_num_seqs,
@@ -215,6 +227,9 @@ local function shape(x, r)
     preemptions = r.preemptions, steps = r.steps, output_tokens = r.output_tokens,
     prefill_tokens = r.prefill_tokens, recomputed_tokens = r.recomputed_tokens, decode_tokens = r.decode_tokens,
     kv_blocks_end = r.kv_blocks_end,
+    prefix = x.w.prefix_tokens and { tokens = x.w.prefix_tokens, share = x.w.prefix_share, caching = x.prefix_caching,
+      lookups = r.prefix_lookups, hits = r.prefix_hits, cached_tokens = r.cached_tokens,
+      hit_rate = r.prefix_lookups > 0 and r.prefix_hits / r.prefix_lookups or 0 } or nil,
     max_num_seqs = x.sched.max_num_seqs, max_num_batched_tokens = x.sched.max_num_batched_tokens,
     gpu_memory_utilization = x.sched.gpu_memory_utilization, multi_step = x.sched.multi_step,
   }

@@ -171,7 +171,7 @@ local function read_trace(path, where)
 end
 
 local FIELDS = { arrival = true, rate = true, cv = true, concurrency = true, requests = true, isl = true, osl = true,
-                 dataset = true, trace = true, measure = true, lengths = true }
+                 dataset = true, trace = true, measure = true, lengths = true, prefix = true }
 local ARRIVALS = { poisson = true, gamma = true, offline = true, closed = true, trace = true }
 
 --- Resolve a workload into the core's fields.
@@ -180,6 +180,8 @@ local ARRIVALS = { poisson = true, gamma = true, offline = true, closed = true, 
 -- @return `{ arrival, rate, cv, concurrency, requests, isl = {...}, osl = {...}, trace_arrival,
 --   trace_isl, trace_osl, max_isl, max_osl (largest tokens a request can have), measure ("replay" or
 --   "steady"), measure_from, measure_to (the requests the latencies are of, 0-based, to exclusive),
+--   prefix_tokens, prefix_share (`prefix = { tokens, share = 1 }`: a shared system prompt of that many
+--   tokens before that share of the prompts; max_isl counts it),
 --   requests_asked (the requests given, before steady state raised them) }`
 -- @raise `<path>.<field>: <expectation>, got <value>`
 function M.resolve(o, path)
@@ -253,6 +255,17 @@ function M.resolve(o, path)
   end
   w.max_isl, w.max_osl = max_of(w.isl, w.trace_isl), max_of(w.osl, w.trace_osl)
   w.dataset = o.dataset
+  -- a shared system prompt before a share of the prompts (prefix caching skips it on a hit)
+  if o.prefix ~= nil then
+    check.table(o.prefix, path .. ".prefix")
+    check.options(o.prefix, { tokens = true, share = true }, path .. ".prefix")
+    w.prefix_tokens = check.positive_int(o.prefix.tokens, path .. ".prefix.tokens")
+    if w.prefix_tokens > 1e8 then check.fail(path .. ".prefix.tokens", "expected at most 1e8", w.prefix_tokens) end
+    w.prefix_share = check.within(o.prefix.share == nil and 1 or o.prefix.share, 0, 1, "a probability",
+      path .. ".prefix.share")
+    w.own_max_isl = w.max_isl
+    w.max_isl = w.max_isl + w.prefix_tokens
+  end
   -- which requests the latencies are of: every one (benchmark replay) or a steady window
   -- (tilewave.serve.steady), the run lengthened to the steady minimum
   w.measure = check.one_of(o.measure or "replay", { replay = true, steady = true }, path .. ".measure")
