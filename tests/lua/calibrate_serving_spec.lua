@@ -34,6 +34,20 @@ describe("serving_results.read", function()
     assert.are.equal(16, fit.options({ model = "m" }, r, fit.measured(r).requests).workload.concurrency)
   end)
 
+  it("reads GenAI-Perf's summary: statistics in ms as s, lengths, the closed loop of its concurrency", function()
+    local r = results.read(DIR .. "genai_perf_small.json")
+    assert.are.same({ "genai-perf", math.huge, 8, 300, true }, { r.format, r.rate, r.max_concurrency, r.completed, r.aggregate })
+    assert.is_true(near(r.ttft.mean, 0.024) and near(r.ttft.p90, 0.031) and near(r.tpot.p50, 0.0124))
+    assert.are.same({ 512, 0, 128 }, { r.isl.mean, r.isl.std, r.osl.mean })
+    -- 300 requests at 4.9 req/s
+    assert.is_true(near(r.duration_s, 300 / 4.9))
+    local m = fit.measured(r)
+    assert.is_true(m.aggregate and near(m.fit.ttft_p50, 0.022) and near(m.held.tpot_mean, 0.0125))
+    -- replayed with its own lengths (fixed: no spread), 300 requests as a closed loop of 8
+    local w = fit.options({ model = "m" }, r).workload
+    assert.are.same({ 512, 128, 300, 8 }, { w.isl, w.osl, w.requests, w.concurrency })
+  end)
+
   local tmp = os.tmpname()
   local function bad(text, want)
     local f = assert(io.open(tmp, "w"))
@@ -56,6 +70,11 @@ describe("serving_results.read", function()
       "errors: expected at least one completed request")
     bad('[1, 2, 3]', "input_lens: expected the per-request array")
     bad("", "expected a benchmark result, got an empty file")
+    bad('{"time_to_first_token": {"avg": 1, "p50": 1, "p90": 1, "unit": "fortnights"}}',
+      "time_to_first_token.unit: expected ms, s, us or ns, got fortnights")
+    bad('{"time_to_first_token": {"avg": 1, "p50": 1, "p90": 1, "unit": "ms"}, "inter_token_latency": {"avg": 1, '
+      .. '"p50": 1, "p90": 1, "unit": "ms"}, "request_throughput": {"avg": 1}, "input_sequence_length": {"avg": 5}, '
+      .. '"output_sequence_length": {"avg": 5}}', "input_config: expected concurrency (an integer) or request_rate")
     -- more requests than a calibration can replay ~150 times
     local many = {}
     for i = 1, results.MAX_REQUESTS + 1 do many[i] = "1" end

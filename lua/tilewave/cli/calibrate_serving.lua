@@ -48,13 +48,17 @@ function M.run(args, out)
   end
   local what = {}
   for i, res in ipairs(list) do
-    what[i] = format("%s (%s, %d requests, %s)", res.path, res.format, #res.requests,
+    what[i] = format("%s (%s, %d requests, %s)", res.path, res.format, res.completed,
       res.rate < math.huge and format("%g req/s", res.rate) or "unpaced")
   end
   out:write(format("calibrate --serving %s: %s on %s, t = %d\n", table.concat(what, "; "), args.model, args.hw, args.t))
   out:write(format("fitted token_host_s %.4g ms (base %.4g ms), seq_host_s %.4g us (base %.4g us), %d replays\n",
     1e3 * f.token_host_s, 1e3 * f.base_token_host_s, 1e6 * f.seq_host_s, 1e6 * f.base_seq_host_s, f.evaluations))
-  out:write("errors on the held-back (odd-numbered) requests; TTFT and TPOT over their mean, p50 and p90:\n")
+  local agg = false
+  for _, res in ipairs(list) do agg = agg or res.aggregate end
+  out:write(agg and "errors on the summaries' statistics (a summary holds no requests to hold back); TTFT and TPOT "
+    .. "over their mean, p50 and p90:\n" or "errors on the held-back (odd-numbered) requests; TTFT and TPOT over "
+    .. "their mean, p50 and p90:\n")
   out:write(tbl({ "engine", "TTFT MAPE", "TTFT bias", "TPOT MAPE", "TPOT bias", "throughput", "fit loss" }, rows), "\n")
   if not args.out then return 0 end
   if f.after.held.loss >= f.before.held.loss and not args.force then

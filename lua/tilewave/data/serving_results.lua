@@ -11,8 +11,12 @@
 --           python/sglang/bench_serving.py): JSON Lines, one run appended per line, each the same
 --           fields as vLLM's (input_lens, output_lens, ttfts, itls, errors, request_rate,
 --           max_concurrency, duration, completed); the last line is read (`run` picks another).
--- GenAI-Perf's profile_export.json is not read: it holds response texts and timestamps, not
--- output token counts, which a reader would need a tokenizer for.
+--   genai-perf  GenAI-Perf's (and AIPerf's) summary, profile_export_genai_perf.json: statistics, not
+--           requests: time_to_first_token and inter_token_latency ({ avg, p50, p90, unit }),
+--           request_throughput { avg }, input_sequence_length and output_sequence_length ({ avg, std },
+--           tokens), request_count, input_config { concurrency | request_rate } (triton-inference-server/
+--           perf_analyzer genai-perf docs). Its per-request profile_export.json holds response texts,
+--           not token counts (a tokenizer would be needed): it is not read.
 -- Limits: a file of at most 16 MiB (tilewave.util.sandbox.MAX_FILE_BYTES); per-request arrays of one
 -- length, 1 to M.MAX_REQUESTS requests; times finite and >= 0.
 -- Units: s, token, request/s.
@@ -51,12 +55,56 @@ local function number(path, v, field, optional)
   return v
 end
 
+-- a GenAI-Perf statistic { avg, p50, p90, unit } in s (units ms, s, ns)
+local SCALE = { ms = 1e-3, s = 1, ns = 1e-9, us = 1e-6 }
+local function stat(path, doc, key)
+  local v = doc[key]
+  if type(v) ~= "table" then fail(path, key, "expected a statistic { avg, p50, p90, unit }", v == nil and "none" or type(v)) end
+  local k = SCALE[v.unit]
+  if not k then fail(path, key .. ".unit", "expected ms, s, us or ns", v.unit) end
+  local out = {}
+  for _, f in ipairs { "avg", "p50", "p90" } do out[f] = number(path, v[f], key .. "." .. f) * k end
+  return { mean = out.avg, p50 = out.p50, p90 = out.p90 }
+end
+
+-- GenAI-Perf's summary (see the module's comment)
+local function genai_perf(path, doc)
+  local function count(key)
+    local v = doc[key]
+    if type(v) ~= "table" then fail(path, key, "expected { avg, std } (tokens)", v == nil and "none" or type(v)) end
+    return { mean = number(path, v.avg, key .. ".avg"), std = number(path, v.std or 0, key .. ".std") }
+  end
+  local out = { format = "genai-perf", path = path, requests = {} }
+  out.ttft, out.tpot = stat(path, doc, "time_to_first_token"), stat(path, doc, "inter_token_latency")
+  local rt = doc.request_throughput
+  out.requests_per_s = number(path, type(rt) == "table" and rt.avg or nil, "request_throughput.avg")
+  out.isl, out.osl = count("input_sequence_length"), count("output_sequence_length")
+  if out.isl.mean < 1 or out.osl.mean < 1 then fail(path, "input_sequence_length", "expected at least 1 token", out.isl.mean) end
+  local n = doc.request_count
+  if type(n) == "table" then n = n.avg end
+  n = number(path, n or 1000, "request_count")
+  if n < 1 or n % 1 ~= 0 or n > M.MAX_REQUESTS then
+    fail(path, "request_count", format("expected an integer from 1 to %d", M.MAX_REQUESTS), n)
+  end
+  out.completed = math.tointeger(n)
+  local cfg = type(doc.input_config) == "table" and doc.input_config or {}
+  local cc, rr = cfg.concurrency, cfg.request_rate
+  if type(cc) == "number" and cc >= 1 and cc % 1 == 0 then out.rate, out.max_concurrency = math.huge, math.tointeger(cc)
+  elseif type(rr) == "number" and rr > 0 and rr == rr then out.rate = rr
+  else fail(path, "input_config", "expected concurrency (an integer) or request_rate (request/s)", "neither") end
+  if not (out.requests_per_s > 0) then fail(path, "request_throughput.avg", "expected a positive rate", out.requests_per_s) end
+  out.duration_s = out.completed / out.requests_per_s
+  out.aggregate = true
+  return out
+end
+
 --- Read a benchmark result file.
 -- @string path the file
 -- @tparam[opt] table o `{ run (1-based line of a JSON Lines file; default the last) }`
--- @return `{ format ("vllm" | "sglang"), path, rate (request/s; math.huge: unpaced), max_concurrency
+-- @return `{ format ("vllm" | "sglang" | "genai-perf"), path, rate (request/s; math.huge: unpaced), max_concurrency
 --   (or nil), duration_s, requests = { { input, output, ttft_s, itls = {...}, ok } ... } (in the
---   file's order), completed (requests that succeeded) }`
+--   file's order), completed (requests that succeeded) }`; a GenAI-Perf summary has no requests but
+--   `aggregate = true`, ttft and tpot ({ mean, p50, p90 }, s), requests_per_s, isl and osl ({ mean, std })
 -- @raise `<path>: <field>: <expectation>, got <value>` for a file of another format, truncated
 --   JSON, arrays of different lengths, negative or NaN times, no completed request, a file over 16 MiB
 function M.read(path, o)
@@ -83,6 +131,7 @@ function M.read(path, o)
     -- one run of SGLang's JSONL is one line: its backend field names it
     fmt = type(doc.backend) == "string" and doc.backend:find("^sglang") and "sglang" or "vllm"
   end
+  if doc.input_lens == nil and type(doc.time_to_first_token) == "table" then return genai_perf(path, doc) end
   for _, k in ipairs(ARRAYS) do
     if type(doc[k]) ~= "table" then
       fail(path, k, "expected the per-request array of vLLM's --save-result JSON or SGLang's bench_serving "

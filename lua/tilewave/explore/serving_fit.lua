@@ -52,6 +52,12 @@ M.KEYS = { "ttft_mean", "ttft_p50", "ttft_p90", "tpot_mean", "tpot_p50", "tpot_p
 --- The measured figures of benchmark `res` (tilewave.data.serving_results.read): its completed
 -- requests, and the statistics of the even (`fit`) and odd (`held`) ones, with the throughput.
 function M.measured(res)
+  if res.aggregate then
+    -- a summary: its statistics are both sets (no request can be held back)
+    local st = { ttft_mean = res.ttft.mean, ttft_p50 = res.ttft.p50, ttft_p90 = res.ttft.p90,
+                 tpot_mean = res.tpot.mean, tpot_p50 = res.tpot.p50, tpot_p90 = res.tpot.p90 }
+    return { fit = st, held = st, requests_per_s = res.requests_per_s, aggregate = true }
+  end
   local reqs = {}
   for _, q in ipairs(res.requests) do if q.ok then reqs[#reqs + 1] = q end end
   local sets = { fit = { {}, {} }, held = { {}, {} } }
@@ -71,9 +77,19 @@ end
 --- The simulate() options that replay the completed requests `reqs` of `res` on deployment `dep`
 -- (`{ model, hw, t, engine, scheduler, weight_dtype, kv_dtype, allow_long_context }`).
 function M.options(dep, res, reqs)
-  local isl, osl = {}, {}
-  for i, q in ipairs(reqs) do isl[i], osl[i] = max(1, q.input), max(1, q.output) end
-  local w = { lengths = { isl = isl, osl = osl } }
+  local w
+  if res.aggregate then
+    -- the summary's lengths as lognormals of its mean and standard deviation (fixed when it has none)
+    local function dist(l)
+      if l.std <= 0 then return math.max(1, math.floor(l.mean + 0.5)) end
+      return { mean = l.mean, sigma = math.sqrt(math.log(1 + (l.std / l.mean) ^ 2)) }
+    end
+    w = { isl = dist(res.isl), osl = dist(res.osl), requests = res.completed }
+  else
+    local isl, osl = {}, {}
+    for i, q in ipairs(reqs) do isl[i], osl[i] = max(1, q.input), max(1, q.output) end
+    w = { lengths = { isl = isl, osl = osl } }
+  end
   if res.rate < math.huge then w.rate = res.rate
   elseif res.max_concurrency then w.concurrency = res.max_concurrency
   else w.arrival = "offline" end
@@ -83,15 +99,16 @@ function M.options(dep, res, reqs)
 end
 
 -- the simulated figures of a raw run with records, as M.measured's
-local function simulated(r)
+local function simulated(r, all)
   local rec = r.records
   local sets = { fit = { {}, {} }, held = { {}, {} } }
   for i = 1, #rec.arrival_s do
-    local s = sets[i % 2 == 0 and "fit" or "held"]
+    local s = sets[(all or i % 2 == 0) and "fit" or "held"]
     s[1][#s[1] + 1] = rec.first_token_s[i] - rec.arrival_s[i]
     local o = rec.output_tokens[i]
     if o > 1 then s[2][#s[2] + 1] = (rec.finish_s[i] - rec.first_token_s[i]) / (o - 1) end
   end
+  if all then sets.held = sets.fit end
   return { fit = stats(sets.fit[1], sets.fit[2]), held = stats(sets.held[1], sets.held[2]),
            requests_per_s = r.requests_per_s }
 end
@@ -139,7 +156,7 @@ function M.fit(dep, list)
     local m = M.measured(res)
     local x = simulate.prepare(M.options(dep, res, m.requests))
     runs[i] = { m = m, x = x, dec = x.tables.decode_s, grid = x.tables.seq_grid }
-    nreq = nreq + #m.requests
+    nreq = nreq + res.completed
   end
   local evals = 0
   -- every file replayed with host times (h, q): each decode table moved by the change of its host
@@ -154,7 +171,7 @@ function M.fit(dep, list)
         for j = 1, nd do dec[(i - 1) * nd + j] = r.dec[(i - 1) * nd + j] + d end
       end
       r.x.tables.decode_s, r.x.tables.host_s, r.x.tables.seq_host_s = dec, h, q
-      local sim = simulated(simulate.run(r.x, 1, true))
+      local sim = simulated(simulate.run(r.x, 1, true), r.m.aggregate)
       r.x.tables.decode_s = r.dec
       for _, set in ipairs { "fit", "held" } do
         for k, v in pairs(M.errors(sim, r.m, set)) do acc[set][k] = (acc[set][k] or 0) + v / #runs end
@@ -199,6 +216,8 @@ function M.fit(dep, list)
       end
     end
   end
+  -- a figure at the search's floor is none (steps halve toward 0 without reaching it)
+  for c = 1, 2 do if p[c] < 1e-12 then p[c] = 0 end end
   local after = errors(p[1], p[2])
   return { base = eng.name, token_host_s = p[1], seq_host_s = p[2], base_token_host_s = h0, base_seq_host_s = q0,
            before = before, after = after, evaluations = evals, requests = nreq, files = #list }
