@@ -199,7 +199,7 @@ function M.resolve(e, path)
     local t, err = require("tilewave.util.sandbox").load(e)
     if not t then error(path .. ": " .. err, 0) end
     local out = M.resolve(t, path)
-    out.name = e:match("([^/]+)%.lua$")
+    out.name, out.file_base = e:match("([^/]+)%.lua$"), type(t.base) == "string" and t.base or nil
     return out
   end
   if type(e) == "string" and e:find("@", 1, true) then

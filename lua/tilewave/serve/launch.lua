@@ -65,7 +65,9 @@ local BUILD = {
 -- @return `{ engine, command (one replica, or nil), copies (replicas), pools = { prefill = { command,
 --   copies }, decode = ... } (disaggregated), note }`
 function M.of(d, model)
-  local fam = family(d.engine)
+  -- an engine file (calibrate --serving) launches as the release it was fitted on
+  local name = d.engine_base or d.engine
+  local fam = family(name)
   local build = BUILD[fam]
   local m = tostring(model)
   if not (m:find("/", 1, true)) then m = "<checkpoint of " .. m .. ">" end
@@ -75,11 +77,11 @@ function M.of(d, model)
   end
   local out = { engine = d.engine }
   if d.mode == "disagg" then
-    out.pools = { prefill = { command = build(d, m, d.prefill.t, d.engine), copies = d.prefill.replicas },
-                  decode = { command = build(d, m, d.decode.t, d.engine), copies = d.decode.replicas } }
+    out.pools = { prefill = { command = build(d, m, d.prefill.t, name), copies = d.prefill.replicas },
+                  decode = { command = build(d, m, d.decode.t, name), copies = d.decode.replicas } }
     out.note = "each pool's replicas behind the engine's KV-transfer connector (configured apart)"
   else
-    out.command, out.copies = build(d, m, d.t, d.engine), d.replicas
+    out.command, out.copies = build(d, m, d.t, name), d.replicas
     if d.replicas > 1 then out.note = format("%d copies behind a load balancer (least loaded)", d.replicas) end
   end
   if d.weight_dtype == "fp8" and fam == "trtllm" then
