@@ -271,19 +271,8 @@ function M.decode(o)
   r.comm_s = comm
   r.tpot_s = r.tpot_s + comm
   r.interval = price.interval(spec, "decode", r.tpot_s)
-  -- a step the host dispatch bounds varies with the host CPU: the engine's host_spread widens it
-  if r.bound == "host" and (eng.host_spread or 0) > 0 then
-    r.interval.low = math.min(r.interval.low, r.tpot_s * (1 - eng.host_spread))
-    r.interval.high = math.max(r.interval.high, r.tpot_s * (1 + eng.host_spread))
-    r.interval.host_spread = eng.host_spread
-  end
-  -- per-token host work known only within a range across models (Hugging Face generate())
-  local hr = eng.token_host_range
-  if hr and (eng.token_host_s or 0) > 0 then
-    r.interval.low = math.min(r.interval.low, r.tpot_s - eng.token_host_s * (1 - hr[1]))
-    r.interval.high = math.max(r.interval.high, r.tpot_s + eng.token_host_s * (hr[2] - 1))
-    r.interval.token_host_range = hr
-  end
+  -- the host's share of the step, known only within the engine's spread (tilewave.cost.interval.host)
+  require("tilewave.cost.interval").host(r.interval, r.tpot_s, eng, r.bound)
   r.tokens_per_s = 1 / r.tpot_s
   r.aggregate_tokens_per_s = batch_all / r.tpot_s
   r.achieved_bw = r.bytes / r.tpot_s
