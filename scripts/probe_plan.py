@@ -24,7 +24,7 @@ GEMM_SETS = ("peak", "paper", "linears", "align", "bmm", "splitk", "store", "mis
 DEFAULT_SETS = GEMM_SETS[:-2] + ("bw", "attention")
 # only when asked for: the random shapes under bf16/fp16 x nn/nt, random shapes in every dtype, layer forwards
 # and decode steps
-ALL_SETS = DEFAULT_SETS + ("layout", "dtypes", "layers", "decode")
+ALL_SETS = DEFAULT_SETS + ("layout", "dtypes", "layers", "decode", "hf")
 
 
 

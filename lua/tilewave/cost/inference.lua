@@ -138,12 +138,13 @@ end
 
 -- Kernel launches of one decode step under engine `eng`: the engine's own count
 -- (llama.cpp's graph nodes) or the kernels its fusion makes of the step's ops
--- (tilewave.cost.kernels; attention is one kernel over the cache).
-local function launches(c, t, eng)
+-- (tilewave.cost.kernels; attention is one kernel over the cache; an unfused MoE loop over the experts
+-- `batch` tokens hit on one of `ep` ranks).
+local function launches(c, t, eng, batch, ep)
   if eng.kernels_per_layer then return eng.kernels_per_layer * c.num_hidden_layers + (eng.kernels_fixed or 0) end
   local n = 0
   for _, op in ipairs(step_ops(c, t, "flash")) do
-    n = n + kernels.count(op, eng.fusion) * op.count
+    n = n + kernels.count(op, eng.fusion, batch, ep) * op.count
   end
   return n
 end
@@ -224,7 +225,8 @@ function M.decode(o)
     return require("tilewave.cost.speculative").decode(M.decode, o)
   end
   local c, spec, t, batch, context, fmt, kvb = workload(o, "decode", DECODE, decoder)
-  local eng = engines.resolve(o.engine, "decode.engine")
+  -- a machine whose host was measured scales the engine's host terms (tilewave.cost.engines.on_host)
+  local eng = engines.on_host(engines.resolve(o.engine, "decode.engine"), spec)
   local g = hw.gemm_params(spec)
   local cdt = compute_dtype(spec, fmt.name)
   local ep = check_ep(c, o.ep, t, batch, "decode")
@@ -253,7 +255,7 @@ function M.decode(o)
     peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
     vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
     mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
-    kernels = launches(c, t, eng), kv_eff = kv_eff,
+    kernels = launches(c, t, eng, batch_all, ep), kv_eff = kv_eff,
   }, eng, spec.vendor)
   r.kv_eff, r.kv_splits, r.kv_blocks = kv_eff, splits, blocks
   local comm = 0

@@ -35,20 +35,19 @@ end
 -- seconds whose bound is `bound`:
 --   host_spread       a host-bound step varies with the host CPU: tpot x (1 -+ host_spread) (the
 --                     +-40% the team measured between eager machines, tilewave.cost.engines)
---   token_host_range  per-token host work known only within token_host_s x [low, high] across model
---                     families (Hugging Face generate(): 25-100 ms per token on one H200)
--- @return iv, with `host_spread` / `token_host_range` set when they widened it (s)
+--   cold_token_s      a first call on a freshly built model may add this much host time per token
+--                     (Hugging Face generate(): 35-90 ms on H100s, tilewave.cost.engines): iv.high
+--                     reaches tpot + cold_token_s
+-- @return iv, with `host_spread` / `cold_token_s` set when they widened it (s)
 function M.host(iv, tpot_s, eng, bound)
   if bound == "host" and (eng.host_spread or 0) > 0 then
     iv.low = math.min(iv.low, tpot_s * (1 - eng.host_spread))
     iv.high = math.max(iv.high, tpot_s * (1 + eng.host_spread))
     iv.host_spread = eng.host_spread
   end
-  local hr = eng.token_host_range
-  if hr and (eng.token_host_s or 0) > 0 then
-    iv.low = math.min(iv.low, tpot_s - eng.token_host_s * (1 - hr[1]))
-    iv.high = math.max(iv.high, tpot_s + eng.token_host_s * (hr[2] - 1))
-    iv.token_host_range = hr
+  if (eng.cold_token_s or 0) > 0 then
+    iv.high = math.max(iv.high, tpot_s + eng.cold_token_s)
+    iv.cold_token_s = eng.cold_token_s
   end
   return iv
 end

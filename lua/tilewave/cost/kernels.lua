@@ -196,9 +196,37 @@ function M.flash_backward(op, eo)
   return list, VECTOR
 end
 
---- Kernels of one op under `fusion` (GEMMs and flash attention: 1).
-function M.count(op, fusion)
-  if op.kind == "gemm" or op.kind == "bmm" then return 1 end
+-- Hugging Face's eager MoE block (transformers modeling_mixtral.py MixtralSparseMoeBlock.forward, the
+-- form gpt-oss, Qwen-MoE and Llama 4 modules follow) routes in framework ops around the router GEMM:
+-- softmax, topk, sum, divide, cast, zeros, one_hot (3 kernels), sum, greater, nonzero (2): 12; then
+-- loops over the experts hit, each: mask index, where (nonzero, 2), gather of its tokens, w1, w3,
+-- act, mul, w2, gather of its routing weights, mul, index_add_: 12 kernels, of which the three
+-- GEMMs, act and mul (5) are the block's expert ops already counted once.
+local MOE_ROUTE_KERNELS, MOE_EXPERT_KERNELS, MOE_COUNTED = 12, 12, 5
+
+--- Experts of one rank that a step's `tokens` hit under uniform top-`k` routing over `E` experts, of
+-- which this rank holds `local_e`: local_e * (1 - (1 - k/E)^tokens), rounded (at least 1).
+function M.experts_hit(E, k, tokens, local_e)
+  local x = local_e * (1 - (1 - k / E) ^ tokens)
+  return math.max(1, math.floor(x + 0.5))
+end
+
+--- Zero-byte kernels an `unfused` engine launches for a MoE router op (op.role "moe_router",
+-- carrying route_experts, route_k, route_tokens and route_local: E, k, tokens, this rank's experts) beyond the GEMMs and GLU the
+-- block's ops hold: the routing ops and the per-expert loop above. 0 for any other op or fusion.
+-- `tokens` and `ep` (optional) replace the op's token count and spread its experts over ep ranks
+-- (a decode step of `tokens` sequences priced from batch-1 ops).
+function M.moe_loop(op, fusion, tokens, ep)
+  if fusion ~= "unfused" or op.role ~= "moe_router" or not op.route_experts then return 0 end
+  local hits = M.experts_hit(op.route_experts, op.route_k, tokens or op.route_tokens,
+    ep and op.route_experts // ep or op.route_local)
+  return MOE_ROUTE_KERNELS + hits * MOE_EXPERT_KERNELS - MOE_COUNTED
+end
+
+--- Kernels of one op under `fusion` (GEMMs and flash attention: 1; an unfused MoE router adds its loop).
+-- `tokens`, `ep`: as M.moe_loop's.
+function M.count(op, fusion, tokens, ep)
+  if op.kind == "gemm" or op.kind == "bmm" then return 1 + M.moe_loop(op, fusion, tokens, ep) end
   if op.kind == "attention" then
     if op.impl == "flash" then return 1 end
     return 2 + #M.elementwise(op.parts[2], fusion) + #M.attention_copies(op, fusion)

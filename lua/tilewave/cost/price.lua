@@ -100,10 +100,21 @@ local function floored(p, floor)
   return p
 end
 
+-- zero-byte kernels of an unfused MoE router's loop (tilewave.cost.kernels.moe_loop), reused lists
+local zeros = setmetatable({}, { __index = function(t, n)
+  local z = {}
+  for i = 1, n do z[i] = 0 end
+  t[n] = z
+  return z
+end })
+
 local function gemm_pred(ctx, op)
   local r = M.gemm(ctx, op.m, op.n, op.k, op.batch)
+  local loop = kernels.moe_loop(op, ctx.fusion)
+  local extra = loop > 0 and M.kernels_s(ctx, zeros[loop]) or 0
   return floored({
-    time_s = r.time_s, compute_s = r.compute_s, memory_s = r.memory_s, bound = r.bound, kernels = 1, gemm_s = r.time_s,
+    time_s = r.time_s + extra, compute_s = r.compute_s, memory_s = r.memory_s, bound = r.bound, kernels = 1 + loop,
+    gemm_s = r.time_s,
     tile = r.tile, tiles = r.tiles, waves = r.waves, split_k = r.split_k, stream_k = r.stream_k,
     tile_eff = r.tile_eff, wave_eff = r.wave_eff, align_eff = r.align_eff, align_bytes = r.align_bytes,
     loss = loss_of(r),
@@ -183,7 +194,7 @@ end
 -- GEMM model's time with the host floor, held to the op's floor, as gemm_pred does).
 function M.op_time(ctx, op)
   local kind = op.kind
-  if kind == "gemm" or kind == "bmm" then
+  if (kind == "gemm" or kind == "bmm") and kernels.moe_loop(op, ctx.fusion) == 0 then
     local t, floor = M.gemm_time(ctx, op.m, op.n, op.k, op.batch), limits.op(ctx, op)
     return floor > t and floor or t
   end
@@ -257,6 +268,12 @@ function M.compile(ctx, ops, backward)
         n, steps = gemm_step(ctx, flat, n, op.k, op.n, op.m, op.batch), 2
       else
         n, steps = gemm_step(ctx, flat, n, op.m, op.n, op.k, op.batch), 1
+        local loop = kernels.moe_loop(op, ctx.fusion)
+        if loop > 0 then
+          local aux
+          n, aux = kernel_steps(ctx, flat, n, zeros[loop], nil, 1, 1)
+          steps = steps + aux
+        end
       end
     elseif kind == "attention" and op.impl == "flash" then
       local work, rate, sfu, sfu_rate = flash_terms(ctx, op, backward and 2.5 or 1, 1, backward)

@@ -47,6 +47,7 @@ function M.context(spec, dt, eng, path, timing)
   path = path or "price"
   if not TIMING[timing] then check.one_of(timing, TIMING, path .. ".timing") end
   local e = type(eng) == "table" and eng.name and eng.fusion and eng or engines.resolve(eng, path .. ".engine")
+  e = engines.on_host(e, spec) -- a measured host scales host_s (no-op when already scaled: host_op_s set)
   local key = format("%s|%s|%s", tostring(dt), timing, engines.key(e))
   local per = cache[spec]
   if per and per[key] then return remember(spec, eng, dt, timing, per[key]) end

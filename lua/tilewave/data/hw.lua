@@ -43,6 +43,7 @@ M.dir = normalize(this_dir() .. "/../../../hw")
 local FIGURES = {
   sm_count = true, boost_clock_hz = true, memory_bytes = true, usable_memory_bytes = true, mem_bw = true, l2_bytes = true,
   smem_per_sm_bytes = true, tdp_w = true, peak_flops = true, interconnect = true, compute_capability = true,
+  host_op_s = true,
 }
 
 --- Load a pure-data Lua file into the unit-constant sandbox (tilewave.util.sandbox).
@@ -56,6 +57,9 @@ local SPEC_FIELDS = {
   compute_capability = check.positive,
   sm_count = function(v, p) check.positive_int(v, p); return check.within(v, 1, 100000, "integer", p) end,
   boost_clock_hz = function(v, p) return check.within(v, 1e7, 1e10, "Hz", p) end,
+  -- the host machine's PyTorch dispatch: one nn.Linear call on CUDA, s (scripts/probe --host, host.csv
+  -- op module_linear; tilewave.cost.engines.on_host)
+  host_op_s = function(v, p) return check.within(v, 1e-7, 1e-3, "s", p) end,
   memory_bytes = function(v, p) return check.within(v, 1e6, 1e14, "byte", p) end,
   usable_memory_bytes = function(v, p) return check.within(v, 1e6, 1e14, "byte", p) end,
   -- a rental price: { per_hour = USD per GPU-hour, provider, date (YYYY-MM-DD), source }

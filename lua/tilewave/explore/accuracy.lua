@@ -23,6 +23,7 @@ local models = require "tilewave.data.models"
 local hw = require "tilewave.data.hw"
 local csv = require "tilewave.util.csv"
 local calibration = require "tilewave.explore.calibration"
+local measured_models = require "tilewave.explore.measured_models"
 local decode_calibration = require "tilewave.explore.decode_calibration"
 
 local M = {}
@@ -32,16 +33,8 @@ local ENGINE_OF = { graph = { base = "eager", launch = "graph" }, eager = "eager
 --- A short name of an engine as the rows use it.
 function M.engine_name(e) return type(e) == "table" and "eager+graph" or e end
 
---- The measured layer ids -> model configs (a ModernBERT global layer: every layer global).
-function M.layer_model(id)
-  if id == "modernbert-base-global" then
-    local d = {}
-    for k, v in pairs(models.load("modernbert-base")) do d[k] = v end
-    d.global_attn_every_n_layers, d.id, d.name = 1, nil, "modernbert-base (all layers global)"
-    return models.define(d)
-  end
-  return assert(models.load(id))
-end
+-- the measured rows' model ids -> configs (tilewave.explore.measured_models)
+M.layer_model, M.depth_model = measured_models.layer_model, measured_models.depth_model
 
 local function row(rows, set, engine, class, spec, predicted, measured, label, iv)
   iv = iv or price.interval(spec, class, predicted) -- the estimate's own when it has one
@@ -70,6 +63,21 @@ local function layer_rows(rows, dir, spec)
   end
 end
 
+-- one generate() row (scripts/probe's hf set, or the shared file's)
+local function hf_row(rows, spec, r, set)
+  -- scripts/probe's own rows (with `rep`): the second call of each model, its median per-token gap (the steady
+  -- state; a first call can run slower, tilewave.cost.engines hf.cold_token_s); `mode` forward rows (a plain
+  -- forward loop) are left out: no engine models them. The shared rows: (t(72) - t(8)) / 64 of single calls.
+  if (r.rep == nil or r.rep == "2") and r.mode ~= "forward" then
+    local d = inference.decode { model = M.depth_model(r.id, tonumber(r.layers)), hw = spec,
+                                 batch = tonumber(r.batch), engine = "hf",
+                                 -- mean context over the timed tokens: prompt + 8 ... prompt + new_tokens
+                                 context = tonumber(r.prompt) + (8 + tonumber(r.new_tokens)) // 2 }
+    row(rows, set, "hf", "decode", spec, d.tpot_s, tonumber(r.tpot_median_s or r.tpot_s),
+        format("%s%s batch %s", r.id, r.layers and (" L" .. r.layers) or "", r.batch), d.interval)
+  end
+end
+
 local function decode_rows(rows, dir, spec)
   for _, r in ipairs(csv.read(dir .. "/decode.csv") or {}) do
     for _, eng in ipairs { ENGINE_OF[r.timing], "compiled" } do
@@ -80,12 +88,10 @@ local function decode_rows(rows, dir, spec)
           format("%s batch %s context %s", r.id, r.batch, r.context), d.interval)
     end
   end
-  for _, r in ipairs(csv.read(dir .. "/hf_generate.csv") or {}) do
-    -- mean context over the timed tokens: prompt + 8 ... prompt + 72
-    local d = inference.decode { model = r.id, hw = spec, batch = tonumber(r.batch),
-                                 context = tonumber(r.prompt) + 40, engine = "hf" }
-    row(rows, "generate() TPOT", "hf", "decode", spec, d.tpot_s, tonumber(r.tpot_s), format("%s batch %s", r.id, r.batch),
-        d.interval)
+  for _, r in ipairs(csv.read(dir .. "/hf_generate.csv") or {}) do hf_row(rows, spec, r, "generate() TPOT") end
+  -- scripts/probe's first format: one call per point after a 4-token warm-up, (t(40) - t(8)) / 32
+  for _, r in ipairs(csv.read(dir .. "/hf_generate_single.csv") or {}) do
+    hf_row(rows, spec, r, "generate() TPOT, single calls")
   end
 end
 
@@ -120,13 +126,32 @@ end
 local READERS = { gemm = gemm_rows, layers = layer_rows, decode = decode_rows, attention = attention_rows }
 local ALL_KINDS = { "gemm", "layers", "decode", "attention" }
 
+--- The host figure of a measurement folder: host.csv's module_linear on cuda (scripts/probe --host), s;
+-- nil without one.
+function M.host_op_s(dir)
+  for _, r in ipairs(csv.read(dir .. "/host.csv") or {}) do
+    if r.op == "module_linear" and r.device == "cuda" then return tonumber(r.time_s) end
+  end
+end
+
 --- Rows of a measurement folder `dir` on device `hw_id` (an id or a spec
 -- table; default "h100_sxm5"), each set prefixed with `prefix` (default: the
 -- folder's name). `kinds` (optional) limits the files read: an array of
 -- "gemm", "layers", "decode" (with hf_generate), "attention".
+-- A folder with scripts/probe --host's host.csv prices on its own host (spec.host_op_s) unless the
+-- spec has one.
 -- @raise `calibrate: <dir>: no ... .csv there` when none is there
 function M.measured(dir, hw_id, prefix, kinds)
   local spec = hw.resolve(hw_id or "h100_sxm5", "calibrate.hw")
+  local host = M.host_op_s(dir)
+  if host and not spec.host_op_s then -- the folder's own host, measured beside its rows
+    local s = {}
+    for k, v in pairs(spec) do s[k] = v end
+    s.host_op_s, s.sources = host, {}
+    for k, v in pairs(spec.sources or {}) do s.sources[k] = v end
+    s.sources.host_op_s = dir .. "/host.csv: module_linear on cuda (scripts/probe --host)"
+    spec = s
+  end
   local rows = {}
   for _, k in ipairs(kinds or ALL_KINDS) do READERS[k](rows, dir, spec) end
   if #rows == 0 then error(format("calibrate: %s: no gemm/layers/decode/hf_generate/attention .csv there", dir), 0) end

@@ -321,7 +321,10 @@ function M.moe_mlp(ops, c, w, count, opt)
     ops[#ops + 1] = M.elementwise("glu", "shared_expert_glu", 3 * bs * s_t * e.in_bytes, count, bs * s_t, e.in_bytes)
     ops[#ops + 1] = M.gemm("mlp_down", "shared_expert_down", bs, h, s_t, count, e)
   end
-  ops[#ops + 1] = M.gemm("moe_router", "moe_router", bs, E, h, count, e)
+  local router = M.gemm("moe_router", "moe_router", bs, E, h, count, e)
+  -- the routing fields an unfused engine's expert loop needs (tilewave.cost.kernels.moe_loop)
+  router.route_experts, router.route_k, router.route_tokens, router.route_local = E, k, bs * ep, E // ep
+  ops[#ops + 1] = router
   local function expert(role, n, kk)
     local op = M.gemm(role, "expert_" .. role, m, n, kk, count, e, E // ep)
     op.kind = "gemm" -- a grouped GEMM over weights (E problems), not an attention BMM

@@ -15,8 +15,10 @@ describe("tilewave.cost.engines", function()
       -- hf inherits eager's kernels and adds per-token host work
       local hf = tw.engines.resolve("hf")
       assert.equal("unfused", hf.fusion)
-      assert.equal(tw.engines.presets.eager.host_s, hf.host_s)
-      assert.is_true(hf.token_host_s > 0)
+      -- its own per-kernel host time (module calls) and per-token work, fitted on
+      -- hw/measured/h100_host_2026-11-28 (tilewave.cost.engines hf.source)
+      assert.equal(20.1e-6, hf.host_s)
+      assert.equal(1.2e-3, hf.token_host_s)
     end)
 
     it("names the bad field", function()
@@ -107,8 +109,9 @@ describe("engine-aware pricing", function()
     local c, g, e = tpot("compiled"), tpot { base = "eager", launch = "graph" }, tpot("eager")
     assert.is_true(c < g)
     assert.is_true(g < e)
-    -- hf adds its per-token host work to eager's step
-    assert.near(e + tw.engines.presets.hf.token_host_s, tpot("hf"), 1e-12)
+    -- host-bound at batch 1: eager is its 1290 kernels at 18 us; hf the same kernels at its 20.1 us, plus 1.2 ms
+    assert.near(1290 * 18e-6, e, 1e-12)
+    assert.near(1290 * 20.1e-6 + 1.2e-3, tpot("hf"), 1e-12)
   end)
 
   it("prices FlashAttention-2 on Hopper at its own MMA fraction (0.32 against cuDNN's 0.70)", function()
@@ -139,5 +142,42 @@ describe("engine-aware pricing", function()
     assert.equal("compiled", c.config.engine)
     assert.equal("eager", e.config.engine)
     assert.is_true(e.step_s > c.step_s)
+  end)
+
+  it("loops an unfused MoE block over the experts hit, as transformers' eager modules do", function()
+    local kernels = require "tilewave.cost.kernels"
+    -- uniform top-2 of 8 experts: one token hits 2; 8 tokens 8 x (1 - 0.75^8) = 7.2 -> 7; 64 tokens all 8
+    assert.equal(2, kernels.experts_hit(8, 2, 1, 8))
+    assert.equal(7, kernels.experts_hit(8, 2, 8, 8))
+    assert.equal(8, kernels.experts_hit(8, 2, 64, 8))
+    -- Mixtral at batch 1 on an H200: 1322 kernels as fused ops, plus per layer 12 routing kernels and
+    -- 12 per expert hit (2), less the 5 expert kernels already counted: 1322 + 32 x 31 = 2314
+    local d = tw.inference.decode { model = "mixtral-8x7b", hw = "h200_sxm", context = 168, engine = "eager" }
+    assert.equal(2314, d.kernels)
+    local d8 = tw.inference.decode { model = "mixtral-8x7b", hw = "h200_sxm", context = 168, engine = "eager", batch = 8 }
+    assert.equal(1322 + 32 * (12 + 7 * 12 - 5), d8.kernels)
+    -- a fused engine runs the experts as grouped GEMMs: no loop
+    local c = tw.inference.decode { model = "mixtral-8x7b", hw = "h200_sxm", context = 168, engine = "compiled" }
+    assert.equal(419, c.kernels)
+  end)
+
+  it("scales a host-launched engine's host time by the machine's measured host figure", function()
+    local h100 = tw.hw.load("h100_sxm5")
+    local probed = {}
+    for k, v in pairs(h100) do probed[k] = v end
+    probed.sources = {}
+    for k, v in pairs(h100.sources or {}) do probed.sources[k] = v end
+    -- half the reference figure (19.3 us): eager's 18 us a kernel becomes 9 us, its spread 0.4 -> 0.15
+    probed.host_op_s, probed.sources.host_op_s = 9.65e-6, "a test figure"
+    local e = tw.engines.on_host(tw.engines.resolve("eager"), probed)
+    assert.near(9e-6, e.host_s, 1e-18)
+    assert.equal(0.15, e.host_spread)
+    -- graph-launched engines have no host term to scale
+    local c = tw.engines.resolve("compiled")
+    assert.equal(c, tw.engines.on_host(c, probed))
+    -- llama-2-7b at batch 1 stays host-bound at 9 us a kernel: 1290 x 9 us
+    local d = tw.inference.decode { model = "llama-2-7b", hw = probed, context = 512, engine = "eager" }
+    assert.equal("host", d.bound)
+    assert.near(1290 * 9e-6, d.tpot_s, 1e-12)
   end)
 end)
