@@ -212,8 +212,9 @@ function M.experts_hit(E, k, tokens, local_e)
 end
 
 --- Zero-byte kernels an `unfused` engine launches for a MoE router op (op.role "moe_router",
--- carrying route_experts, route_k, route_tokens and route_local: E, k, tokens, this rank's experts) beyond the GEMMs and GLU the
--- block's ops hold: the routing ops and the per-expert loop above. 0 for any other op or fusion.
+-- carrying route_experts, route_k, route_tokens and route_local: E, k, tokens, this rank's
+-- experts) beyond the GEMMs and GLU the block's ops hold: the routing ops and the per-expert loop
+-- above. 0 for any other op or fusion.
 -- `tokens` and `ep` (optional) replace the op's token count and spread its experts over ep ranks
 -- (a decode step of `tokens` sequences priced from batch-1 ops).
 function M.moe_loop(op, fusion, tokens, ep)
