@@ -1,6 +1,13 @@
 --- tilewave.cost.price: THE pricing layer - the only Lua code that calls the C core's cost
--- functions (gemm, gemm_many, pass; with tilewave.cost.price_step: roofline, decode_step, splitkv,
--- collective, attention_io, memory_fit).
+-- functions. Three modules, one concern each:
+--   tilewave.cost.price          the price of an op, by kind: one table (KINDS) from op kind to its
+--                                forward, compile-to-the-core and backward handlers, and the GEMM
+--                                primitives they share (gemm, gemm_time, gemm_many, kernels_s);
+--                                a little over 400 lines, to keep every kind's handlers in one place
+--   tilewave.cost.price_context  the context an op is priced in (device, dtype, engine, timing)
+--   tilewave.cost.price_step     the prices of a whole step or system, not of an op: collectives,
+--                                the decode step, the memory budget, the roofline, attention IO
+--                                (re-exported here)
 --
 -- A pricing context binds a device spec, a dtype and an engine
 -- (tilewave.cost.engines). Every kernel costs its device time (the core's
@@ -26,7 +33,7 @@ local core = require "tilewave.core"
 
 local M = {}
 
-local ipairs, min, max = ipairs, math.min, math.max
+local format, ipairs, min, max = string.format, ipairs, math.min, math.max
 
 --- A pricing context (tilewave.cost.price_context: device, dtype, engine and GEMM timing bound once).
 M.context = require("tilewave.cost.price_context").context
@@ -173,7 +180,6 @@ end
 
 local function attention_pred(ctx, op)
   local fusion = ctx.fusion
-  if op.impl == "flash" then return flash_pred(ctx, op) end
   local score, softmax, av = op.parts[1], op.parts[2], op.parts[3]
   local s, v = gemm_pred(ctx, score), gemm_pred(ctx, av)
   local sm, sm_cls = kernels.elementwise(softmax, fusion)
@@ -188,33 +194,6 @@ local function attention_pred(ctx, op)
   p.bound = p.compute_s >= p.memory_s and "compute" or "memory"
   p.loss = loss_of(p)
   return floored(p, limits.op(ctx, op))
-end
-
---- One op's time per call, s: M.op's time_s, without its prediction table for a GEMM/BMM (the
--- GEMM model's time with the host floor, held to the op's floor, as gemm_pred does).
-function M.op_time(ctx, op)
-  local kind = op.kind
-  if (kind == "gemm" or kind == "bmm") and kernels.moe_loop(op, ctx.fusion) == 0 then
-    local t, floor = M.gemm_time(ctx, op.m, op.n, op.k, op.batch), limits.op(ctx, op)
-    return floor > t and floor or t
-  end
-  return M.op(ctx, op).time_s
-end
-
---- Price one op (tilewave.ops.layers) under the context's engine: a
--- prediction `{ time_s (per call, s), compute_s, memory_s, bound, loss,
--- kernels, gemm_s (time in GEMM/BMM kernels, s), tile_eff, wave_eff,
--- align_eff, ... }`; the op's fields are not copied.
-function M.op(ctx, op)
-  if op.kind == "gemm" or op.kind == "bmm" then return gemm_pred(ctx, op) end
-  if op.kind == "attention" then return attention_pred(ctx, op) end
-  local list, cls = kernels.elementwise(op, ctx.fusion)
-  local t = M.kernels_s(ctx, list, cls)
-  local bytes = 0
-  for _, b in ipairs(list) do bytes = bytes + b end
-  return floored({ time_s = t, compute_s = 0, memory_s = bytes / ctx.bw, bound = "memory", loss = "memory-bound",
-                   gemm_s = 0, kernels = #list, dram_bytes = bytes, tile_eff = 1, wave_eff = 1, align_eff = 1 },
-                 limits.op(ctx, op, bytes))
 end
 
 -- core.pass's flat array (src/ltilewave_pass.c; `n` values in `t` so far): per op count, layer, steps, floor, then per step kind, part and six values
@@ -244,10 +223,151 @@ local function gemm_step(ctx, t, n, m, nn, k, batch)
   return n + 8
 end
 
+-- the sum of a kernel list's bytes
+local function sum(list)
+  local bytes = 0
+  for _, b in ipairs(list) do bytes = bytes + b end
+  return bytes
+end
+
+--- The op kinds (tilewave.ops.layers builds "gemm", "bmm", "attention" of impl "standard" or
+-- "flash", and "elementwise"): every kind's handlers in this one table, so that a kind is added
+-- in one place.
+--   forward(ctx, op)  the prediction table of one call (M.op)
+--   time(ctx, op)     its time_s alone, s (M.op_time; optional: forward's time_s otherwise)
+--   compile(ctx, op, flat, n, backward)  the op's steps of core.pass's array from index n + 1
+--                     (M.compile): returns the new n, the steps written, the op's floor (s)
+--   backward(ctx, op) the backward's time per call for training, s (M.backward)
+-- A kind whose handlers depend on its implementation carries `impl = { name = handlers }`.
+-- @table KINDS
+local KINDS = {}
+local handler -- the handlers of an op: KINDS[op.kind], or KINDS[op.kind].impl[op.impl]
+
+KINDS.gemm = {
+  forward = gemm_pred,
+  -- the GEMM model's time with the host floor, held to the op's floor, as gemm_pred does
+  time = function(ctx, op)
+    if kernels.moe_loop(op, ctx.fusion) > 0 then return gemm_pred(ctx, op).time_s end
+    local t, floor = M.gemm_time(ctx, op.m, op.n, op.k, op.batch), limits.op(ctx, op)
+    return floor > t and floor or t
+  end,
+  -- forward: the GEMM and an unfused MoE router's loop; backward: the data gradient
+  -- (M x K x N), then the weight gradient (K x N x M)
+  compile = function(ctx, op, flat, n, backward)
+    local floor = limits.op(ctx, op, nil, backward)
+    if backward then
+      n = gemm_step(ctx, flat, n, op.m, op.k, op.n, op.batch)
+      return gemm_step(ctx, flat, n, op.k, op.n, op.m, op.batch), 2, floor
+    end
+    n = gemm_step(ctx, flat, n, op.m, op.n, op.k, op.batch)
+    local loop, aux = kernels.moe_loop(op, ctx.fusion), 0
+    if loop > 0 then n, aux = kernel_steps(ctx, flat, n, zeros[loop], nil, 1, 1) end
+    return n, 1 + aux, floor
+  end,
+  backward = function(ctx, op)
+    return max(M.gemm(ctx, op.m, op.k, op.n, op.batch).time_s + M.gemm(ctx, op.k, op.n, op.m, op.batch).time_s,
+      limits.op(ctx, op, nil, true))
+  end,
+}
+KINDS.bmm = KINDS.gemm
+
+KINDS.attention = { impl = {
+  -- materialized: the score BMM, the softmax's kernels, the AV BMM, and the head copies around them
+  standard = {
+    forward = attention_pred,
+    compile = function(ctx, op, flat, n, backward)
+      if backward then return n, 0, 0 end -- M.backward prices it: its parts' sum in its order
+      local score, av = op.parts[1], op.parts[3]
+      n = gemm_step(ctx, flat, n, score.m, score.n, score.k, score.batch)
+      n = gemm_step(ctx, flat, n, av.m, av.n, av.k, av.batch)
+      local sm, sm_cls = kernels.elementwise(op.parts[2], ctx.fusion)
+      local copies, copy_cls = kernels.attention_copies(op, ctx.fusion)
+      local a, b
+      n, a = kernel_steps(ctx, flat, n, sm, sm_cls, 1, 1)
+      n, b = kernel_steps(ctx, flat, n, copies, copy_cls, 2, 1)
+      return n, 2 + a + b, limits.op(ctx, op)
+    end,
+    backward = function(ctx, op)
+      local t = 0
+      for _, p in ipairs(op.parts) do t = t + handler(p).backward(ctx, p) end
+      return t
+    end,
+  },
+  -- fused: one kernel (flash_terms); the backward's main kernel, then the kernels around it
+  flash = {
+    forward = flash_pred,
+    compile = function(ctx, op, flat, n, backward)
+      local work, rate, sfu, sfu_rate = flash_terms(ctx, op, backward and 2.5 or 1, 1, backward)
+      n = push(flat, n, 2, 0, op.qkv_bytes, ctx.bw, work, rate, sfu, sfu_rate)
+      local aux = 0
+      if backward then
+        local l, cls = kernels.flash_backward(op, ctx.e.out_bytes)
+        n, aux = kernel_steps(ctx, flat, n, l, cls, 1, 1)
+      end
+      return n, 1 + aux, limits.op(ctx, op, nil, backward)
+    end,
+    backward = function(ctx, op)
+      local _, _, main = flash_times(ctx, op, 2.5, true)
+      local l, cls = kernels.flash_backward(op, ctx.e.out_bytes)
+      return max(main + M.kernels_s(ctx, l, cls), limits.op(ctx, op, nil, true))
+    end,
+  },
+} }
+
+-- memory-bound: the fusion's kernels (tilewave.cost.kernels.elementwise, .backward), each its
+-- bytes at its class's bandwidth
+KINDS.elementwise = {
+  forward = function(ctx, op)
+    local list, cls = kernels.elementwise(op, ctx.fusion)
+    local bytes = sum(list)
+    return floored({ time_s = M.kernels_s(ctx, list, cls), compute_s = 0, memory_s = bytes / ctx.bw, bound = "memory",
+                     loss = "memory-bound", gemm_s = 0, kernels = #list, dram_bytes = bytes, tile_eff = 1,
+                     wave_eff = 1, align_eff = 1 }, limits.op(ctx, op, bytes))
+  end,
+  compile = function(ctx, op, flat, n, backward)
+    if not backward and kernels.single(op, ctx.fusion) then -- one vector kernel: no lists built
+      return push(flat, n, 1, 1, op.bytes, ctx.kbw.vector, 0, 0, 0, 0), 1, limits.op(ctx, op, op.bytes)
+    end
+    local l, cls
+    if backward then l, cls = kernels.backward(op, ctx.fusion) else l, cls = kernels.elementwise(op, ctx.fusion) end
+    local steps, bytes
+    n, steps, bytes = kernel_steps(ctx, flat, n, l, cls, 1, 1)
+    return n, steps, limits.op(ctx, op, bytes, backward)
+  end,
+  backward = function(ctx, op)
+    local list, cls = kernels.backward(op, ctx.fusion)
+    return max(M.kernels_s(ctx, list, cls), limits.op(ctx, op, sum(list), true))
+  end,
+}
+
+handler = function(op)
+  local h = KINDS[op.kind]
+  if h and h.impl then h = h.impl[op.impl] end
+  if not h then
+    error(format("price: op '%s': no pricing for kind '%s' (impl '%s')", tostring(op.name), tostring(op.kind),
+      tostring(op.impl)), 2)
+  end
+  return h
+end
+
+--- Price one op (tilewave.ops.layers) under the context's engine: a
+-- prediction `{ time_s (per call, s), compute_s, memory_s, bound, loss,
+-- kernels, gemm_s (time in GEMM/BMM kernels, s), tile_eff, wave_eff,
+-- align_eff, ... }`; the op's fields are not copied.
+-- @raise `price: op '<name>': no pricing for kind ...` for a kind KINDS does not hold (a bug)
+function M.op(ctx, op) return handler(op).forward(ctx, op) end
+
+--- One op's time per call, s: M.op's time_s, without its prediction table where the kind has a
+-- faster path (a GEMM/BMM).
+function M.op_time(ctx, op)
+  local h = handler(op)
+  if h.time then return h.time(ctx, op) end
+  return h.forward(ctx, op).time_s
+end
+
 --- A forward pass of ops (tilewave.ops.layers) compiled for the core's one-call pricing
 -- (src/tw_pass.h) under context `ctx`: the same kernels M.op prices, in the same order;
--- with `backward`, the kernels M.backward prices (a GEMM's two gradient GEMMs, flash
--- attention's backward kernel, memory-bound ops' backward kernels, tilewave.cost.kernels.backward), except that a
+-- with `backward`, the kernels M.backward prices (each kind's compile, KINDS), except that a
 -- materialized attention op gets no steps (M.backward prices it: its parts' sum in its order).
 -- Each op carries its floor (tilewave.cost.limits.op), as M.op and M.backward apply it.
 -- @return `{ pass (core userdata), flops (executed FLOP per pass), model_flops (FLOP per pass
@@ -258,55 +378,9 @@ local flat = {} -- compile's array, reused: core.pass copies the first n values 
 function M.compile(ctx, ops, backward)
   local n, flops, model_flops, launches, op_kernels = 0, 0, 0, 0, {}
   for i, op in ipairs(ops) do
-    local kind, head, steps, floor = op.kind, n, 0, 0
+    local head, steps, floor = n, nil, nil
     flat[n + 1], flat[n + 2] = op.count, op.scope == "layer" and 1 or 0
-    n = n + 4
-    if kind == "gemm" or kind == "bmm" then
-      floor = limits.op(ctx, op, nil, backward)
-      if backward then
-        n = gemm_step(ctx, flat, n, op.m, op.k, op.n, op.batch)
-        n, steps = gemm_step(ctx, flat, n, op.k, op.n, op.m, op.batch), 2
-      else
-        n, steps = gemm_step(ctx, flat, n, op.m, op.n, op.k, op.batch), 1
-        local loop = kernels.moe_loop(op, ctx.fusion)
-        if loop > 0 then
-          local aux
-          n, aux = kernel_steps(ctx, flat, n, zeros[loop], nil, 1, 1)
-          steps = steps + aux
-        end
-      end
-    elseif kind == "attention" and op.impl == "flash" then
-      local work, rate, sfu, sfu_rate = flash_terms(ctx, op, backward and 2.5 or 1, 1, backward)
-      n, steps = push(flat, n, 2, 0, op.qkv_bytes, ctx.bw, work, rate, sfu, sfu_rate), 1
-      if backward then
-        local l, cls = kernels.flash_backward(op, ctx.e.out_bytes)
-        local aux
-        n, aux = kernel_steps(ctx, flat, n, l, cls, 1, 1)
-        steps = 1 + aux
-      end
-      floor = limits.op(ctx, op, nil, backward)
-    elseif kind == "attention" then
-      if not backward then
-        floor = limits.op(ctx, op)
-        local score, av = op.parts[1], op.parts[3]
-        n = gemm_step(ctx, flat, n, score.m, score.n, score.k, score.batch)
-        n = gemm_step(ctx, flat, n, av.m, av.n, av.k, av.batch)
-        local sm, sm_cls = kernels.elementwise(op.parts[2], ctx.fusion)
-        local copies, copy_cls = kernels.attention_copies(op, ctx.fusion)
-        local a, b
-        n, a = kernel_steps(ctx, flat, n, sm, sm_cls, 1, 1)
-        n, b = kernel_steps(ctx, flat, n, copies, copy_cls, 2, 1)
-        steps = 2 + a + b
-      end
-    elseif not backward and kernels.single(op, ctx.fusion) then -- one vector kernel: no lists built
-      n, steps, floor = push(flat, n, 1, 1, op.bytes, ctx.kbw.vector, 0, 0, 0, 0), 1, limits.op(ctx, op, op.bytes)
-    else
-      local l, cls
-      if backward then l, cls = kernels.backward(op, ctx.fusion) else l, cls = kernels.elementwise(op, ctx.fusion) end
-      local bytes
-      n, steps, bytes = kernel_steps(ctx, flat, n, l, cls, 1, 1)
-      floor = limits.op(ctx, op, bytes, backward)
-    end
+    n, steps, floor = handler(op).compile(ctx, op, flat, n + 4, backward)
     flat[head + 3], flat[head + 4] = steps, floor
     local count = op.count
     flops, model_flops = flops + op.flops * count, model_flops + op.model_flops * count
@@ -324,32 +398,12 @@ function M.pass_time(ctx, prog, per_op)
   return core.pass_time(ctx.dev, prog.pass, ctx.kernel_s, ctx.host_s, per_op)
 end
 
---- Backward time of one op for training, s: a GEMM/BMM's data gradient
--- (M x K x N) and weight gradient (K x N x M) through the GEMM model;
--- memory-bound ops by their backward kernels (tilewave.cost.kernels.backward); FlashAttention's backward
--- does five matmuls against two forward and recomputes the exponentials (Dao
--- 2023, FlashAttention-2 Sec. 3.1; see flash_pred); materialized attention as
--- the backward of its parts.
-function M.backward(ctx, op)
-  if op.kind == "gemm" or op.kind == "bmm" then
-    return max(M.gemm(ctx, op.m, op.k, op.n, op.batch).time_s + M.gemm(ctx, op.k, op.n, op.m, op.batch).time_s,
-      limits.op(ctx, op, nil, true))
-  end
-  if op.kind == "attention" then
-    if op.impl == "flash" then -- the main kernel, then the kernels around it (M.compile's order and sums)
-      local _, _, main = flash_times(ctx, op, 2.5, true)
-      local l, cls = kernels.flash_backward(op, ctx.e.out_bytes)
-      return max(main + M.kernels_s(ctx, l, cls), limits.op(ctx, op, nil, true))
-    end
-    local t = 0
-    for _, p in ipairs(op.parts) do t = t + M.backward(ctx, p) end
-    return t
-  end
-  local list, cls = kernels.backward(op, ctx.fusion)
-  local bytes = 0
-  for _, b in ipairs(list) do bytes = bytes + b end
-  return max(M.kernels_s(ctx, list, cls), limits.op(ctx, op, bytes, true))
-end
+--- Backward time of one op for training, s (each kind's backward, KINDS): a GEMM/BMM's data
+-- gradient (M x K x N) and weight gradient (K x N x M) through the GEMM model; memory-bound ops
+-- by their backward kernels (tilewave.cost.kernels.backward); FlashAttention's backward does five
+-- matmuls against two forward and recomputes the exponentials (Dao 2023, FlashAttention-2
+-- Sec. 3.1; see flash_pred); materialized attention as the backward of its parts.
+function M.backward(ctx, op) return handler(op).backward(ctx, op) end
 
 --- Prediction interval of a time (tilewave.cost.interval.of): `{ low, high (s), borrowed }`.
 M.interval = interval.of

@@ -136,3 +136,30 @@ describe("flash attention's backward", function()
     end
   end)
 end)
+
+describe("price's dispatch by op kind (KINDS)", function()
+  local price = require "tilewave.cost.price"
+  local ctx = price.context(tw.hw.resolve("h100_sxm5"), "bf16", "compiled")
+  local gemm = { kind = "gemm", name = "fc", m = 4096, n = 4096, k = 4096, batch = 1, count = 1, scope = "layer",
+                 flops = 2 * 4096 ^ 3, model_flops = 2 * 4096 ^ 3, bytes = 3 * 2 * 4096 ^ 2 }
+
+  it("prices a bmm as a gemm, and op_time as op's time_s", function()
+    local bmm = {}
+    for k, v in pairs(gemm) do bmm[k] = v end
+    bmm.kind = "bmm"
+    assert.equal(price.op(ctx, gemm).time_s, price.op(ctx, bmm).time_s)
+    assert.equal(price.op(ctx, gemm).time_s, price.op_time(ctx, gemm))
+    -- the compiled pass sums the same kernel
+    assert.equal(price.op(ctx, gemm).time_s, (price.pass_time(ctx, price.compile(ctx, { gemm }))))
+  end)
+
+  it("refuses a kind it holds no handlers for, naming the op", function()
+    local bad = { kind = "conv", name = "stem", count = 1, flops = 0, model_flops = 0 }
+    for _, f in ipairs { "op", "op_time", "backward" } do
+      assert.has_error(function() price[f](ctx, bad) end, "price: op 'stem': no pricing for kind 'conv' (impl 'nil')")
+    end
+    assert.has_error(function() price.compile(ctx, { bad }) end, "price: op 'stem': no pricing for kind 'conv' (impl 'nil')")
+    local odd = { kind = "attention", impl = "paged", name = "attn", count = 1 }
+    assert.has_error(function() price.op(ctx, odd) end, "price: op 'attn': no pricing for kind 'attention' (impl 'paged')")
+  end)
+end)
