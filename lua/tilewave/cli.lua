@@ -1,20 +1,8 @@
---- tilewave.cli: the `tilewave` command line (lua-argparse).
---
---   tilewave run SCRIPT.lua [args...]   run a Lua script with require "tilewave"
---   tilewave gemm M N K --hw ID [--dtype DT] [--batch B] [--format text|json]
---   tilewave roofline --flops F --bytes B --hw ID [--dtype DT] [--achievable]
---   tilewave hw [ID] [--format text|json]
---   tilewave report [--hw ID] [--models LIST] [--b B] [--s S] [--t T] [--dtype DT]
---                   [--attention standard|flash] [--format markdown|csv|json] [--out FILE]
---   tilewave models [FAMILY]
---   tilewave sweep SPEC.lua [--shard I/N] [--out FILE] [--format csv|jsonl]
---   tilewave check FILE.lua... [--update-baseline] [--junit FILE] [--tap]
---   tilewave decode MODEL --hw ID --context N [--batch B] [--weight-dtype DT] [--group G] [--t T] [--engine E]
---   tilewave train MODEL --cluster ID --nodes N --global-batch B --s S [--t T --p P ...] [--search]
---   tilewave calibrate [DIR...] [--hw ID] [--rows] [--bounds FILE]   error per calibration set and engine
---   tilewave prefill MODEL --prompt N; tilewave serve MODEL --rate R [--search]; tilewave plot KIND --out FILE
---   tilewave engines [NAME] [--format text|json]   the engines with their host costs and sources
---   tilewave help [COMMAND]; tilewave --version
+--- tilewave.cli: the `tilewave` command line (lua-argparse). Its commands are the modules
+-- tilewave.cli.<name> that tilewave.cli.parser.COMMANDS lists, each with `define` (its options and
+-- their help) and `run`; `tilewave help` lists them from those definitions, and `tilewave help
+-- COMMAND` (or COMMAND --help) shows one. Every command writes to the checked stdout
+-- (tilewave.util.output); what it prints is formatted in tilewave.report.
 --
 -- main(argv) returns the exit status:
 --   0 success;
@@ -23,7 +11,7 @@
 --   3 internal error: a bug in tilewave, reported as `tilewave: internal error: ..., please report`.
 local tw = require "tilewave"
 local cli_parser = require "tilewave.cli.parser"
-local commands = require "tilewave.cli.commands"
+local help = require "tilewave.cli.help"
 
 local M = {}
 
@@ -75,23 +63,9 @@ local function version_text()
   return format("tilewave %s (Lua layer and core library %s, %s)", tw._VERSION, tw._VERSION, _VERSION)
 end
 
---- `tilewave help [COMMAND]`: the help of the parser `p` or of one command, on stdout.
-function M.help(p, topic)
-  if topic == nil then
-    stdout:write(p:get_help(), "\n")
-    return 0
-  end
-  for _, c in ipairs(p._commands) do
-    if c._name == topic then
-      stdout:write(c:get_help(), "\n")
-      return 0
-    end
-  end
-  local names = {}
-  for _, c in ipairs(p._commands) do names[#names + 1] = c._name end
-  stderr:write(format("tilewave: help: unknown command '%s' (commands: %s)\n", topic, table.concat(names, ", ")))
-  return M.EXIT_USAGE
-end
+--- `tilewave help [COMMAND]`: the help of the parser `p` or of one command, on stdout
+-- (tilewave.cli.help.show).
+function M.help(p, topic) return help.show(p, topic, stdout) end
 
 local run
 
@@ -117,7 +91,7 @@ run = function(argv)
   -- `run` passes everything after the script to the script untouched, so its
   -- options are not parsed here.
   if argv[1] == "run" and argv[2] and not argv[2]:match("^%-") then
-    local okr, status = pcall(commands.run, { script = argv[2], args = table.move(argv, 3, #argv, 1, {}) })
+    local okr, status = pcall(require("tilewave.cli.run").run, { script = argv[2], args = table.move(argv, 3, #argv, 1, {}) })
     if not okr then
       local msg, code = M.classify(status)
       stderr:write("tilewave: ", msg, "\n")
@@ -155,8 +129,7 @@ run = function(argv)
     stderr:write("tilewave: --version takes no command or option (tilewave --version) (try 'tilewave --help')\n")
     return M.EXIT_USAGE
   end
-  if args.command == "help" then return M.help(p, args.topic) end
-  local okr, status = pcall(commands[args.command], args)
+  local okr, status = pcall(cli_parser.command(args.command).run, args, stdout, p)
   if not okr then
     local msg, code = M.classify(status)
     stderr:write("tilewave: ", msg, "\n")

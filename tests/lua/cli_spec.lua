@@ -455,3 +455,37 @@ describe("tilewave engines", function()
     assert.is_true(#require("cjson").decode(js) >= 9)
   end)
 end)
+
+describe("the commands' one shape (tilewave.cli.parser.COMMANDS)", function()
+  local parser = require "tilewave.cli.parser"
+  local lfs = require "lfs"
+
+  it("lists exactly the cli/<name>.lua modules that define a command, each with define and run", function()
+    local files = {}
+    for f in lfs.dir("lua/tilewave/cli") do
+      local name = f:match("^(.-)%.lua$")
+      if name then
+        local m = require("tilewave.cli." .. name)
+        if m.define then files[#files + 1] = name end
+      end
+    end
+    table.sort(files)
+    local listed = {}
+    for i, n in ipairs(parser.COMMANDS) do listed[i] = n end
+    table.sort(listed)
+    assert.are.same(files, listed)
+    for _, n in ipairs(parser.COMMANDS) do
+      assert.is_function(parser.command(n).run, n)
+    end
+  end)
+
+  it("builds tilewave help's command list from the definitions, in COMMANDS' order", function()
+    local p = parser.parser()
+    local names = {}
+    for i, c in ipairs(p._commands) do names[i] = c._name end
+    assert.are.same(parser.COMMANDS, names)
+    local code, out = run("help")
+    assert.equal(0, code)
+    for _, n in ipairs(parser.COMMANDS) do assert.truthy(out:find("\n   " .. n .. " ", 1, true), n) end
+  end)
+end)

@@ -29,27 +29,24 @@ function M.define(p)
     .. "default; '' fits every set)."):default("random,layout")
   c:flag("--force", "Fit mode: write the fitted file even when it is worse than the base on the held-out rows.")
   c:option("--rounds", "Fit mode: coordinate-descent rounds."):default("6")
-    :convert(require("tilewave.cli.parser").num_arg("calibrate.rounds"))
+    :convert(require("tilewave.cli.args").num_arg("calibrate.rounds"))
   -- serving mode (tilewave.cli.calibrate_serving)
   c:flag("--serving", "Serving mode: fit the engine's host times to benchmark results (the DIR arguments: "
     .. "vLLM --save-result JSON or SGLang bench_serving JSONL) on the deployment --model, --hw, --t, --engine; "
     .. "--out writes the engine file.")
   c:option("--model", "Serving mode: the model the benchmark served (id, config.json or folder).")
   c:option("--t", "Serving mode: tensor-parallel size."):default("1")
-    :convert(require("tilewave.cli.parser").int_arg("calibrate.t"))
+    :convert(require("tilewave.cli.args").int_arg("calibrate.t"))
   c:option("--engine", "Serving mode: the engine and release the benchmark ran (e.g. vllm@0.6)."):default("vllm")
   c:option("--max-num-seqs", "Serving mode: the server's --max-num-seqs.")
-    :convert(require("tilewave.cli.parser").int_arg("calibrate.max_num_seqs"))
+    :convert(require("tilewave.cli.args").int_arg("calibrate.max_num_seqs"))
   c:option("--max-num-batched-tokens", "Serving mode: the server's --max-num-batched-tokens.")
-    :convert(require("tilewave.cli.parser").int_arg("calibrate.max_num_batched_tokens"))
+    :convert(require("tilewave.cli.args").int_arg("calibrate.max_num_batched_tokens"))
 end
-
-local function pct(x) return format("%.1f%%", 100 * x) end
 
 local function fit_run(args, out)
   local accuracy, fit = require "tilewave.explore.accuracy", require "tilewave.explore.fit"
   local literal, hw = require "tilewave.util.literal", require "tilewave.data.hw"
-  local table_text = require("tilewave.report.format").table
   if not args.base or not args.out then error("calibrate: fit mode needs both --base HW and --out FILE.lua", 0) end
   require("tilewave.util.output").check_target(args.out, "calibrate.out") -- before minutes of fitting
   if #args.dir ~= 1 then
@@ -77,36 +74,10 @@ local function fit_run(args, out)
   require("tilewave.util.output").write_file(args.out, "calibrate.out", text)
   local spec, lerr = hw.load(args.out)
   if not spec then error("calibrate: the written file does not load: " .. tostring(lerr), 0) end
-  local t = {}
-  for _, p in ipairs(r.params) do
-    local range = p.low and format("%.4g-%.4g", p.low, p.high) or (p.identified == false and "not identified" or "")
-    t[#t + 1] = { p.name, format("%.4g", p.value), p.prior and format("%.4g", p.prior) or "", range }
-  end
-  out:write(format("fitted %s to %s (%s, measured %s): %d GEMMs in %d groups; device figures (peaks, bandwidth, "
-                   .. "SMs) of %s\n\n", args.base, dir, r.info.device, r.info.date, r.rows, r.groups, r.figures))
-  out:write(table_text({ "parameter", "value", "base (prior)", "range (loss within 1%)" }, t), "\n")
-  out:write("A parameter 'not identified' moves no fitted row: it keeps the base's value.\n\n")
-  out:write(format("GEMM mean group MAPE: %.1f%% with the base's parameters, %.1f%% fitted\n", 100 * r.gemm_before,
-                   100 * r.gemm_after))
-  if r.check_after then
-    out:write(format("on the rows the fit did not see (%s): %.1f%% with the base's, %.1f%% fitted\n", r.check_rows,
-                     100 * r.check_before, 100 * r.check_after))
-  end
-  for _, a in ipairs(r.attention) do
-    out:write(format("%s (%d rows): %.1f%% -> %.1f%%\n", a.set, a.n, 100 * a.before, 100 * a.after))
-  end
   local before = accuracy.summarize(accuracy.measured(dir, r.priced, "base"))
   local after = accuracy.summarize(accuracy.measured(dir, spec, "fitted"))
-  local rows, held = {}, {}
-  for _, set in ipairs(holdout) do held[set] = true end
-  for i, s in ipairs(after) do
-    local b, name = before[i], s.set:gsub("^fitted: ", "")
-    local gset = name:match("^gemm (%S+) ")
-    rows[#rows + 1] = { name, s.engine, tostring(s.n), b and pct(b.mape) or "", pct(s.mape), pct(s.coverage),
-                        gset and held[gset] and "held out" or "" }
-  end
-  out:write("\n", table_text({ "set", "engine", "rows", "MAPE base", "MAPE fitted", "in interval", "" }, rows),
-            "\n")
+  out:write(require("tilewave.report.calibration_text").fit(r, { base = args.base, dir = dir, holdout = holdout },
+    before, after))
   out:write(format("\nwrote %s\n", args.out))
   return 0
 end
@@ -129,8 +100,7 @@ function M.run(args, out)
       error(format("calibrate.%s: --%s applies in fit mode only (with --base HW --out FILE)", k, k), 0)
     end
   end
-  local accuracy, csv, json = require "tilewave.explore.accuracy", require "tilewave.util.csv", require "tilewave.util.json"
-  local table_text = require("tilewave.report.format").table
+  local accuracy, csv = require "tilewave.explore.accuracy", require "tilewave.util.csv"
   local dirs = args.dir
   if #dirs == 0 then
     local h100 = csv.shared_dir() .. "/calibration/h100"
@@ -147,38 +117,8 @@ function M.run(args, out)
   end
   local sums = accuracy.summarize(rows)
   for _, s in ipairs(accuracy.random_half_totals(rows)) do sums[#sums + 1] = s end
-  if args.format == "json" then
-    out:write(json.encode({ sets = sums, rows = args.rows and rows or nil }), "\n")
-  else
-    if args.rows then
-      local t = {}
-      for _, r in ipairs(rows) do
-        t[#t + 1] = { r.set, r.engine, r.label or "", format("%.4g", r.measured), format("%.4g", r.predicted),
-                      format("%+.1f%%", 100 * (r.predicted - r.measured) / r.measured),
-                      format("%.4g-%.4g", r.low, r.high) }
-      end
-      out:write(table_text({ "set", "engine", "row", "measured s", "predicted s", "error", "interval s" }, t), "\n\n")
-    end
-    local t = {}
-    for _, s in ipairs(sums) do
-      t[#t + 1] = { s.set, s.engine, tostring(s.n), pct(s.mape), format("%+.1f%%", 100 * s.bias),
-                    format("%+.1f%%", 100 * s.worst), pct(s.coverage) }
-    end
-    out:write(table_text({ "set", "engine", "rows", "MAPE", "bias", "worst", "in interval" }, t), "\n")
-    local cv = #args.dir == 0 and accuracy.interval_cv(rows) or {}
-    if #cv > 0 then
-      -- the intervals out of sample: refit on 4/5 of the first H100's shapes, and on other devices
-      local ct, head = {}, { "dtype", "rows", "in sample", "5-fold by shape" }
-      for _, d in ipairs(cv[1].devices) do head[#head + 1] = "on " .. d.name end
-      for _, c in ipairs(cv) do
-        local line = { c.dtype, tostring(c.n), pct(c.in_sample), pct(c.kfold) }
-        for _, d in ipairs(c.devices) do line[#line + 1] = pct(d.coverage) end
-        ct[#ct + 1] = line
-      end
-      out:write("\nGEMM intervals out of sample (5th-95th percentile of measured / predicted on the first H100's "
-        .. "random half, nominal 90%):\n", table_text(head, ct), "\n")
-    end
-  end
+  local cv = args.format ~= "json" and #args.dir == 0 and accuracy.interval_cv(rows) or {}
+  out:write(require("tilewave.report.calibration_text").accuracy(sums, args.rows and rows or nil, cv, args.format))
   if not args.bounds then return 0 end
   local bounds, err = require("tilewave.util.sandbox").load(args.bounds)
   if not bounds then error("calibrate.bounds: " .. err, 0) end

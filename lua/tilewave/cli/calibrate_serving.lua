@@ -5,8 +5,6 @@
 local M = {}
 local format = string.format
 
-local function pct(x) return format("%.1f%%", 100 * x) end
-local function spct(x) return format("%+.1f%%", 100 * x) end
 
 --- Run it for parsed `args`, writing to `out`; returns the exit status.
 -- @raise `calibrate.<field>: ...`; the reader's `<file>: <field>: ...`; a deployment that cannot
@@ -39,27 +37,7 @@ function M.run(args, out)
     error(format("calibrate: the deployment (%s on %s, t = %d) cannot replay %s: %s", args.model, args.hw, args.t,
       table.concat(args.dir, ", "), tostring(f)), 0)
   end
-  local tbl = require("tilewave.report.format").table
-  local rows = {}
-  for _, r in ipairs { { "base " .. f.base, f.before }, { "fitted", f.after } } do
-    local e = r[2].held
-    rows[#rows + 1] = { r[1], pct(e.ttft_mape), spct(e.ttft_bias), pct(e.tpot_mape), spct(e.tpot_bias),
-                        spct(e.throughput), format("%.3f", r[2].fit.loss) }
-  end
-  local what = {}
-  for i, res in ipairs(list) do
-    what[i] = format("%s (%s, %d requests, %s)", res.path, res.format, res.completed,
-      res.rate < math.huge and format("%g req/s", res.rate) or "unpaced")
-  end
-  out:write(format("calibrate --serving %s: %s on %s, t = %d\n", table.concat(what, "; "), args.model, args.hw, args.t))
-  out:write(format("fitted token_host_s %.4g ms (base %.4g ms), seq_host_s %.4g us (base %.4g us), %d replays\n",
-    1e3 * f.token_host_s, 1e3 * f.base_token_host_s, 1e6 * f.seq_host_s, 1e6 * f.base_seq_host_s, f.evaluations))
-  local agg = false
-  for _, res in ipairs(list) do agg = agg or res.aggregate end
-  out:write(agg and "errors on the summaries' statistics (a summary holds no requests to hold back); TTFT and TPOT "
-    .. "over their mean, p50 and p90:\n" or "errors on the held-back (odd-numbered) requests; TTFT and TPOT over "
-    .. "their mean, p50 and p90:\n")
-  out:write(tbl({ "engine", "TTFT MAPE", "TTFT bias", "TPOT MAPE", "TPOT bias", "throughput", "fit loss" }, rows), "\n")
+  out:write(require("tilewave.report.calibration_text").serving(f, list, args))
   if not args.out then return 0 end
   if f.after.held.loss >= f.before.held.loss and not args.force then
     error(format("calibrate: the fit is no better than %s on the held-back requests (loss %.3f against %.3f): "

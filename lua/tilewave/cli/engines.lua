@@ -1,8 +1,8 @@
 --- tilewave.cli.engines: `tilewave engines [NAME] [--format text|json]`, the engines (how software
 -- runs the kernels; tilewave.cost.engines) with what each assumes and where each figure comes from.
 -- One command in the shape every command should take (issue 49): define() its options, run() it.
+local tables = require "tilewave.util.tables"
 local M = {}
-local format = string.format
 
 --- Add the `engines` command to argparse parser `p`.
 function M.define(p)
@@ -10,27 +10,6 @@ function M.define(p)
     .. "trtllm, ...) with their host costs, scheduler and sources, or show one.")
   c:argument("name", "Engine name (a release such as vllm@0.6.3 names its profile)."):args("?")
   c:option("--format", "Output format."):choices({ "text", "json" }):default("text")
-end
-
--- one engine's lines: name and description, what it assumes (its preset `p` flattened onto its
--- bases: `e`), its source
-local function text_of(name, p, e)
-  local si = require "tilewave.util.si"
-  local parts = {}
-  if p.base then parts[#parts + 1] = "base " .. p.base end
-  if e.version then parts[#parts + 1] = "release " .. e.version end
-  if e.scheduler then parts[#parts + 1] = "scheduler " .. e.scheduler end
-  local function num(x) return type(x) == "number" and x > 0 end
-  if num(e.token_host_s) then parts[#parts + 1] = "host " .. si(e.token_host_s, "s") .. " per step" end
-  if num(e.seq_host_s) then parts[#parts + 1] = si(e.seq_host_s, "s") .. " per sequence" end
-  if num(e.host_overlap) then parts[#parts + 1] = format("%.0f%% of it overlapped", 100 * e.host_overlap) end
-  if e.graph_sizes then parts[#parts + 1] = "CUDA graphs " .. e.graph_sizes .. " sizes" end
-  if num(e.host_s) then parts[#parts + 1] = si(e.host_s, "s") .. " per op launched" end
-  if num(e.kernel_s) then parts[#parts + 1] = si(e.kernel_s, "s") .. " per kernel"
-  elseif type(e.kernel_s) == "table" then parts[#parts + 1] = "per kernel by vendor" end
-  if e.launch then parts[#parts + 1] = "launch " .. e.launch end
-  return format("%-10s %s\n           %s\n           source: %s\n", name, p.description or e.description or "",
-    table.concat(parts, "; "), p.source or e.source or "(its base's)")
 end
 
 --- Run it: every preset, or the one named.
@@ -58,12 +37,13 @@ function M.run(args, out)
     local list = require("tilewave.util.json").array()
     for _, k in ipairs(names) do
       local e = { name = k }
-      for key, v in pairs(engines.presets[k]) do e[key] = v end
+      tables.copy(engines.presets[k], e)
       list[#list + 1] = e
     end
     out:write(require("tilewave.util.json").encode(list), "\n")
     return 0
   end
+  local text_of = require("tilewave.report.listing").engine
   for _, k in ipairs(names) do out:write(text_of(k, engines.presets[k], engines.shared(k))) end
   return 0
 end

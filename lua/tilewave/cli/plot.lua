@@ -20,7 +20,8 @@ local function list(s, field)
 end
 
 --- Add the `plot` command and its charts to argparse parser `p`.
-function M.define(p, engine_help)
+function M.define(p)
+  local engine_help = require("tilewave.cli.args").ENGINE_HELP
   local pl = p:command("plot", "Draw a chart as SVG (gnuplot): roofline, gemm, sweep or decode.")
   pl:command_target("chart")
   pl:require_command(true)

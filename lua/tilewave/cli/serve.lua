@@ -5,9 +5,8 @@
 -- One row per load (each --rate or --concurrency value, or --offline), as a table, CSV or JSON
 -- (`runs`, each tw.serve.simulate's result). Formats only: every figure comes from tilewave.serve.
 local tw = require "tilewave"
-local parser = require "tilewave.cli.parser"
+local args_ = require "tilewave.cli.args"
 local output = require "tilewave.util.output"
-local csv = require "tilewave.util.csv"
 
 local M = {}
 local format = string.format
@@ -61,7 +60,7 @@ local function num_list(field)
   return function(s)
     local out = {}
     for part in (s .. ","):gmatch("([^,]*),") do
-      local v = tonumber(parser.unmark(part))
+      local v = tonumber(args_.unmark(part))
       if v == nil then return nil, format("%s: expected a comma-separated list of numbers, got '%s'", field, s) end
       out[#out + 1] = v
     end
@@ -71,32 +70,33 @@ local function num_list(field)
 end
 
 --- Define the `serve` command on parser `p`.
-function M.define(p, engine_help)
+function M.define(p)
+  local engine_help = args_.ENGINE_HELP
   local c = p:command("serve", "Simulate serving a model under load: continuous batching, paged KV cache, "
     .. "TTFT / TPOT / ITL percentiles, throughput and goodput, one row per load (tilewave.serve).")
   c:argument("model", "Model id, config.json path or a folder holding one.")
   c:option("--hw", "Device id or spec path (default h100_sxm5; with --search a comma-separated list, default "
     .. "every device with a price).")
-  c:option("--t", "Tensor-parallel size per replica."):default("1"):convert(parser.int_arg("serve.t"))
-  c:option("--replicas", "Data-parallel replicas behind a router."):default("1"):convert(parser.int_arg("serve.replicas"))
+  c:option("--t", "Tensor-parallel size per replica."):default("1"):convert(args_.int_arg("serve.t"))
+  c:option("--replicas", "Data-parallel replicas behind a router."):default("1"):convert(args_.int_arg("serve.replicas"))
   c:option("--router", "round_robin or least_loaded."):default("round_robin")
   c:option("--engine", "Serving engine: vllm, sglang, trtllm (or any engine: " .. engine_help .. ")"):default("vllm")
   c:option("--scheduler", "Scheduler preset (default: the engine's): vllm, vllm_v0, sarathi, orca, static, sglang, trtllm.")
-  c:option("--max-num-seqs", "Sequences per step."):convert(parser.int_arg("serve.scheduler.max_num_seqs"))
-  c:option("--max-num-batched-tokens", "Token budget per step."):convert(parser.int_arg("serve.scheduler.max_num_batched_tokens"))
+  c:option("--max-num-seqs", "Sequences per step."):convert(args_.int_arg("serve.scheduler.max_num_seqs"))
+  c:option("--max-num-batched-tokens", "Token budget per step."):convert(args_.int_arg("serve.scheduler.max_num_batched_tokens"))
   c:option("--weight-dtype", "Weight format (default: the checkpoint's, as its config.json quantization_config "
     .. "declares, else bf16).")
   c:option("--kv-dtype", "KV cache dtype."):default("bf16")
   c:mutex(
     c:option("--rate", "Requests/s (Poisson; gamma with --cv); a list gives one row each."):convert(num_list("serve.rate")),
     c:option("--concurrency", "Requests in flight (closed loop); a list gives one row each.")
-      :convert(parser.int_list("serve.concurrency")),
+      :convert(args_.int_list("serve.concurrency")),
     c:flag("--offline", "Every request at t = 0 (throughput)."),
     c:option("--trace", "CSV of arrival_s,input_tokens,output_tokens.")
   )
-  c:option("--cv", "Coefficient of variation of the arrival gaps (gamma; 1 = Poisson)."):convert(parser.num_arg("serve.cv"))
+  c:option("--cv", "Coefficient of variation of the arrival gaps (gamma; 1 = Poisson)."):convert(args_.num_arg("serve.cv"))
   c:option("--requests", "Requests per run (with --rate: at least the steady minimum the tool picks; with "
-    .. "--replay, exactly these, default 1000)."):convert(parser.int_arg("serve.requests"))
+    .. "--replay, exactly these, default 1000)."):convert(args_.int_arg("serve.requests"))
   c:flag("--replay", "Benchmark replay: exactly --requests requests, ramp and drain in the percentiles, as "
     .. "vllm bench serve, sglang.bench_serving and GenAI-Perf send them (default with --rate: steady state).")
   c:option("--isl", "Prompt tokens: N, or LO-HI (uniform).")
@@ -107,14 +107,14 @@ function M.define(p, engine_help)
     table.sort(ks)
     return ks
   end)(), ", ") .. ".")
-  c:option("--speculative", "Speculative decoding: draft=MODEL,k=4,acceptance=0.7."):convert(parser.speculative)
+  c:option("--speculative", "Speculative decoding: draft=MODEL,k=4,acceptance=0.7."):convert(args_.speculative)
   c:option("--prefix-tokens", "A shared system prompt of N tokens before the prompts (prefix caching skips it on a hit).")
-    :convert(parser.int_arg("serve.prefix_tokens"))
+    :convert(args_.int_arg("serve.prefix_tokens"))
   c:option("--prefix-share", "With --prefix-tokens: the share of prompts that start with it (default 1).")
-    :convert(parser.num_arg("serve.prefix_share"))
+    :convert(args_.num_arg("serve.prefix_share"))
   c:option("--prefix-caching", "on or off (default: the engine release's: vllm@v1, sglang, trtllm@1.0 on).")
     :choices({ "on", "off" })
-  c:option("--seed", "Seed of the arrivals and lengths."):default("0"):convert(parser.int_arg("serve.seed"))
+  c:option("--seed", "Seed of the arrivals and lengths."):default("0"):convert(args_.int_arg("serve.seed"))
   c:option("--slo", "Latency targets, e.g. ttft=2s,tpot=50ms (p99 unless p=50|90)."):convert(M.slo)
   c:flag("--allow-long-context", "Accept requests above the model's max_position_embeddings.")
   c:option("--format", "Output format (json: `runs`)."):choices({ "table", "text", "csv", "json" }):default("table")
@@ -128,12 +128,12 @@ function M.define(p, engine_help)
   c:flag("--search", "Rank deployments (device, t, replicas) serving --rate R within --slo by cost per million "
     .. "output tokens, with the probability of meeting the SLO (tilewave.serve.size).")
   c:option("--modes", "With --search: agg, disagg or agg,disagg (prefill/decode pools, their xPyD split searched)."):default("agg")
-  c:option("--max-gpus", "With --search: most GPUs of a deployment."):default("8"):convert(parser.int_arg("size.max_gpus"))
+  c:option("--max-gpus", "With --search: most GPUs of a deployment."):default("8"):convert(args_.int_arg("size.max_gpus"))
   c:option("--price", "With --search: USD per GPU-hour, e.g. h100_sxm5=2.49,l40s=0.99 (overrides the hw files).")
   c:option("--confidence", "With --search: the p_meet a deployment needs to rank."):default("0.9")
-    :convert(parser.num_arg("size.confidence"))
-  c:option("--samples", "With --search: step-cost draws of p_meet."):default("16"):convert(parser.int_arg("size.samples"))
-  c:option("--top", "With --search: rows to print."):default("10"):convert(parser.int_arg("size.top"))
+    :convert(args_.num_arg("size.confidence"))
+  c:option("--samples", "With --search: step-cost draws of p_meet."):default("16"):convert(args_.int_arg("size.samples"))
+  c:option("--top", "With --search: rows to print."):default("10"):convert(args_.int_arg("size.top"))
   c:flag("--progress", "Report each run on stderr (on by default when stderr is a terminal).")
 end
 
@@ -259,28 +259,12 @@ function M.run(a, out)
       end)
     elseif a.requests_out then
       tx:stage(a.requests_out, "serve.requests_out", function(f)
-        f:write("run,rate_rps,concurrency,request,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,",
-          "preemptions,replica\n")
-        for i, r in ipairs(runs) do
-          local c = r.records
-          for j = 1, #c.arrival_s do
-            f:write(format("%d,%s,%s,%d,%s,%s,%s,%s,%d,%d,%d,%d\n", i, csv.field(r.rate or ""), csv.field(r.concurrency or ""),
-              j, csv.field(c.arrival_s[j]), csv.field(c.scheduled_s[j]), csv.field(c.first_token_s[j]),
-              csv.field(c.finish_s[j]), c.input_tokens[j], c.output_tokens[j], c.preemptions[j], c.replica[j]))
-          end
-        end
+        require("tilewave.report.serve_text").write_requests(f, runs)
       end)
     end
     if a.series_out then
       tx:stage(a.series_out, "serve.series_out", function(f)
-        f:write("run,rate_rps,concurrency,time_s,waiting,running,kv_fraction\n")
-        for i, r in ipairs(runs) do
-          local s = r.series
-          for j = 1, #s.time_s do
-            f:write(format("%d,%s,%s,%s,%d,%d,%s\n", i, csv.field(r.rate or ""), csv.field(r.concurrency or ""),
-              csv.field(s.time_s[j]), s.waiting[j], s.running[j], csv.field(s.kv_fraction[j])))
-          end
-        end
+        require("tilewave.report.serve_text").write_series(f, runs)
       end)
     end
     if charts then M.plots(charts, runs, tx) end

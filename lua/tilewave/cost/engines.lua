@@ -60,6 +60,7 @@
 -- Users compose engines: `{ base = "eager", launch = "graph" }` is unfused
 -- kernels replayed as a CUDA graph; any field may be overridden.
 local check = require "tilewave.util.check"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -142,7 +143,7 @@ M.presets = {
 }
 
 -- the serving engines by release
-for k, v in pairs(require("tilewave.cost.engine_versions").presets) do M.presets[k] = v end
+tables.copy(require("tilewave.cost.engine_versions").presets, M.presets)
 
 local function kernel_cost(v, p)
   if type(v) == "table" then
@@ -185,7 +186,7 @@ local function flatten(name, path, depth)
   if not p then check.fail(path, "expected one of " .. check.keys(M.presets), name) end
   if depth > 8 then check.fail(path, "expected a preset chain without cycles", name) end
   local out = p.base and flatten(p.base, path, depth + 1) or {}
-  for k, v in pairs(p) do out[k] = v end
+  tables.copy(p, out)
   out.base = nil
   return out
 end
@@ -222,8 +223,7 @@ function M.resolve(e, path)
       canon.name = e
       resolved[e] = canon
     end
-    local out = {}
-    for k, v in pairs(canon) do out[k] = v end
+    local out = tables.copy(canon)
     keys[out] = M.key(canon)
     return out
   end
@@ -265,8 +265,7 @@ end
 function M.for_training(e)
   local k = e.train_flash_kernel
   if k == nil or k == (e.flash_kernel or "cudnn") then return e end
-  local out = {}
-  for f, v in pairs(e) do out[f] = v end
+  local out = tables.copy(e)
   out.flash_kernel = k
   return out
 end
@@ -297,7 +296,7 @@ function M.on_host(e, spec)
   on_host_of[e] = per
   if per[h] then return per[h] end
   local c, f = {}, h / ref
-  for k, v in pairs(e) do c[k] = v end
+  tables.copy(e, c)
   c.host_s, c.token_host_s = (e.host_s or 0) * f, (e.token_host_s or 0) * f
   c.host_spread, c.host_op_s = math.min(e.host_spread or PROBE_SPREAD, PROBE_SPREAD), h
   per[h] = c

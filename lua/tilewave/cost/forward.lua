@@ -15,6 +15,7 @@ local models = require "tilewave.data.models"
 local transformer = require "tilewave.ops.transformer"
 local engines = require "tilewave.cost.engines"
 local price = require "tilewave.cost.price"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -176,7 +177,7 @@ function M.estimate(model, device, opts)
     launches = launches + field(op, p, "kernels") * count
     if field(op, p, "scope") == "layer" then layer = layer + total_s end
     gemm_time = gemm_time + field(op, p, "gemm_s") * count
-    for k, v in pairs(op) do p[k] = v end
+    tables.copy(op, p)
     p.total_s = total_s
     p.tflops = p.flops / p.time_s / 1e12
     preds[i] = p

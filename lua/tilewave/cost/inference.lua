@@ -27,6 +27,7 @@ local engines = require "tilewave.cost.engines"
 local kernels = require "tilewave.cost.kernels"
 local forward = require "tilewave.cost.forward"
 local price = require "tilewave.cost.price"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 local format, ipairs, pairs = string.format, ipairs, pairs
@@ -376,8 +377,7 @@ function M.sweep(o)
   if #batches == 0 then error("sweep.batch: expected a non-empty list of batch sizes, got an empty list", 0) end
   local rows, first = {}, nil
   for i, b in ipairs(batches) do
-    local q = {}
-    for k, v in pairs(o) do q[k] = v end
+    local q = tables.copy(o)
     q.batch = check.positive_int(b, format("sweep.batch[%d]", i))
     local r = M.decode(q)
     rows[i] = r

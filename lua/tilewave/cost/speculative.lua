@@ -12,6 +12,7 @@
 -- stay those of b caches of `context`. Units: s, token/s.
 -- @module tilewave.cost.speculative
 local check = require "tilewave.util.check"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -37,8 +38,7 @@ function M.draft_of(spec, c)
   if spec.draft ~= "mtp" and spec.draft ~= "eagle" then return spec.draft end
   local models = require "tilewave.data.models"
   local target = models.resolve(c, "speculative.target")
-  local d = {}
-  for k, v in pairs(target) do d[k] = v end
+  local d = tables.copy(target)
   d.id, d.num_hidden_layers = nil, 1
   d.name = (target.id or target.name or "model") .. " " .. spec.draft .. " head"
   return models.define(d, "speculative.draft")
@@ -68,8 +68,7 @@ function M.memory(o)
   local inference = require "tilewave.cost.inference"
   local sd = M.resolve(o.speculative, "memory.speculative")
   local draft = M.check_draft(sd, o.model, "memory.speculative")
-  local base = {}
-  for k, v in pairs(o) do base[k] = v end
+  local base = tables.copy(o)
   base.speculative = nil
   local d = inference.memory { model = draft, hw = o.hw, t = o.t, batch = o.batch, context = o.context,
                                kv_dtype = o.kv_dtype, workspace_bytes = 0, memory_bytes = 1e18, allow_long_context = true }
@@ -93,17 +92,14 @@ end
 --   tokens_per_step, draft_step_s, verify_step_s, plain_tpot_s }`
 function M.decode(decode, o)
   local spec = M.resolve(o.speculative, "decode.speculative")
-  local q = {}
-  for key, v in pairs(o) do q[key] = v end
+  local q = tables.copy(o)
   q.speculative = nil
   local plain = decode(q)
   local b, c = plain.batch, plain.context
-  local v = {}
-  for key, x in pairs(q) do v[key] = x end
+  local v = tables.copy(q)
   v.batch, v.context = b * (spec.k + 1), -(-c // (spec.k + 1))
   local verify = decode(v)
-  local d = {}
-  for key, x in pairs(q) do d[key] = x end
+  local d = tables.copy(q)
   d.model, d.weight_dtype, d.group = M.check_draft(spec, o.model, "decode.speculative"), nil, nil
   local draft = decode(d)
   local per = M.tokens_per_step(spec.k, spec.acceptance)

@@ -14,6 +14,7 @@
 -- A group of ranks uses `intra` when it fits inside one node, else `inter`.
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -63,8 +64,7 @@ function M.validate(c, label)
     end
   end)
   if not ok then error(format("%s: %s", label, err), 0) end
-  local out = {}
-  for k, v in pairs(c) do out[k] = v end
+  local out = tables.copy(c)
   out.spec = hw.resolve(c.gpu, label .. ": cluster.gpu")
   validated[out] = true
   return out

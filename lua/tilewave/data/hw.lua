@@ -50,6 +50,7 @@ local FIGURES = {
 M.load_data = sandbox.load
 
 local schema = require "tilewave.data.hw_gemm_schema"
+local tables = require "tilewave.util.tables"
 local fields, validate_gemm = schema.fields, schema.validate_gemm
 
 local SPEC_FIELDS = {
@@ -131,7 +132,7 @@ local function load_arch(name, depth)
       for k, v in pairs(own) do
         if k == "sources" then
           check.table(v, "arch.gemm.sources")
-          for sk, sv in pairs(v) do g.sources[sk] = sv end
+          tables.copy(v, g.sources)
         else
           g[k] = v
         end
@@ -174,7 +175,7 @@ function M.load_device_data(path, depth)
   for k, v in pairs(data) do
     if k ~= "base" then
       if type(v) == "table" and type(out[k]) == "table" then
-        for kk, vv in pairs(v) do out[k][kk] = vv end
+        tables.copy(v, out[k])
       else
         out[k] = v
       end
@@ -339,8 +340,8 @@ function M.gemm_params(spec)
   if g then return g end
   local arch = assert(load_arch(spec.arch))
   g = {}
-  for k, v in pairs(arch.gemm) do g[k] = v end
-  for k, v in pairs(spec.gemm or {}) do g[k] = v end
+  tables.copy(arch.gemm, g)
+  tables.copy(spec.gemm or {}, g)
   params_cache[spec] = g
   return g
 end

@@ -21,6 +21,7 @@
 -- unreadable file) return `nil, msg`.
 -- @module tw.models
 local check = require "tilewave.util.check"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -120,9 +121,8 @@ function M.define(cfg, path)
     for k in pairs(M.families) do names[k] = true end
     check.fail(check.field(path, "family"), "expected one of " .. check.keys(names), cfg.family)
   end
-  local c = {}
-  for k, v in pairs(fam.defaults) do c[k] = v end
-  for k, v in pairs(cfg) do c[k] = v end
+  local c = tables.copy(fam.defaults)
+  tables.copy(cfg, c)
   for k, v in pairs(c) do
     local kind = COMMON[k] or fam.fields[k]
     if not kind then
@@ -242,8 +242,7 @@ function M.load(id)
     return M.from_hf_config(f)
   end
   if cache[id] then
-    local c = {}
-    for k, v in pairs(cache[id]) do c[k] = v end
+    local c = tables.copy(cache[id])
     validated[c] = true
     return c
   end
@@ -251,7 +250,7 @@ function M.load(id)
     local p = fam.presets[id]
     if p then
       local cfg = { family = name, id = id }
-      for k, v in pairs(p) do cfg[k] = v end
+      tables.copy(p, cfg)
       local c = M.define(cfg, "model " .. id)
       cache[id] = c
       return M.load(id)
@@ -328,7 +327,7 @@ function M.from_hf_config(path)
     local keep = COMMON[k] or (fam.fields[k] and (kind.fields[k] or not (fam.hf_type_fields or {})[k]))
     if keep and v ~= cjson.null and k ~= "family" then cfg[k] = v end
   end
-  for k, v in pairs(kind.implies or {}) do cfg[k] = v end
+  tables.copy(kind.implies or {}, cfg)
   if qdt then cfg.weight_dtype, cfg.weight_group, cfg.weight_dtype_source = qdt.name, qdt.group, qdt.source end
   -- Qwen2 lists a window it does not use unless use_sliding_window is true
   if kind.fields.use_sliding_window and j.use_sliding_window ~= true then cfg.sliding_window = nil end

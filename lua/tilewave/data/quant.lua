@@ -28,6 +28,7 @@
 -- dequant_ops are operation counts of the mechanism (convert = 1, scale = 1,
 -- zero point = 1, 4-bit unpack shift + mask = 2), not fitted values.
 local check = require "tilewave.util.check"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -60,7 +61,7 @@ function M.format(name, group, path)
   local f = M.formats[name]
   if not f then check.fail(path, "expected one of " .. check.keys(M.formats), name) end
   local out = { name = name }
-  for k, v in pairs(f) do out[k] = v end
+  tables.copy(f, out)
   local gpath = path:gsub("weight_dtype$", "group")
   if gpath == path then gpath = path .. ".group" end
   if f.group_bits then

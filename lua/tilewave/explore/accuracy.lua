@@ -25,6 +25,7 @@ local csv = require "tilewave.util.csv"
 local calibration = require "tilewave.explore.calibration"
 local measured_models = require "tilewave.explore.measured_models"
 local decode_calibration = require "tilewave.explore.decode_calibration"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 local format, tonumber, ipairs, abs = string.format, tonumber, ipairs, math.abs
@@ -145,10 +146,9 @@ function M.measured(dir, hw_id, prefix, kinds)
   local spec = hw.resolve(hw_id or "h100_sxm5", "calibrate.hw")
   local host = M.host_op_s(dir)
   if host and not spec.host_op_s then -- the folder's own host, measured beside its rows
-    local s = {}
-    for k, v in pairs(spec) do s[k] = v end
+    local s = tables.copy(spec)
     s.host_op_s, s.sources = host, {}
-    for k, v in pairs(spec.sources or {}) do s.sources[k] = v end
+    tables.copy(spec.sources or {}, s.sources)
     s.sources.host_op_s = dir .. "/host.csv: module_linear on cuda (scripts/probe --host)"
     spec = s
   end

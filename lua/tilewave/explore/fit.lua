@@ -29,6 +29,7 @@ local price = require "tilewave.cost.price"
 local accuracy = require "tilewave.explore.accuracy"
 local descent = require "tilewave.explore.descent"
 local folder = require "tilewave.explore.fit_folder"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -90,8 +91,7 @@ local function gemm_groups(rows, spec, keep)
 end
 
 local function spec_with(base, g)
-  local s = {}
-  for k, v in pairs(base) do s[k] = v end
+  local s = tables.copy(base)
   s.gemm = copy(g)
   return s
 end

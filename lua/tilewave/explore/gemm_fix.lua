@@ -10,6 +10,7 @@
 -- predicted faster by at least RULE_GAIN, as the co-design rules are (tilewave.explore.rules).
 local gemm = require "tilewave.cost.gemm"
 local dtype = require "tilewave.data.dtype"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 local format = string.format
@@ -42,8 +43,7 @@ function M.pad(o, r)
   local best
   for _, q in ipairs { 16, 32, 64, 128 } do
     local n, k = an < q and pad(o.n, bytes, q) or o.n, ak < q and pad(o.k, bytes, q) or o.k
-    local v = {}
-    for key, x in pairs(o) do v[key] = x end
+    local v = tables.copy(o)
     v.n, v.k = n, k
     local t = gemm.gemm(v).time_s
     if t < (best and best.time_s or r.time_s * (1 - M.RULE_GAIN)) then

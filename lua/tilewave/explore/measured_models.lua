@@ -3,6 +3,7 @@
 -- A measurement file names a model by a preset id, sometimes with a twist: a ModernBERT layer measured with
 -- global attention, or a family built at a reduced depth (scripts/probe's hf set).
 local models = require "tilewave.data.models"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 local format = string.format
@@ -10,8 +11,7 @@ local format = string.format
 --- The measured layer ids -> model configs (a ModernBERT global layer: every layer global).
 function M.layer_model(id)
   if id == "modernbert-base-global" then
-    local d = {}
-    for k, v in pairs(models.load("modernbert-base")) do d[k] = v end
+    local d = tables.copy(models.load("modernbert-base"))
     d.global_attn_every_n_layers, d.id, d.name = 1, nil, "modernbert-base (all layers global)"
     return models.define(d)
   end
@@ -24,8 +24,7 @@ end
 function M.depth_model(id, layers)
   local c = assert(models.load(id))
   if not layers or layers == c.num_hidden_layers then return c end
-  local d = {}
-  for k, v in pairs(c) do d[k] = v end
+  local d = tables.copy(c)
   d.num_hidden_layers, d.layer_types, d.id, d.name = layers, nil, nil, format("%s (%d layers)", id, layers)
   return models.define(d)
 end

@@ -27,6 +27,7 @@ local sweep = require "tilewave.explore.sweep"
 local core = require "tilewave.core"
 local json = require "tilewave.util.json"
 local si = require "tilewave.util.si"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -53,8 +54,7 @@ end
 --- The hash of what a prediction is computed from: the model config and the
 -- device spec with its architecture's GEMM parameters.
 function M.definition_hash(c, spec)
-  local s = {}
-  for k, v in pairs(spec) do s[k] = v end
+  local s = tables.copy(spec)
   s.gemm_params = hw.gemm_params(spec)
   return M.hash(json.encode(c) .. "\n" .. json.encode(s))
 end
@@ -143,7 +143,7 @@ function M.load(path)
         local cfg, _, est = it()
         if not cfg then return nil end
         local copy, parts = {}, {}
-        for k, v in pairs(cfg) do copy[k] = v end
+        tables.copy(cfg, copy)
         for _, f in ipairs(fields) do parts[#parts + 1] = format("%s=%s", f, tostring(cfg[f])) end
         copy.id = format("%s{%s}", cfg.id or cfg.name, concat(parts, ","))
         -- the sweep's own estimate on the first device (the figures check reads), so that a check

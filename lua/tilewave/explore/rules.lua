@@ -33,6 +33,7 @@ local models = require "tilewave.data.models"
 local transformer = require "tilewave.ops.transformer"
 local forward = require "tilewave.cost.forward"
 local price = require "tilewave.cost.price"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -46,9 +47,8 @@ function M.pow2(n)
 end
 
 local function copy(c, changes)
-  local n = {}
-  for k, v in pairs(c) do n[k] = v end
-  for k, v in pairs(changes) do n[k] = v end
+  local n = tables.copy(c)
+  tables.copy(changes, n)
   return models.define(n)
 end
 
@@ -93,8 +93,7 @@ local function glu_search(c, spec, w)
   local fam = models.families[c.family]
   -- only the MLP depends on I: the family's MLP ops alone where it has them
   local ops_of = fam.mlp_ops or fam.ops
-  local cfg = {}
-  for k, v in pairs(c) do cfg[k] = v end
+  local cfg = tables.copy(c)
   local function rate(I)
     cfg.intermediate_size = I
     local time, flops = 0, 0

@@ -22,6 +22,7 @@ local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
 local transformer = require "tilewave.cost.forward"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -109,9 +110,8 @@ function M.nearby(model, device, opts)
 
   local rows, base_row = require("tilewave.util.json").array(), nil -- [] in JSON when nothing nearby is faster
   local function consider(changes)
-    local cfg = {}
-    for k, val in pairs(c) do cfg[k] = val end
-    for k, val in pairs(changes) do cfg[k] = val end
+    local cfg = tables.copy(c)
+    tables.copy(changes, cfg)
     local params = family.params(cfg)
     if abs(params.total / base_params - 1) > tol then return end
     cfg = models.define(cfg)

@@ -29,6 +29,7 @@ local forward = require "tilewave.cost.forward"
 local engines = require "tilewave.cost.engines"
 local factor = require "tilewave.explore.sweep_factor"
 local sandbox = require "tilewave.util.sandbox"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -37,8 +38,7 @@ local format, ipairs, pairs, sort, floor = string.format, ipairs, pairs, table.s
 local OPTIONS = { base = true, vary = true, where = true, hw = true, workload = true, shard = true, slow = true }
 
 local function copy(t)
-  local o = {}
-  for k, v in pairs(t) do o[k] = v end
+  local o = tables.copy(t)
   return o
 end
 

@@ -13,6 +13,7 @@
 -- @module tilewave.explore.sweep_factor
 local price = require "tilewave.cost.price"
 local layers = require "tilewave.ops.layers"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -31,8 +32,7 @@ M.CACHE_MAX = 4096
 M.PROBE_MAX = 4096
 
 local function copy(t)
-  local o = {}
-  for k, v in pairs(t) do o[k] = v end
+  local o = tables.copy(t)
   return o
 end
 

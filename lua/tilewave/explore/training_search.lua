@@ -8,6 +8,7 @@ local models = require "tilewave.data.models"
 local cluster = require "tilewave.data.cluster"
 local training = require "tilewave.cost.training"
 local engines = require "tilewave.cost.engines"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -69,8 +70,7 @@ end
 
 -- A fresh split of the shared options, or nil and the reason it is not valid.
 local function split_of(shared, t, p, mb, ck, z)
-  local x = {}
-  for k, v in pairs(shared) do x[k] = v end
+  local x = tables.copy(shared)
   local ok
   ok, x = pcall(training.split, x, { t = t, p = p, micro_batch = mb, checkpointing = ck, zero = z }, "training")
   if not ok then return nil, (tostring(x):gsub("^training%.", "")) end

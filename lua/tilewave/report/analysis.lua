@@ -15,6 +15,7 @@ local training = require "tilewave.explore.training_search"
 local cluster = require "tilewave.data.cluster"
 local quant = require "tilewave.data.quant"
 local engines = require "tilewave.cost.engines"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -180,8 +181,7 @@ function M.models(opts)
   check.options(opts, { models = true, hw = true, b = true, s = true, t = true, dtype = true,
                         attention = true, top = true, tolerance = true, cluster = true, engine = true,
                         allow_long_context = true }, "report")
-  local o = {}
-  for k, v in pairs(opts) do o[k] = v end
+  local o = tables.copy(opts)
   o.hw = o.hw or "h100_sxm5"
   o.b = check.positive_int(o.b or 4, "report.b")
   o.s = check.positive_int(o.s or 2048, "report.s")

@@ -123,4 +123,33 @@ function M.render(runs, fmt)
   return head .. tw.report.table(header, rows) .. "\n" .. foot
 end
 
+--- Every request of every run in `runs` (simulated with detail) written to file `f` as CSV: run,
+-- its rate (req/s) or concurrency, the request's index, its arrival, scheduling, first-token and
+-- finish times (s), input and output tokens, preemptions and replica.
+function M.write_requests(f, runs)
+  f:write("run,rate_rps,concurrency,request,arrival_s,scheduled_s,first_token_s,finish_s,input_tokens,output_tokens,",
+    "preemptions,replica\n")
+  for i, r in ipairs(runs) do
+    local c = r.records
+    for j = 1, #c.arrival_s do
+      f:write(format("%d,%s,%s,%d,%s,%s,%s,%s,%d,%d,%d,%d\n", i, csv.field(r.rate or ""), csv.field(r.concurrency or ""),
+        j, csv.field(c.arrival_s[j]), csv.field(c.scheduled_s[j]), csv.field(c.first_token_s[j]),
+        csv.field(c.finish_s[j]), c.input_tokens[j], c.output_tokens[j], c.preemptions[j], c.replica[j]))
+    end
+  end
+end
+
+--- Every run's time series in `runs` (simulated with detail) written to file `f` as CSV: run, its
+-- rate or concurrency, time (s), requests waiting and running, and the KV cache's used fraction.
+function M.write_series(f, runs)
+  f:write("run,rate_rps,concurrency,time_s,waiting,running,kv_fraction\n")
+  for i, r in ipairs(runs) do
+    local s = r.series
+    for j = 1, #s.time_s do
+      f:write(format("%d,%s,%s,%s,%d,%d,%s\n", i, csv.field(r.rate or ""), csv.field(r.concurrency or ""),
+        csv.field(s.time_s[j]), s.waiting[j], s.running[j], csv.field(s.kv_fraction[j])))
+    end
+  end
+end
+
 return M

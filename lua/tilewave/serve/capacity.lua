@@ -16,6 +16,7 @@
 -- @module tilewave.serve.capacity
 local simulate = require "tilewave.serve.simulate"
 local steady = require "tilewave.serve.steady"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -39,8 +40,8 @@ end
 -- @raise simulate()'s errors
 function M.of(o)
   local q, w = {}, {}
-  for k, v in pairs(o) do q[k] = v end
-  for k, v in pairs(o.workload or {}) do w[k] = v end
+  tables.copy(o, q)
+  tables.copy(o.workload or {}, w)
   w.arrival, w.rate, w.cv, w.concurrency, w.measure = "offline", nil, nil, nil, nil
   if w.trace == nil then w.requests = math.max(steady.MIN_REQUESTS, w.requests or 0) end
   q.workload, q.detail, q.slo = w, nil, nil

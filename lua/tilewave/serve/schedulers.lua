@@ -16,6 +16,7 @@
 -- Users compose: `{ base = "vllm", max_num_seqs = 64 }`.
 -- @module tilewave.serve.schedulers
 local check = require "tilewave.util.check"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -120,8 +121,7 @@ function M.resolve(s, default, spec, path)
   local base = s.base or default
   local p = M.presets[base]
   if not p then check.fail(path .. ((s.base and not named) and ".base" or ""), "expected one of " .. check.keys(M.presets), base) end
-  local out = {}
-  for k, v in pairs(p) do out[k] = v end
+  local out = tables.copy(p)
   local mem = spec.memory_bytes or 0
   local large, small = p.large, p.small
   if large and mem >= large.min_memory_bytes then

@@ -26,6 +26,7 @@ local schedulers = require "tilewave.serve.schedulers"
 local workload = require "tilewave.serve.workload"
 local steps = require "tilewave.serve.steps"
 local core = require "tilewave.core"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -188,8 +189,7 @@ local function run(x, scale, detail)
     transfer_latency_s = x.disagg and x.disagg.transfer.latency_s or 0,
     async_output = x.eng.async_output or false,
     decode_pool = x.disagg and (function()
-      local d = {}
-      for k, v in pairs(x.disagg.decode_tables) do d[k] = v end
+      local d = tables.copy(x.disagg.decode_tables)
       d.scale = scale
       return d
     end)() or nil,

@@ -28,6 +28,7 @@ local simulate = require "tilewave.serve.simulate"
 local steps = require "tilewave.serve.steps"
 local steady = require "tilewave.serve.steady"
 local capacity = require "tilewave.serve.capacity"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -76,10 +77,8 @@ M.meets = meets
 -- state (tilewave.serve.steady: its length and measured window), the offline load as many requests
 -- as the steady minimum, every one measured.
 local function at_rate(x, rate, replicas, pools)
-  local y = {}
-  for k, v in pairs(x) do y[k] = v end
-  local w = {}
-  for k, v in pairs(x.w) do w[k] = v end
+  local y = tables.copy(x)
+  local w = tables.copy(x.w)
   if rate then
     local plan = steady.plan(rate)
     w.arrival, w.rate, w.measure = "poisson", rate, "steady"
@@ -91,12 +90,11 @@ local function at_rate(x, rate, replicas, pools)
   end
   y.w, y.replicas = w, replicas or 1
   y.sched = {}
-  for k, v in pairs(x.sched) do y.sched[k] = v end
+  tables.copy(x.sched, y.sched)
   y.sched.router = (replicas or 1) > 1 and "least_loaded" or x.sched.router
   if pools then
     -- disaggregated: P prefill and D decode replicas, the transfer over the link they then share
-    local d = {}
-    for k, v in pairs(x.disagg) do d[k] = v end
+    local d = tables.copy(x.disagg)
     d.prefill = { t = x.disagg.prefill.t, replicas = pools[1] }
     d.decode = { t = x.disagg.decode.t, replicas = pools[2] }
     d.transfer = steps.transfer(x.c, x.spec, { weight_dtype = x.weight_dtype, kv_dtype = x.kv_dtype }, d)
@@ -147,8 +145,7 @@ local function options_of(o, spec, t, rate)
            weight_dtype = o.weight_dtype, kv_dtype = o.kv_dtype, group = o.group, seed = o.seed,
            allow_long_context = o.allow_long_context, slo = o.slo, speculative = o.speculative,
            workload = (function()
-             local w = {}
-             for k, v in pairs(o.workload or {}) do w[k] = v end
+             local w = tables.copy(o.workload or {})
              w.arrival, w.rate, w.concurrency = "poisson", rate, nil
              return w
            end)() }
@@ -234,10 +231,9 @@ local function evaluate(o, spec, t, cost_h)
   for _, seqs in ipairs(M.seq_limits(x0.sched.max_num_seqs)) do
     local x = x0
     if seqs ~= x0.sched.max_num_seqs then
-      x = {}
-      for k, v in pairs(x0) do x[k] = v end
+      x = tables.copy(x0)
       x.sched = {}
-      for k, v in pairs(x0.sched) do x.sched[k] = v end
+      tables.copy(x0.sched, x.sched)
       x.sched.max_num_seqs = seqs
     end
     -- a smaller batch limit wins only with fewer replicas: a limit whose capacity cannot beat the
@@ -311,8 +307,7 @@ function M.size(o)
     error(format("size.model: %s is an encoder (%s): it has no autoregressive decode to serve", c.id or c.name,
       c.family), 0)
   end
-  local q = {}
-  for k, v in pairs(o) do q[k] = v end
+  local q = tables.copy(o)
   q.max_gpus = check.positive_int(o.max_gpus or 8, "size.max_gpus")
   q.confidence = check.within(o.confidence or 0.9, 0, 1, "a probability", "size.confidence")
   q.samples = check.positive_int(o.samples or M.SAMPLES, "size.samples")

@@ -76,6 +76,18 @@ function M.field(v)
   return v
 end
 
+--- A CSV text: the `header` line, then each row of `rows` (arrays of values), each value as M.field.
+-- @return the text, newline-terminated
+function M.table(header, rows)
+  local lines = { table.concat(header, ",") }
+  for _, r in ipairs(rows) do
+    local cells = {}
+    for i, c in ipairs(r) do cells[i] = M.field(c) end
+    lines[#lines + 1] = table.concat(cells, ",")
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
 --- The shared reference folder beside the repository (../shared/reference).
 function M.shared_dir()
   local src = debug.getinfo(1, "S").source:sub(2)

@@ -20,6 +20,7 @@
 -- it, e.g. `hw/x.lua: memory budget of 64 MiB exceeded (tilewave.util.sandbox.MAX_BYTES)`.
 local core = require "tilewave.core"
 local lfs = require "lfs"
+local tables = require "tilewave.util.tables"
 
 local M = {}
 
@@ -100,7 +101,7 @@ local function bounded(name, f)
 end
 
 M.string = {}
-for k, v in pairs(string) do M.string[k] = v end
+tables.copy(string, M.string)
 for _, k in ipairs { "find", "match", "gmatch", "gsub" } do M.string[k] = bounded(k, string[k]) end
 M.string.rep = function(s, n, sep)
   local size = #tostring(s) * (tonumber(n) or 0) + (sep and #tostring(sep) * math.max(0, (tonumber(n) or 0) - 1) or 0)
@@ -179,8 +180,7 @@ M.units = {
 function M.load(path)
   local okf, ferr = M.check_file(path)
   if not okf then return nil, ferr end
-  local env = {}
-  for k, v in pairs(M.units) do env[k] = v end
+  local env = tables.copy(M.units)
   local chunk, err = loadfile(path, "t", env)
   if not chunk then return nil, err end
   local ok, data = run_limited(data_budget(), chunk)
@@ -208,7 +208,7 @@ local function spec_env()
     if name == "tilewave" then return tw_view end
     error(format("require: a spec file may require \"tilewave\" only, got '%s'", tostring(name)), 2)
   end
-  for k, v in pairs(M.units) do env[k] = v end
+  tables.copy(M.units, env)
   env._G = env
   return env
 end

@@ -14,6 +14,7 @@
 -- 3.2-1B/3B. See ../shared/reference/model_configs.md §2.
 local check = require "tilewave.util.check"
 local layers = require "tilewave.ops.layers"
+local tables = require "tilewave.util.tables"
 
 local F = {
   name = "llama",
@@ -43,7 +44,7 @@ local function llama(name, L, h, a, kv, ffn, v, tied, ctx, src, extra)
   local c = { name = name, num_hidden_layers = L, hidden_size = h, num_attention_heads = a,
               num_key_value_heads = kv, intermediate_size = ffn, vocab_size = v,
               tie_word_embeddings = tied, max_position_embeddings = ctx, source = src }
-  for k, v2 in pairs(extra or {}) do c[k] = v2 end
+  tables.copy(extra or {}, c)
   return c
 end
 
@@ -159,13 +160,12 @@ end
 -- @tparam table o `name`, `description`, `fields` (extra field -> validator), `hf_model_types`,
 --   `hf_type_fields` (fields only the types listing them may carry), `presets`
 function F.variant(o)
-  local v = {}
-  for k, x in pairs(F) do v[k] = x end
+  local v = tables.copy(F)
   v.name, v.description, v.presets = o.name, o.description, o.presets
   v.hf_model_types, v.hf_type_fields = o.hf_model_types, o.hf_type_fields
   v.fields = {}
-  for k, x in pairs(F.fields) do v.fields[k] = x end
-  for k, x in pairs(o.fields or {}) do v.fields[k] = x end
+  tables.copy(F.fields, v.fields)
+  tables.copy(o.fields or {}, v.fields)
   v.variant = nil
   return v
 end
