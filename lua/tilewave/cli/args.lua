@@ -28,7 +28,8 @@ local function to_num(s)
 end
 M.to_int, M.to_num, M.unmark = to_int, to_num, unmark
 
---- argparse converters that name the field in their message: "gemm.k: expected an integer, got '1.5'".
+--- argparse converters that name the field in their message: "gemm.k: expected an integer, got
+-- '1.5'".
 local function int_arg(field)
   return function(s)
     local v, err = to_int(s)
@@ -62,7 +63,8 @@ end
 
 M.int_arg, M.num_arg, M.int_list = int_arg, num_arg, int_list
 
---- An argparse converter of `--speculative draft=MODEL,k=K,acceptance=A` (tilewave.cost.speculative).
+--- An argparse converter of `--speculative draft=MODEL,k=K,acceptance=A`
+-- (tilewave.cost.speculative).
 function M.speculative(s)
   local out, seen = {}, {}
   for part in (s .. ","):gmatch("([^,]*),") do

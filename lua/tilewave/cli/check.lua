@@ -13,7 +13,8 @@ function M.define(p)
   ck:flag("--tap", "Print TAP instead of one line per pair.")
 end
 
---- Run the command on parsed `args`, writing to `out`; returns the exit status (1 when a pair fails).
+--- Run the command on parsed `args`, writing to `out`; returns the exit status (1 when a pair
+-- fails).
 -- @raise `check: ...` for a bad check file or nothing to check
 function M.run(args, out)
   local regress = require "tilewave.explore.regress"

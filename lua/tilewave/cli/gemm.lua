@@ -1,5 +1,6 @@
 --- tilewave.cli.gemm: the `gemm` command - one GEMM C[MxN] = A[MxK].B[KxN] through the GEMM model
--- (tilewave.gemm), with the padded shape predicted faster when N or K is off (tilewave.explore.gemm_fix).
+-- (tilewave.gemm), with the padded shape predicted faster when N or K is off
+-- (tilewave.explore.gemm_fix).
 local args_ = require "tilewave.cli.args"
 
 local M = {}

@@ -35,7 +35,8 @@ function M.run(args, out)
     -- named as the user typed them before the memory check reads them
     check.positive_int(bp[1], "prefill.batch")
     check.positive_int(bp[2], "prefill.prompt")
-    -- weights (in the compute dtype when it is 8-bit: fp8 checkpoints) and the prompt's KV cache must fit
+    -- weights (in the compute dtype when it is 8-bit: fp8 checkpoints) and the prompt's KV cache
+    -- must fit
     local mo = { model = args.model, hw = args.hw, batch = bp[1], context = bp[2], t = args.t,
                  weight_dtype = (args.dtype == "fp8" or args.dtype == "int8") and args.dtype or nil,
                  allow_long_context = args.allow_long_context or nil }

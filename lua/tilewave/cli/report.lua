@@ -13,7 +13,8 @@ function M.define(p)
     .. "families (or --models) on one device: parameters, forward time, TFLOP/s, MFU, slowest GEMMs and why, "
     .. "co-design rule violations with fixes, best nearby shape.")
   rep:option("--hw", "Device id or spec path."):default("h100_sxm5")
-  -- the family names as tilewave.data.models lists them (tests/lua/cli_spec.lua checks the two agree)
+  -- the family names as tilewave.data.models lists them (tests/lua/cli_spec.lua checks the two
+  -- agree)
   rep:option("--models", "Comma-separated model ids, config.json paths and/or family names (deepseek, gemma2, "
     .. "gemma3, gpt3, gpt_neox, gpt_oss, llama, llama4, mistral, modernbert, phi3, qwen2, qwen3, qwen_moe).")
     :default("llama,gpt_neox,modernbert")
@@ -38,8 +39,9 @@ local function split(list)
   return out
 end
 
--- `report --plots DIR`: the roofline of the report's models and the decode curve of its first decoder, as
--- SVG in DIR; returns { { title, link } } for the Markdown (relative to the report file when it is in DIR).
+-- `report --plots DIR`: the roofline of the report's models and the decode curve of its first
+-- decoder, as SVG in DIR; returns { { title, link } } for the Markdown (relative to the report file
+-- when it is in DIR).
 local function report_figures(res, args, tx)
   local figures, plot = require "tilewave.explore.figures", require "tilewave.report.plot"
   local dir = plot.dir(args.plots, "report.plots")
@@ -70,11 +72,12 @@ end
 -- @raise `report.<field>: ...` for bad input
 function M.run(args, out)
   local tw = require "tilewave"
-  -- generational collection: the report's searches make many short-lived tables (op lists, candidate
-  -- configs, splits), reclaimed young: ~10% faster. (gemm_many's large arrays fare better incremental.)
+  -- generational collection: the report's searches make many short-lived tables (op lists,
+  -- candidate configs, splits), reclaimed young: ~10% faster. (gemm_many's large arrays fare better
+  -- incremental.)
   collectgarbage("generational")
-  -- the report file checked before the analysis runs (in the figures' directory, made first, if it is
-  -- there); it and the figures are renamed together
+  -- the report file checked before the analysis runs (in the figures' directory, made first, if it
+  -- is there); it and the figures are renamed together
   if args.plots then require("tilewave.report.plot").dir(args.plots, "report.plots") end
   local tx = require("tilewave.util.output").transaction()
   if args.out then tx:add(args.out, "report.out") end

@@ -11,8 +11,8 @@ local output = require "tilewave.util.output"
 local M = {}
 local format = string.format
 
--- "2s", "50ms", "500us" (or "500µs") -> s; a number without its unit is an error (is 1 a second or a
--- millisecond?), as everywhere a time is typed
+-- "2s", "50ms", "500us" (or "500µs") -> s; a number without its unit is an error (is 1 a second or
+-- a millisecond?), as everywhere a time is typed
 local UNITS = { s = 1, ms = 1e-3, us = 1e-6, ["µs"] = 1e-6 }
 local function seconds(v, field)
   local num, unit = v:match("^([%d.eE+-]*%d%.?)(.*)$")
@@ -236,7 +236,8 @@ function M.run(a, out)
     if a.prefix_caching == "off" then so.prefix_caching = false end
     local r = tw.serve.simulate(so)
     runs[i] = r
-    -- an open-loop load against the deployment's capacity for these requests (tilewave.serve.capacity)
+    -- an open-loop load against the deployment's capacity for these requests
+    -- (tilewave.serve.capacity)
     if l.rate then
       cap = cap or require("tilewave.serve.capacity").of(so)
       local state, growth = require("tilewave.serve.capacity").state(l.rate, cap)

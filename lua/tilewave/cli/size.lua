@@ -1,14 +1,14 @@
---- tilewave.cli.size: `tilewave serve MODEL --search --rate R --slo ttft=..,tpot=..`: deployments ranked by
--- cost per million output tokens (tilewave.serve.size): the search's options from the arguments,
--- its charts; the text, CSV and JSON are tilewave.report.size_text's.
+--- tilewave.cli.size: `tilewave serve MODEL --search --rate R --slo ttft=..,tpot=..`: deployments
+-- ranked by cost per million output tokens (tilewave.serve.size): the search's options from the
+-- arguments, its charts; the text, CSV and JSON are tilewave.report.size_text's.
 local tw = require "tilewave"
 local output = require "tilewave.util.output"
 
 local M = {}
 local format = string.format
 
--- "h100_sxm5=2.49,l40s=0.99" -> { h100_sxm5 = 2.49, l40s = 0.99 }: each a device tilewave has (by its
--- id, an alias or any case: the canonical id is kept), once, at a positive price
+-- "h100_sxm5=2.49,l40s=0.99" -> { h100_sxm5 = 2.49, l40s = 0.99 }: each a device tilewave has (by
+-- its id, an alias or any case: the canonical id is kept), once, at a positive price
 local function prices(s)
   if not s then return nil end
   local out = {}
@@ -25,7 +25,8 @@ local function prices(s)
   return out
 end
 
--- "h100,l40s" -> { "h100_sxm5", "l40s" }: at least one device, each once (ids as tw.hw.load reads them)
+-- "h100,l40s" -> { "h100_sxm5", "l40s" }: at least one device, each once (ids as tw.hw.load reads
+-- them)
 local function devices(s)
   if not s then return nil end
   local out, seen = {}, {}
@@ -60,7 +61,8 @@ function M.run(a, out)
   if not a.rate or #a.rate ~= 1 then error("size.rate: expected one --rate R (request/s) with --search", 0) end
   if not a.slo then error("size.slo: expected --slo ttft=DURATION,tpot=DURATION with --search", 0) end
   if a.top < 1 then error(format("size.top: expected positive integer, got %d", a.top), 0) end
-  -- the outputs checked before the search, staged, renamed together (tilewave.util.output.transaction)
+  -- the outputs checked before the search, staged, renamed together
+  -- (tilewave.util.output.transaction)
   local tx = output.transaction()
   if a.out then tx:add(a.out, "serve.out") end
   local planned = a.plots and require("tilewave.cli.serve").plan_plots(a.plots, { {} }, tx)

@@ -57,11 +57,12 @@ local function sweep_rows(args, q, it, stats, cols, fields, out)
   end
 end
 
---- Run the command on parsed `args`, writing to `out` (or --out, atomically); returns the exit status.
+--- Run the command on parsed `args`, writing to `out` (or --out, atomically); returns the exit
+-- status.
 -- @raise `sweep.<field>: ...` for a bad spec or shard
 function M.run(args, out)
-  -- generational collection: a sweep's rows make short-lived op lists and strings, reclaimed
-  -- young; peak memory stays near the live data (10^5 distinct configs: 38 -> 22 MB) and it runs faster
+  -- generational collection: a sweep's rows make short-lived op lists and strings, reclaimed young;
+  -- peak memory stays near the live data (10^5 distinct configs: 38 -> 22 MB) and it runs faster
   collectgarbage("generational")
   local spec = require("tilewave.util.sandbox").load_spec(args.spec)
   local q = require("tilewave.util.tables").copy(spec)

@@ -2,30 +2,39 @@
 -- between releases (issue 48 item 4). `vllm@0.6` selects a profile; a plain `vllm` is the newest.
 --
 -- What a release changes, and where each figure comes from:
---   scheduler      the step policy (tilewave.serve.schedulers): vLLM <= 0.7 prefill-first with whole
+--   scheduler      the step policy (tilewave.serve.schedulers): vLLM <= 0.7 prefill-first with
+--     whole
 --                  prompts (v0 engine), vLLM >= 0.8 one token budget with chunked prefill always on
 --                  (v1 engine), SGLang prefill batches first, TensorRT-LLM in-flight batching
---   host_overlap   the share of host work done while the GPU runs the previous step (src/tw_serve.h):
+--   host_overlap   the share of host work done while the GPU runs the previous step
+--     (src/tw_serve.h):
 --                  SGLang's overlap ("zero-overhead") scheduler from v0.4, TensorRT-LLM's overlap
 --                  scheduler in the PyTorch backend of 1.0 (trtllm-serve); 0 elsewhere
 --   graph_sizes    the CUDA-graph capture sizes: a decode batch runs at the next captured size
 --                  ("vllm_v0": 1, 2, 4, then 8 .. 256 by 8, vllm/worker/model_runner.py
 --                  _BATCH_SIZES_TO_CAPTURE; "vllm_v1": 1, 2, 4, 8 .. 248 by 8, 256 .. min(2 x
---                  max_num_seqs, 512) by 16, vllm/config CompilationConfig cudagraph_capture_sizes);
+--                  max_num_seqs, 512) by 16, vllm/config CompilationConfig
+--                    cudagraph_capture_sizes);
 --                  a batch past the largest runs without padding
 --   token_host_s, seq_host_s  host time per step and per sequence (tilewave.cost.engines), fitted
 --                  only to the given rows of the release they name; a release without rows borrows
 --                  its neighbour's and says so
---   async_output   vLLM 0.6's asynchronous output processor (vllm PR #7049, on by default from v0.6.0)
---                  detokenizes and sends step n's outputs while step n + 1 runs, so a request's first
+--   async_output   vLLM 0.6's asynchronous output processor (vllm PR #7049, on by default from
+--     v0.6.0)
+--                  detokenizes and sends step n's outputs while step n + 1 runs, so a request's
+--                    first
 --                  and last tokens reach the client when the next step ends (TTFT and E2E; ITL and
---                  TPOT keep their gaps; src/tw_serve.h); off elsewhere (v0.5 processes outputs before
+--                  TPOT keep their gaps; src/tw_serve.h); off elsewhere (v0.5 processes outputs
+--                    before
 --                  the next step; the v1 engine core hands them to the API server's process as the
 --                  step ends)
---   prefix_caching on by default: vLLM v1 (automatic prefix caching, facts.md §2.3), SGLang (RadixAttention,
---                  §2.6), TensorRT-LLM 1.0 (KvCacheConfig enable_block_reuse, on in the LLM API); off in
+--   prefix_caching on by default: vLLM v1 (automatic prefix caching, facts.md §2.3), SGLang
+--     (RadixAttention,
+--                  §2.6), TensorRT-LLM 1.0 (KvCacheConfig enable_block_reuse, on in the LLM API);
+--                    off in
 --                  vLLM <= 0.7 (--enable-prefix-caching) and TensorRT-LLM 0.x engines
---   client         where the benchmark client measures TTFT and ITL (docs/serving.md): "stream" (vllm
+--   client         where the benchmark client measures TTFT and ITL (docs/serving.md): "stream"
+--     (vllm
 --                  bench serve, sglang.bench_serving, GenAI-Perf: after HTTP, tokenization and
 --                  streaming); the simulator leaves the client's own time out
 -- Units: s.
@@ -49,10 +58,11 @@ local TRTLLM_STEP_S, TRTLLM_SEQ_S = 0.25e-3, 10e-6
 -- on one H100, 1.45x against 1.8x for Llama-3-70B on 4 H100s)
 local VLLM05_SEQ_S = 180e-6
 -- the share of the fitted host time an overlapped scheduler hides: SGLang v0.4's release blog
--- (lmsys.org 2024-12-04) gives its zero-overhead scheduler "1.1x increase in throughput"; 0.45 makes
--- sglang@0.4 / sglang@0.3 offline throughput 1.10 on the given SGLang rows' setup (Llama-3.1-8B, one
--- A100, 1000 ShareGPT requests). Full overlap (1) would give 1.25: the fitted host terms hold more
--- than the host's own time. TensorRT-LLM's overlap scheduler (same design, after NanoFlow) takes it too.
+-- (lmsys.org 2024-12-04) gives its zero-overhead scheduler "1.1x increase in throughput"; 0.45
+-- makes sglang@0.4 / sglang@0.3 offline throughput 1.10 on the given SGLang rows' setup
+-- (Llama-3.1-8B, one A100, 1000 ShareGPT requests). Full overlap (1) would give 1.25: the fitted
+-- host terms hold more than the host's own time. TensorRT-LLM's overlap scheduler (same design,
+-- after NanoFlow) takes it too.
 local OVERLAP = 0.45
 
 --- The families with versions: each profile's preset name, the releases it covers ({ from, to },

@@ -16,7 +16,8 @@
 --   token_host_s      host work per generated token outside the kernels
 --                     (sampling, cache bookkeeping, Python), s
 --   cold_token_s      host time per token a first call on a freshly built model may add
---                     (s, >= 0): decode's interval reaches tpot + cold_token_s, the point stays steady
+--                     (s, >= 0): decode's interval reaches tpot + cold_token_s, the point stays
+--                       steady
 --   seq_host_s        host work per sequence per step (input preparation, sampling,
 --                     detokenization of each sequence's token), s
 --   host_spread       relative spread of host time between machines (a fraction): a decode
@@ -33,7 +34,8 @@
 --                     M.for_training; nil: flash_kernel): PyTorch's SDPA picks cuDNN's kernel
 --                     for inference on Hopper (h100/kernels.csv, under no_grad) but
 --                     FlashAttention-2 when gradients are needed (pytorch/torchtitan#1042: training
---                     on H100s dispatches SDPBackend.FLASH_ATTENTION; the H200 train_layer.csv rows)
+--                     on H100s dispatches SDPBackend.FLASH_ATTENTION; the H200 train_layer.csv
+--                       rows)
 --   decode_attention  how the decode attention kernel spreads over the SMs (price.decode_kv_eff):
 --                     "split_kv" (default: FlashDecoding splits the context so every SM
 --                     streams the KV cache; flash-attn >= 2.2, PyTorch SDPA), "no_split" (one
@@ -127,10 +129,12 @@ M.presets = {
   ["llama.cpp"] = {
     description = "llama.cpp (ggml graph, one kernel per graph node; CUDA or Metal backend)",
     fusion = "fused", launch = "graph", host_s = 0, token_host_s = 0,
-    -- ggml nodes per Llama layer: norm, mul, q/k/v mul_mat 3, rope 2, KV copy 2, attention (mul_mat,
-    -- soft_max, mul_mat) 3, out mul_mat 1, add, norm, mul, gate/up mul_mat 2, silu, mul, down, add
+    -- ggml nodes per Llama layer: norm, mul, q/k/v mul_mat 3, rope 2, KV copy 2, attention
+    -- (mul_mat, soft_max, mul_mat) 3, out mul_mat 1, add, norm, mul, gate/up mul_mat 2, silu, mul,
+    -- down, add
     kernels_per_layer = 20, kernels_fixed = 4,
-    -- attention as matrix-vector products over the cache (mul_mat rows = cached tokens): every SM streams
+    -- attention as matrix-vector products over the cache (mul_mat rows = cached tokens): every SM
+    -- streams
     decode_attention = "full",
     -- CUDA: the backend replays CUDA graphs (since 2024), leaving little per node; Metal encodes
     -- every node. amd: taken as nvidia's (no ROCm row to fit).

@@ -1,6 +1,7 @@
 --- tilewave.cost.forward: the predicted cost of a forward pass.
 --
---   tw.transformer.estimate(model, hw, { b = 4, s = 2048, t = 1, dtype = "bf16", attention = "flash",
+--   tw.transformer.estimate(model, hw, { b = 4, s = 2048, t = 1, dtype = "bf16", attention =
+--     "flash",
 --                                        engine = "compiled" })
 --
 -- `model` is a preset id or a config (tilewave.data.models); `hw` a device id,
@@ -154,7 +155,8 @@ end
 --   (M.FLOPS_CONVENTION), tflops (achieved, flops / time, 1e12 FLOP/s), mfu (model_flops /
 --   time / dense peak of dtype), hfu (flops / time / peak; mfu <= hfu < 1: every op is
 --   held to its floor, tilewave.cost.limits), gemm_share (fraction of time in
---   GEMM/BMM kernels, FlashAttention included), kernels (launched per pass), tokens_per_s, peak_flops,
+--   GEMM/BMM kernels, FlashAttention included), kernels (launched per pass), tokens_per_s,
+--     peak_flops,
 --   interval = { low, high (s), borrowed } of time_s (tilewave.cost.price.interval) }`
 -- @raise `transformer.estimate.<field>: ...`; model and hw errors
 function M.estimate(model, device, opts)

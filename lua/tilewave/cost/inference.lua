@@ -1,21 +1,22 @@
 --- tilewave.cost.inference: LLM serving - decode (TPOT), prefill (TTFT), the memory
 -- budget and batch sweeps.
 --
---   tw.inference.decode{ model = "llama-2-7b", hw = "a100_sxm4_80gb", context = 512, weight_dtype = "int4", group = 32 }
---   tw.inference.prefill{ model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048 } (tilewave.cost.prefill)
+--   tw.inference.decode{ model = "llama-2-7b", hw = "a100_sxm4_80gb", context = 512, weight_dtype = "int4" }
+--   tw.inference.prefill{ model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048 }
 --   tw.inference.memory{ model = "llama-2-70b", hw = "h100_sxm5", batch = 8, context = 4096, t = 2 }
---   tw.inference.sweep{ model = "llama-3.1-8b", hw = "h100_sxm5", context = 1024, batch = { 1, 8, 64, 512 } }
+--   tw.inference.sweep{ model = "llama-3.1-8b", hw = "h100_sxm5", context = 1024, batch = { 1, 64 } }
 --
--- A decode step reads every weight once and each sequence's KV cache (src/tilewave.h, tw_decode_step); the
--- weight list is the model's GEMMs at one token per sequence (tilewave.transformer.ops with s = 1), at the
--- bytes of the weight format (tilewave.quant). What the numbers assume about the software is the engine
--- (tilewave.cost.engines): kernel launches per layer, the launch cost not hidden by the queue, the
--- achievable bandwidth fraction. With t > 1 each rank holds 1/t of the heads, FFN columns and vocabulary
--- (Megatron-LM) and every layer adds two all-reduces of batch x h activations (the faster of ring and tree,
--- alpha-beta, NVLink bandwidth from the spec, one direction; the per-step latency is the engine's
--- comm_latency_s, not calibrated). A model's checkpoint format (its config.json quantization_config, or a
--- preset's) is the default weight_dtype; the result's weight_dtype_source names it.
--- Units: s, byte, FLOP, token/s.
+-- A decode step reads every weight once and each sequence's KV cache (src/tilewave.h,
+-- tw_decode_step); the weight list is the model's GEMMs at one token per sequence
+-- (tilewave.transformer.ops with s = 1), at the bytes of the weight format (tilewave.quant). What
+-- the numbers assume about the software is the engine (tilewave.cost.engines): kernel launches per
+-- layer, the launch cost not hidden by the queue, the achievable bandwidth fraction. With t > 1
+-- each rank holds 1/t of the heads, FFN columns and vocabulary (Megatron-LM) and every layer adds
+-- two all-reduces of batch x h activations (the faster of ring and tree, alpha-beta, NVLink
+-- bandwidth from the spec, one direction; the per-step latency is the engine's comm_latency_s, not
+-- calibrated). A model's checkpoint format (its config.json quantization_config, or a preset's) is
+-- the default weight_dtype; the result's weight_dtype_source names it. Units: s, byte, FLOP,
+-- token/s.
 -- @module tw.inference
 local check = require "tilewave.util.check"
 local dtype = require "tilewave.data.dtype"
@@ -137,10 +138,10 @@ local function check_ep(c, ep, t, batch, path)
   return ep
 end
 
--- Kernel launches of one decode step under engine `eng`: the engine's own count
--- (llama.cpp's graph nodes) or the kernels its fusion makes of the step's ops
--- (tilewave.cost.kernels; attention is one kernel over the cache; an unfused MoE loop over the experts
--- `batch` tokens hit on one of `ep` ranks).
+-- Kernel launches of one decode step under engine `eng`: the engine's own count (llama.cpp's graph
+-- nodes) or the kernels its fusion makes of the step's ops (tilewave.cost.kernels; attention is one
+-- kernel over the cache; an unfused MoE loop over the experts `batch` tokens hit on one of `ep`
+-- ranks).
 local function launches(c, t, eng, batch, ep)
   if eng.kernels_per_layer then return eng.kernels_per_layer * c.num_hidden_layers + (eng.kernels_fixed or 0) end
   local n = 0
@@ -150,8 +151,8 @@ local function launches(c, t, eng, batch, ep)
   return n
 end
 
--- Call a core cost function through the pricing layer; a core refusal (a step or cache whose bytes or FLOP
--- leave a double's exact range) is named in the user's terms, never the core's quantities (act_bytes, ...).
+-- Call a core cost function through the pricing layer; a core refusal (a step or cache whose bytes
+-- or FLOP leave a double's exact range) is named in the user's terms, never the core's (act_bytes).
 local function in_range(path, batch, context, f, ...)
   local ok, r = pcall(f, ...)
   if ok then return r end
@@ -193,7 +194,7 @@ local function workload(o, path, allowed, resolve)
   if o.context == nil then check.fail(path .. ".context", "expected positive integer", nil) end
   local context = M.check_context(c, check.positive_int(o.context, path .. ".context"), o.allow_long_context,
     path .. ".context")
-  -- the checkpoint's own format (config.json's quantization_config, a preset's) unless one is asked for
+  -- the checkpoint's own format (config.json's quantization_config, a preset's) unless one is given
   local own = o.weight_dtype == nil and c.weight_dtype
   local fmt = quant.format(own or o.weight_dtype or "bf16", own and c.weight_group or o.group, path .. ".weight_dtype")
   fmt.source = own and c.weight_dtype_source or nil
@@ -216,7 +217,8 @@ end
 --   weight_bytes, kv_bytes, achieved_bw, bound, compute_s, memory_s,
 --   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s,
 --   kernels, bits_per_weight, engine, kv_eff, kv_splits and kv_blocks (the attention kernel's share
---   of the DRAM rate on the KV cache, its context splits and thread blocks, price.decode_kv_eff), interval = { low, high (s), borrowed } of
+--   of the DRAM rate on the KV cache, its context splits and thread blocks, price.decode_kv_eff),
+--     interval = { low, high (s), borrowed } of
 --   tpot_s (tilewave.cost.price.interval), ... }` (s, byte,
 --   FLOP, token/s, byte/s)
 -- @raise `decode.<field>: ...`
@@ -226,7 +228,7 @@ function M.decode(o)
     return require("tilewave.cost.speculative").decode(M.decode, o)
   end
   local c, spec, t, batch, context, fmt, kvb = workload(o, "decode", DECODE, decoder)
-  -- a machine whose host was measured scales the engine's host terms (tilewave.cost.engines.on_host)
+  -- a measured host scales the engine's host terms (tilewave.cost.engines.on_host)
   local eng = engines.on_host(engines.resolve(o.engine, "decode.engine"), spec)
   local g = hw.gemm_params(spec)
   local cdt = compute_dtype(spec, fmt.name)
@@ -237,7 +239,7 @@ function M.decode(o)
   local batch_all = batch
   batch = batch // ep -- sequences per rank
   local L, h = c.num_hidden_layers, c.hidden_size
-  -- KV tokens summed over the layers: a sliding-window layer keeps its window (models.kv_layer_tokens)
+  -- KV tokens summed over layers: a sliding-window layer keeps its window (models.kv_layer_tokens)
   local kv_tokens = models.kv_layer_tokens(c, context)
   local kv = models.kv_cache(c, t)
   local e = dtype.get(cdt).in_bytes
@@ -274,7 +276,7 @@ function M.decode(o)
   r.comm_s = comm
   r.tpot_s = r.tpot_s + comm
   r.interval = price.interval(spec, "decode", r.tpot_s)
-  -- the host's share of the step, known only within the engine's spread (tilewave.cost.interval.host)
+  -- the host's share of the step, known within the engine's spread (tilewave.cost.interval.host)
   require("tilewave.cost.interval").host(r.interval, r.tpot_s, eng, r.bound)
   r.tokens_per_s = 1 / r.tpot_s
   r.aggregate_tokens_per_s = batch_all / r.tpot_s

@@ -180,13 +180,14 @@ function M.backward(op, fusion)
   return out, cls
 end
 
---- The memory-bound kernels around a fused attention backward (flash attention op `op`, activations of
--- `eo` bytes): FlashAttention-2's mha_bwd (Dao-AILab/flash-attention csrc/flash_attn/flash_api.cpp,
--- src/flash_bwd_launch_template.h) runs, besides the main kernel, (1) dot(dO, O) per row, which also
--- clears the fp32 dQ accumulator: reads dO and O, writes D (fp32 per row) and dQaccum (fp32); (2) the
--- conversion of dQaccum (fp32) to dQ; with grouped KV heads (3) the sum of the per-query-head dK and
--- dV over each group. cuDNN's SDPA backward keeps dQ in an fp32 workspace the same way; its
--- kernels are taken as these. An array of DRAM bytes per kernel and their classes (vectorized).
+--- The memory-bound kernels around a fused attention backward (flash attention op `op`, activations
+-- of `eo` bytes): FlashAttention-2's mha_bwd (Dao-AILab/flash-attention
+-- csrc/flash_attn/flash_api.cpp, src/flash_bwd_launch_template.h) runs, besides the main kernel,
+-- (1) dot(dO, O) per row, which also clears the fp32 dQ accumulator: reads dO and O, writes D (fp32
+-- per row) and dQaccum (fp32); (2) the conversion of dQaccum (fp32) to dQ; with grouped KV heads
+-- (3) the sum of the per-query-head dK and dV over each group. cuDNN's SDPA backward keeps dQ in an
+-- fp32 workspace the same way; its kernels are taken as these. An array of DRAM bytes per kernel
+-- and their classes (vectorized).
 function M.flash_backward(op, eo)
   -- an op without the element counts (one built by hand) is taken as multi-head: K, V as Q
   local q = op.q_elems or op.batch * op.m * op.head_dim
@@ -196,16 +197,16 @@ function M.flash_backward(op, eo)
   return list, VECTOR
 end
 
--- Hugging Face's eager MoE block (transformers modeling_mixtral.py MixtralSparseMoeBlock.forward, the
--- form gpt-oss, Qwen-MoE and Llama 4 modules follow) routes in framework ops around the router GEMM:
--- softmax, topk, sum, divide, cast, zeros, one_hot (3 kernels), sum, greater, nonzero (2): 12; then
--- loops over the experts hit, each: mask index, where (nonzero, 2), gather of its tokens, w1, w3,
--- act, mul, w2, gather of its routing weights, mul, index_add_: 12 kernels, of which the three
--- GEMMs, act and mul (5) are the block's expert ops already counted once.
+-- Hugging Face's eager MoE block (transformers modeling_mixtral.py MixtralSparseMoeBlock.forward,
+-- the form gpt-oss, Qwen-MoE and Llama 4 modules follow) routes in framework ops around the router
+-- GEMM: softmax, topk, sum, divide, cast, zeros, one_hot (3 kernels), sum, greater, nonzero (2):
+-- 12; then loops over the experts hit, each: mask index, where (nonzero, 2), gather of its tokens,
+-- w1, w3, act, mul, w2, gather of its routing weights, mul, index_add_: 12 kernels, of which the
+-- three GEMMs, act and mul (5) are the block's expert ops already counted once.
 local MOE_ROUTE_KERNELS, MOE_EXPERT_KERNELS, MOE_COUNTED = 12, 12, 5
 
---- Experts of one rank that a step's `tokens` hit under uniform top-`k` routing over `E` experts, of
--- which this rank holds `local_e`: local_e * (1 - (1 - k/E)^tokens), rounded (at least 1).
+--- Experts of one rank that a step's `tokens` hit under uniform top-`k` routing over `E` experts,
+-- of which this rank holds `local_e`: local_e * (1 - (1 - k/E)^tokens), rounded (at least 1).
 function M.experts_hit(E, k, tokens, local_e)
   local x = local_e * (1 - (1 - k / E) ^ tokens)
   return math.max(1, math.floor(x + 0.5))
@@ -224,8 +225,8 @@ function M.moe_loop(op, fusion, tokens, ep)
   return MOE_ROUTE_KERNELS + hits * MOE_EXPERT_KERNELS - MOE_COUNTED
 end
 
---- Kernels of one op under `fusion` (GEMMs and flash attention: 1; an unfused MoE router adds its loop).
--- `tokens`, `ep`: as M.moe_loop's.
+--- Kernels of one op under `fusion` (GEMMs and flash attention: 1; an unfused MoE router adds its
+-- loop). `tokens`, `ep`: as M.moe_loop's.
 function M.count(op, fusion, tokens, ep)
   if op.kind == "gemm" or op.kind == "bmm" then return 1 + M.moe_loop(op, fusion, tokens, ep) end
   if op.kind == "attention" then

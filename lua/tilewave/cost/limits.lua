@@ -75,7 +75,8 @@ end
 -- than any kernel has sustained: `compute_frac` (of the dtype in use), mem_frac, write_frac, the
 -- attention fractions, kernel_bw_frac and the TMA kernel's fraction where only N is off 16 bytes
 -- (dtype_n_off_tma), each at most its ceiling.
--- @raise `hw/arch/<arch>.lua gemm.<field>: expected at most <ceiling> (tilewave.data.ceilings), got <v>`
+-- @raise `hw/arch/<arch>.lua gemm.<field>: expected at most <ceiling> (tilewave.data.ceilings), got
+-- <v>`
 function M.check_arch(spec, g, compute_frac)
   local where = "hw/arch/" .. tostring(spec.arch) .. ".lua gemm."
   local function at_most(v, ceiling, field)

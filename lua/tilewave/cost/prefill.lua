@@ -1,6 +1,7 @@
 --- tilewave.cost.prefill: time to first token, the forward pass over a prompt.
 --
---   tw.inference.prefill{ model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048, engine = "vllm" }
+--   tw.inference.prefill{ model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048, engine = "vllm"
+--     }
 --
 -- The pass is tilewave.cost.forward's (the GEMM model of tilewave.transformer). With t > 1
 -- every layer adds two all-reduces of the prompt's b x s x h activations (Megatron-LM: one after

@@ -3,7 +3,8 @@
 --   tilewave.cost.price          the price of an op, by kind: one table (KINDS) from op kind to its
 --                                forward, compile-to-the-core and backward handlers, and the GEMM
 --                                primitives they share (gemm, gemm_time, gemm_many, kernels_s);
---                                a little over 400 lines, to keep every kind's handlers in one place
+--                                a little over 400 lines, to keep every kind's handlers in one
+--                                  place
 --   tilewave.cost.price_context  the context an op is priced in (device, dtype, engine, timing)
 --   tilewave.cost.price_step     the prices of a whole step or system, not of an op: collectives,
 --                                the decode step, the memory budget, the roofline, attention IO
@@ -35,7 +36,8 @@ local M = {}
 
 local format, ipairs, min, max = string.format, ipairs, math.min, math.max
 
---- A pricing context (tilewave.cost.price_context: device, dtype, engine and GEMM timing bound once).
+--- A pricing context (tilewave.cost.price_context: device, dtype, engine and GEMM timing bound
+-- once).
 M.context = require("tilewave.cost.price_context").context
 
 -- The cost of one kernel of device time `t` (without the per-kernel cost).
@@ -128,23 +130,21 @@ local function gemm_pred(ctx, op)
   }, limits.op(ctx, op))
 end
 
--- Fused (flash) attention: one kernel (Dao et al. 2022, FlashAttention). Per
--- computed score element it does 4*hd FLOP of MMA (Q.K^T and P.V) and one
--- exponential on the special-function units, which FlashAttention-2-class
--- kernels do not overlap with the MMA (Shah et al. 2024, FlashAttention-3,
--- Sec. 1 and 3.1: H100 SXM5 989 TFLOP/s of MMA against 3.9 TFLOP/s of exp).
--- exp rate = fp32 peak / 16: 16 SFU results per SM per clock against 128 FMA
--- lanes (CUDA C++ Programming Guide, arithmetic instruction throughput).
--- A causal kernel skips the masked blocks (op.causal_elems). The MMA runs
--- at gemm.attention_frac of the dense peak (hw/arch; default: the GEMM
--- compute fraction; the backward's at gemm.attention_bwd_frac; an engine with
--- flash_kernel = "fa2" uses attention_frac_fa2 / attention_bwd_frac_fa2 where the architecture has them). Traffic: Q, K, V read and O written once. `mma_x`
--- scales the MMA work (backward: 2.5, five matmuls against two, Dao 2023
--- FlashAttention-2 Sec. 3.1) and `exp_x` the exponentials (backward recomputes P: 1).
--- The MMA runs at the head dimension of the kernel instantiated for it: FlashAttention's kernels
--- exist for head dims in steps of 32 (Dao-AILab/flash-attention csrc/flash_attn/src,
--- flash_fwd_hdim32 ... hdim256), so a head dim of 80 runs the 96 kernel (+20% MMA work).
--- flash_pred's terms: MMA FLOP and their rate, exponentials and their rate
+-- Fused (flash) attention: one kernel (Dao et al. 2022, FlashAttention). Per computed score element
+-- it does 4*hd FLOP of MMA (Q.K^T and P.V) and one exponential on the special-function units, which
+-- FlashAttention-2-class kernels do not overlap with the MMA (Shah et al. 2024, FlashAttention-3,
+-- Sec. 1 and 3.1: H100 SXM5 989 TFLOP/s of MMA against 3.9 TFLOP/s of exp). exp rate = fp32 peak /
+-- 16: 16 SFU results per SM per clock against 128 FMA lanes (CUDA C++ Programming Guide, arithmetic
+-- instruction throughput). A causal kernel skips the masked blocks (op.causal_elems). The MMA runs
+-- at gemm.attention_frac of the dense peak (hw/arch; default: the GEMM compute fraction; the
+-- backward's at gemm.attention_bwd_frac; an engine with flash_kernel = "fa2" uses
+-- attention_frac_fa2 / attention_bwd_frac_fa2 where the architecture has them). Traffic: Q, K, V
+-- read and O written once. `mma_x` scales the MMA work (backward: 2.5, five matmuls against two,
+-- Dao 2023 FlashAttention-2 Sec. 3.1) and `exp_x` the exponentials (backward recomputes P: 1). The
+-- MMA runs at the head dimension of the kernel instantiated for it: FlashAttention's kernels exist
+-- for head dims in steps of 32 (Dao-AILab/flash-attention csrc/flash_attn/src, flash_fwd_hdim32 ...
+-- hdim256), so a head dim of 80 runs the 96 kernel (+20% MMA work). flash_pred's terms: MMA FLOP
+-- and their rate, exponentials and their rate
 local function flash_terms(ctx, op, mma_x, exp_x, backward)
   local g, spec = ctx.gemm, ctx.spec
   local fa2 = ctx.engine.flash_kernel == "fa2"
@@ -196,7 +196,8 @@ local function attention_pred(ctx, op)
   return floored(p, limits.op(ctx, op))
 end
 
--- core.pass's flat array (src/ltilewave_pass.c; `n` values in `t` so far): per op count, layer, steps, floor, then per step kind, part and six values
+-- core.pass's flat array (src/ltilewave_pass.c; `n` values in `t` so far): per op count, layer,
+-- steps, floor, then per step kind, part and six values
 local function push(t, n, kind, part, a, b, c, d, e, f)
   t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7], t[n + 8] = kind, part, a, b, c, d, e, f
   return n + 8

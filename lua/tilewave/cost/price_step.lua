@@ -65,7 +65,8 @@ function M.decode_kv_eff(mode, sms, batch, kv_heads, q_heads, head_dim, context)
   local block_n = head_dim <= 64 and 256 or head_dim <= 128 and 128 or 64
   local group = -(-q_heads // kv_heads) -- query heads per KV head, packed as rows of one block
   local per_seq = mode == "no_split" and q_heads or kv_heads * -(-group // 64)
-  -- in floating point, held below 2^53: past 0.8 x slots blocks the core picks one split at efficiency 1
+  -- in floating point, held below 2^53: past 0.8 x slots blocks the core picks one split at
+  -- efficiency 1
   local r = core.splitkv { blocks = min(2 ^ 53, batch * 1.0 * per_seq),
                            kv_blocks = min(2 ^ 53, -(-context // block_n) * 1.0), sms = sms, slots = 2 * sms,
                            max_splits = mode == "no_split" and 0 or 128 }

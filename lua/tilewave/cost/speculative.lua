@@ -16,9 +16,9 @@ local tables = require "tilewave.util.tables"
 
 local M = {}
 
---- Validate a `speculative` option: `{ draft (model id, config.json, folder or config; "mtp" or "eagle":
--- one layer of the target, M.draft_of), k (draft
--- tokens, 1..16), acceptance (alpha in [0, 1]) }`; returns it resolved.
+--- Validate a `speculative` option: `{ draft (model id, config.json, folder or config; "mtp" or
+-- "eagle": one layer of the target, M.draft_of), k (draft tokens, 1..16), acceptance (alpha in [0,
+-- 1]) }`; returns it resolved.
 -- @raise `<path>.<field>: ...`
 function M.resolve(s, path)
   check.table(s, path)
@@ -31,9 +31,9 @@ function M.resolve(s, path)
 end
 
 --- The draft model of `spec` for target config `c`: the draft named, or with `draft = "mtp"` (or
--- "eagle") one decoder layer of the target's own shape with its embedding and LM head - DeepSeek-V3's
--- multi-token-prediction module (arXiv 2412.19437, Sec. 2.2) and EAGLE's draft head (Li et al. 2024,
--- arXiv 2401.15077) are one transformer layer over the target's hidden states.
+-- "eagle") one decoder layer of the target's own shape with its embedding and LM head -
+-- DeepSeek-V3's multi-token-prediction module (arXiv 2412.19437, Sec. 2.2) and EAGLE's draft head
+-- (Li et al. 2024, arXiv 2401.15077) are one transformer layer over the target's hidden states.
 function M.draft_of(spec, c)
   if spec.draft ~= "mtp" and spec.draft ~= "eagle" then return spec.draft end
   local models = require "tilewave.data.models"

@@ -2,7 +2,8 @@
 --
 --   tw.training.step{ model = "geniac-12b", cluster = "dgx_h100", nodes = 4, global_batch = 512,
 --                     micro_batch = 1, s = 4096, t = 1, p = 4, zero = 1, checkpointing = "none" }
---   tw.training.search{ model = "geniac-12b", cluster = "dgx_h100", nodes = 4, global_batch = 512, s = 4096 }
+--   tw.training.search{ model = "geniac-12b", cluster = "dgx_h100", nodes = 4, global_batch = 512,
+--     s = 4096 }
 --
 -- Compute: every GEMM of the forward pass through the GEMM model (per
 -- tensor-parallel rank), and for the backward pass its two GEMMs - the data
@@ -147,7 +148,8 @@ end
 --   all-to-alls in the forward, backward and full recompute; expert gradients reduce over
 --   d/ep ranks), `grad_accumulation` ("autograd" default, "main_grad" (Megatron-LM), "fused":
 --   tilewave.cost.training_config.GRAD_ACCUMULATION, the bytes per parameter per micro-batch)
--- @return `{ step_s, interval (tilewave.cost.price.interval), breakdown = { compute_s, comm_exposed_s, bubble_s,
+-- @return `{ step_s, interval (tilewave.cost.price.interval), breakdown = { compute_s,
+-- comm_exposed_s, bubble_s,
 --   optimizer_s, tp_s, ep_s (exposed all-to-alls), pp_s, dp_s, accum_s (gradient accumulation, all
 --   micro-batches), layer_s (one layer, forward + backward +
 --   recompute + exposed TP, per micro-batch), outside_s (embedding, final
@@ -299,7 +301,8 @@ function M._step(x, cache)
 end
 
 -- Validate and complete step options (tilewave.explore.training_search): config(o, path), or
--- shared(o, path) once and split(fresh shallow copy of its table, o, path) per split; raise `<path>.<field>: ...`.
+-- shared(o, path) once and split(fresh shallow copy of its table, o, path) per split; raise
+-- `<path>.<field>: ...`.
 M.config, M.shared, M.split = tconfig.config, tconfig.shared, tconfig.split
 -- Most GPUs a step may span, most sequences per step (tilewave.cost.training_config).
 M.MAX_GPUS, M.MAX_GLOBAL_BATCH = tconfig.MAX_GPUS, tconfig.MAX_GLOBAL_BATCH
@@ -309,10 +312,10 @@ M.memory = function(x) return (memory(x)) end
 --- Its total alone, byte (a search's fit test).
 M.memory_total = tmem.total
 
---- One layer's forward and backward on one GPU, per micro-batch (what a step is built of):
--- `{ f, b (s, one average layer), sel (selective recompute, s), out_f, out_b (outside the
--- layers, s), flops, model_flops (per layer) }` for config `c` (validated), spec and workload
--- `{ b, s, t, dtype, attention, engine (resolved; as it trains: tilewave.cost.engines.for_training), sp,
+--- One layer's forward and backward on one GPU, per micro-batch (what a step is built of): `{ f, b
+-- (s, one average layer), sel (selective recompute, s), out_f, out_b (outside the layers, s),
+-- flops, model_flops (per layer) }` for config `c` (validated), spec and workload `{ b, s, t,
+-- dtype, attention, engine (resolved; as it trains: tilewave.cost.engines.for_training), sp,
 -- dropout, ep }`.
 M.layer_costs = function(c, spec, w) return costs(c, spec, w) end
 

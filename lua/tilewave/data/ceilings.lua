@@ -1,7 +1,8 @@
 --- tilewave.data.ceilings: the best sustained fraction of a device's peak that any
 -- measured kernel of a class has reached. The pricing layer (tilewave.cost.price) never
 -- prices a kernel faster than these allow: an op takes at least
---   max(executed FLOP / (dtype peak x matmul or attention ceiling), DRAM bytes / (mem_bw x memory ceiling))
+--   max(executed FLOP / (dtype peak x matmul or attention ceiling), DRAM bytes / (mem_bw x memory
+--     ceiling))
 -- and a collective at least the bytes each rank must send over its link (link ceiling 1).
 -- Each figure is the largest measured / datasheet ratio in the sets named in `sources`,
 -- rounded up to the next hundredth; they bound the model, they are not fitted to it.

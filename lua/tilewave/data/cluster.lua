@@ -5,8 +5,10 @@
 --   name            string
 --   gpu             device id of hw/ (or a spec table)
 --   gpus_per_node   positive integer
---   intra           { bw = byte/s per GPU one direction, latency_s = s, bus_frac }: NVLink / NVSwitch / PCIe
---   inter           { bw = byte/s per GPU one direction, latency_s = s, bus_frac }: the network between nodes
+--   intra           { bw = byte/s per GPU one direction, latency_s = s, bus_frac }: NVLink /
+--     NVSwitch / PCIe
+--   inter           { bw = byte/s per GPU one direction, latency_s = s, bus_frac }: the network
+--     between nodes
 -- `bus_frac` (optional, in (0, 1], default 1): the bus bandwidth collectives reach over `bw`
 -- (nccl-tests' busbw, which is defined so that a ring all-reduce of B bytes over n ranks takes
 -- 2(n-1)/n * B / busbw); collectives are priced at bw * bus_frac (M.collective_bw).

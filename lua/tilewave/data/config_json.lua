@@ -36,9 +36,9 @@ function M.check_rope(path, name, rs)
   end
 end
 
--- quantization_config's quant_method -> the weight format tilewave prices (tilewave.data.quant), from
--- transformers' quantizers (transformers/quantizers/auto.py AUTO_QUANTIZATION_CONFIG_MAPPING names the
--- methods; each config class its fields: AwqConfig and GPTQConfig `bits`, `group_size`;
+-- quantization_config's quant_method -> the weight format tilewave prices (tilewave.data.quant),
+-- from transformers' quantizers (transformers/quantizers/auto.py AUTO_QUANTIZATION_CONFIG_MAPPING
+-- names the methods; each config class its fields: AwqConfig and GPTQConfig `bits`, `group_size`;
 -- FineGrainedFP8Config `fmt`, `weight_block_size`; Mxfp4Config; BitsAndBytesConfig `load_in_4bit`,
 -- `load_in_8bit`)
 local function quant_of(q)

@@ -58,8 +58,8 @@ local SPEC_FIELDS = {
   compute_capability = check.positive,
   sm_count = function(v, p) check.positive_int(v, p); return check.within(v, 1, 100000, "integer", p) end,
   boost_clock_hz = function(v, p) return check.within(v, 1e7, 1e10, "Hz", p) end,
-  -- the host machine's PyTorch dispatch: one nn.Linear call on CUDA, s (scripts/probe --host, host.csv
-  -- op module_linear; tilewave.cost.engines.on_host)
+  -- the host machine's PyTorch dispatch: one nn.Linear call on CUDA, s (scripts/probe --host,
+  -- host.csv op module_linear; tilewave.cost.engines.on_host)
   host_op_s = function(v, p) return check.within(v, 1e-7, 1e-3, "s", p) end,
   memory_bytes = function(v, p) return check.within(v, 1e6, 1e14, "byte", p) end,
   usable_memory_bytes = function(v, p) return check.within(v, 1e6, 1e14, "byte", p) end,
@@ -86,8 +86,8 @@ local SPEC_FIELDS = {
     check.table(v, p)
     fields(v, { nvlink_bw = true, pcie_bw = true, fabric_bw = true, notes = true }, p)
     for k, x in pairs(v) do
-      -- a link between 1 MB/s and 1 PB/s (NVLink 5 is 900 GB/s a direction): a denormal or absurd figure is
-      -- refused by its field, not priced into a collective
+      -- a link between 1 MB/s and 1 PB/s (NVLink 5 is 900 GB/s a direction): a denormal or absurd
+      -- figure is refused by its field, not priced into a collective
       if k == "notes" then check.string(x, p .. ".notes") else check.within(x, 1e6, 1e15, "byte/s", p .. "." .. k) end
     end
   end,
@@ -212,8 +212,8 @@ function M.validate(spec, label)
   end)
   if not ok then return nil, format("%s: %s", label, err) end
   -- the narrow dtypes only the architectures whose tensor cores run them may list: FP8 from Ada and
-  -- Hopper (NVIDIA Ada Lovelace and Hopper architecture whitepapers) and AMD CDNA 3 (MI300 ISA), FP4
-  -- from Blackwell (NVIDIA Blackwell architecture technical brief)
+  -- Hopper (NVIDIA Ada Lovelace and Hopper architecture whitepapers) and AMD CDNA 3 (MI300 ISA),
+  -- FP4 from Blackwell (NVIDIA Blackwell architecture technical brief)
   for dt, archs in pairs(M.DTYPE_ARCHS) do
     if spec.peak_flops[dt] and not archs[spec.arch] then
       return nil, format("%s: hw.peak_flops.%s: expected no %s peak on arch '%s' (its tensor cores run none; %s "
@@ -222,8 +222,8 @@ function M.validate(spec, label)
   end
   local arch, aerr = load_arch(spec.arch)
   if not arch then return nil, format("%s: hw.arch: unknown architecture '%s' (%s)", label, spec.arch, aerr) end
-  -- the core checks the device it will price with (its bounds, e.g. tile sizes up to 4096): build it
-  -- for every dtype now, so a bad figure fails here naming the file, not on first use
+  -- the core checks the device it will price with (its bounds, e.g. tile sizes up to 4096): build
+  -- it for every dtype now, so a bad figure fails here naming the file, not on first use
   for _, dt in ipairs(dtype.names()) do
     if spec.peak_flops[dt] then
       local okd, derr = pcall(M.gemm_device, spec, dt, "hw.peak_flops." .. dt)
@@ -250,12 +250,14 @@ end
 
 local spec_cache = {}
 
---- The architectures whose tensor cores run each narrow dtype (hw.validate refuses a peak elsewhere).
+--- The architectures whose tensor cores run each narrow dtype (hw.validate refuses a peak
+-- elsewhere).
 M.DTYPE_ARCHS = { fp8 = { ada = true, hopper = true, blackwell = true, cdna3 = true }, fp4 = { blackwell = true } }
 
 --- The memory of device `spec` every command prices against, byte: what an application can
 -- allocate, the total NVML reports (`usable_memory_bytes`: an "80 GB" H100 reports 81,559 MiB =
--- 85.52 GB) where the spec states it, else the datasheet's `memory_bytes`; nil when neither is known.
+-- 85.52 GB) where the spec states it, else the datasheet's `memory_bytes`; nil when neither is
+-- known.
 function M.memory(spec)
   return spec.usable_memory_bytes or spec.memory_bytes
 end

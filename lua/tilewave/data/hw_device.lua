@@ -42,9 +42,9 @@ local function core_tiles(tiles, dt)
   return out
 end
 
--- The core's n_off_tma_* fields of dtype `dt` (src/tw_gemm.h): off (eff 0) unless the architecture's
--- dtype_n_off_tma names the dtype. Its `frac` of the peak becomes a factor on the dtype's compute_frac
--- `cf`; its tile must be one of the dtype's core tiles (1-based index).
+-- The core's n_off_tma_* fields of dtype `dt` (src/tw_gemm.h): off (eff 0) unless the
+-- architecture's dtype_n_off_tma names the dtype. Its `frac` of the peak becomes a factor on the
+-- dtype's compute_frac `cf`; its tile must be one of the dtype's core tiles (1-based index).
 local function n_off_tma(g, dt, tiles, cf)
   local o = g.dtype_n_off_tma and g.dtype_n_off_tma[dt]
   if not o then return 0, 0, 0, 1 end
@@ -101,7 +101,8 @@ function M.fields(spec, g, dt, path, call_overhead_s, reduce_overhead_s)
     reduce_overhead_s = reduce_overhead_s or 0, splitk_tma_latency_s = g.splitk_latency_s or 0,
     unsplit_reduce_m = ur and ur.m or 0, unsplit_reduce_n = ur and ur.n or 0,
     tile_latency_s = g.tile_latency_s, kstep_latency_s = g.kstep_latency_s,
-    -- max_split_k counts splits of a 2-byte K; a 64-byte main-loop stage holds 2/in_bytes as many elements
+    -- max_split_k counts splits of a 2-byte K; a 64-byte main-loop stage holds 2/in_bytes as many
+    -- elements
     max_split_k = g.dtype_max_split_k and g.dtype_max_split_k[dt]
                   or max(1, min(64, math.floor(g.max_split_k * sizes.in_bytes / 2))),
     stream_k = per_dtype(g.dtype_stream_k, dt, g.stream_k) and 1 or 0, streamk_fixup_s = g.streamk_fixup_s or 0,

@@ -81,7 +81,8 @@ local GEMM_FIELDS = {
   write_exposed_non_tma = exposed,
   -- extra C-write time where C's row pitch is an odd multiple of 16 bytes (src/tw_gemm.h)
   write_sector_cost = function(v, p) return check.within(v, 0, 16, "number", p) end,
-  -- main-loop stages a kernel loads before its first MMA: exposed once (TMA), every wave below 16 B (src/tw_gemm.h)
+  -- main-loop stages a kernel loads before its first MMA: exposed once (TMA), every wave below 16 B
+  -- (src/tw_gemm.h)
   fill_stages = stages,
   -- fraction of the last wave's hidden C writes exposed: the pipeline's drain (src/tw_gemm.h)
   drain_exposed = exposed,
@@ -90,7 +91,8 @@ local GEMM_FIELDS = {
   stream_k = boolean,
   -- below 16-byte alignment, split-K of any factor (default true: CUTLASS's split-K kernels)
   split_k_any = boolean,
-  -- the largest split-K factor of 2-byte dtypes; a dtype of e bytes gets max_split_k * e / 2 (tilewave.data.hw)
+  -- the largest split-K factor of 2-byte dtypes; a dtype of e bytes gets max_split_k * e / 2
+  -- (tilewave.data.hw)
   max_split_k = split_k,
   tiles = validate_tiles,
   attention_frac = frac, attention_bwd_frac = frac, attention_frac_fa2 = frac, attention_bwd_frac_fa2 = frac,
@@ -128,8 +130,9 @@ local GEMM_FIELDS = {
   dtype_latency_s = per_dtype(latency),
   -- ... and, per dtype, one only its TMA kernel class pays (N and K 16-byte aligned; src/tw_gemm.h)
   dtype_tma_latency_s = per_dtype(latency),
-  -- per dtype, the fraction of C's write time not hidden under the main loop when its kernel
-  -- family differs from the architecture's (non-persistent kernels without a TMA store), else write_exposed
+  -- per dtype, the fraction of C's write time not hidden under the main loop when its kernel family
+  -- differs from the architecture's (non-persistent kernels without a TMA store), else
+  -- write_exposed
   dtype_write_exposed = per_dtype(exposed),
   -- per dtype, whether its kernel family has stream-K kernels (int8's CUTLASS sm80 IMMA kernels
   -- on Hopper are not persistent), else stream_k

@@ -1,8 +1,8 @@
 --- tilewave.data.models: model configs - presets, validation, Hugging Face configs.
 --
 -- A config is a plain table using the Hugging Face `config.json` field names:
---   family                   "gpt_neox" | "llama" | "modernbert" | "gpt3" | "mistral" | "qwen2" (or a
---                            family a user registered)
+--   family                   "gpt_neox" | "llama" | "modernbert" | "gpt3" | "mistral" | "qwen2"
+--                            (or a family a user registered)
 --   hidden_size              h, positive integer
 --   num_attention_heads      a, positive integer; h/a is the head dim unless head_dim is given
 --   num_key_value_heads      kv (GQA), positive integer dividing a; default a
@@ -28,8 +28,8 @@ local M = {}
 local type, pairs, ipairs, format, sort, math_type = type, pairs, ipairs, string.format, table.sort, math.type
 
 --- Families by name; each a module of tilewave.families (families/llama.lua shows the shape).
--- FAMILY_ORDER is their load order, so `tilewave models`'s (the mission's three first): a new family
--- file joins it (docs/models.md, "Adding a family"); `M.register(family)` adds one at run time.
+-- FAMILY_ORDER is their load order, so `tilewave models`'s (the mission's three first): a new
+-- family file joins it (docs/models.md, "Adding a family"); M.register(family) adds one at run time.
 M.families = {}
 local FAMILY_ORDER = { "llama", "gpt_neox", "modernbert", "gpt3", "mistral", "qwen2", "qwen3", "phi3", "gemma2", "deepseek", "qwen_moe",
                        "gpt_oss", "gemma3", "llama4" }

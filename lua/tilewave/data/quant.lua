@@ -66,8 +66,9 @@ function M.format(name, group, path)
   if gpath == path then gpath = path .. ".group" end
   if f.group_bits then
     out.group = check.positive_int(group or 128, gpath)
-    -- gpt-fast's int4 kernels take groups of 32, 64, 128 or 256 (quantize.py, WeightOnlyInt4QuantHandler
-    -- asserts groupsize in [32, 64, 128, 256]); smaller groups would cost more bits in scales than in weights
+    -- gpt-fast's int4 kernels take groups of 32, 64, 128 or 256 (quantize.py,
+    -- WeightOnlyInt4QuantHandler asserts groupsize in [32, 64, 128, 256]); smaller groups would
+    -- cost more bits in scales than in weights
     if out.group ~= 32 and out.group ~= 64 and out.group ~= 128 and out.group ~= 256 then
       check.fail(gpath, "expected an int4 group size of 32, 64, 128 or 256", out.group)
     end

@@ -4,29 +4,34 @@
 -- Formats, as their writers' source defines them:
 --   vllm    `vllm bench serve --save-result` (vllm-project/vllm benchmarks/benchmark_serving.py,
 --           `result` dict): one JSON object with request_rate (request/s; Python's json writes an
---           unpaced run as Infinity), max_concurrency (null or an integer), num_prompts, duration (s),
+--           unpaced run as Infinity), max_concurrency (null or an integer), num_prompts, duration
+--             (s),
 --           completed, and per request input_lens, output_lens (tokens), ttfts (s; 0 for a failed
 --           request), itls (the gaps of each request, s), errors ("" when it succeeded).
 --   sglang  `python -m sglang.bench_serving --output-file F --output-details` (sgl-project/sglang
 --           python/sglang/bench_serving.py): JSON Lines, one run appended per line, each the same
 --           fields as vLLM's (input_lens, output_lens, ttfts, itls, errors, request_rate,
 --           max_concurrency, duration, completed); the last line is read (`run` picks another).
---   genai-perf  GenAI-Perf's (and AIPerf's) summary, profile_export_genai_perf.json: statistics, not
+--   genai-perf  GenAI-Perf's (and AIPerf's) summary, profile_export_genai_perf.json: statistics,
+--     not
 --           requests: time_to_first_token and inter_token_latency ({ avg, p50, p90, unit }),
---           request_throughput { avg }, input_sequence_length and output_sequence_length ({ avg, std },
---           tokens), request_count, input_config { concurrency | request_rate } (triton-inference-server/
---           perf_analyzer genai-perf docs). Its per-request profile_export.json holds response texts,
+--           request_throughput { avg }, input_sequence_length and output_sequence_length ({ avg,
+--             std },
+--           tokens), request_count, input_config { concurrency | request_rate }
+--             (triton-inference-server/
+--           perf_analyzer genai-perf docs). Its per-request profile_export.json holds response
+--             texts,
 --           not token counts (a tokenizer would be needed): it is not read.
--- Limits: a file of at most 16 MiB (tilewave.util.sandbox.MAX_FILE_BYTES); per-request arrays of one
--- length, 1 to M.MAX_REQUESTS requests; times finite and >= 0.
--- Units: s, token, request/s.
+-- Limits: a file of at most 16 MiB (tilewave.util.sandbox.MAX_FILE_BYTES); per-request arrays of
+-- one length, 1 to M.MAX_REQUESTS requests; times finite and >= 0. Units: s, token, request/s.
 -- @module tilewave.data.serving_results
 local sandbox = require "tilewave.util.sandbox"
 
 local M = {}
 local format = string.format
 
---- The most requests a file may hold: a calibration replays every one at each of its ~150 evaluations.
+--- The most requests a file may hold: a calibration replays every one at each of its ~150
+-- evaluations.
 M.MAX_REQUESTS = 20000
 
 local function fail(path, field, what, got)
@@ -101,12 +106,15 @@ end
 --- Read a benchmark result file.
 -- @string path the file
 -- @tparam[opt] table o `{ run (1-based line of a JSON Lines file; default the last) }`
--- @return `{ format ("vllm" | "sglang" | "genai-perf"), path, rate (request/s; math.huge: unpaced), max_concurrency
+-- @return `{ format ("vllm" | "sglang" | "genai-perf"), path, rate (request/s; math.huge: unpaced),
+-- max_concurrency
 --   (or nil), duration_s, requests = { { input, output, ttft_s, itls = {...}, ok } ... } (in the
 --   file's order), completed (requests that succeeded) }`; a GenAI-Perf summary has no requests but
---   `aggregate = true`, ttft and tpot ({ mean, p50, p90 }, s), requests_per_s, isl and osl ({ mean, std })
+--   `aggregate = true`, ttft and tpot ({ mean, p50, p90 }, s), requests_per_s, isl and osl ({ mean,
+--     std })
 -- @raise `<path>: <field>: <expectation>, got <value>` for a file of another format, truncated
---   JSON, arrays of different lengths, negative or NaN times, no completed request, a file over 16 MiB
+--   JSON, arrays of different lengths, negative or NaN times, no completed request, a file over 16
+--     MiB
 function M.read(path, o)
   o = o or {}
   local text, err = sandbox.read_file(path)
@@ -116,7 +124,8 @@ function M.read(path, o)
   for l in text:gmatch("[^\n]+") do if l:find("%S") then lines[#lines + 1] = l end end
   if #lines == 0 then fail(path, "JSON", "expected a benchmark result, got an empty file") end
   if #lines > 1 and lines[1]:find("^%s*{") and lines[1]:find("}%s*$") and text:sub(1, 1) == "{" then
-    -- JSON Lines: one run a line (SGLang appends); a one-object file spread over lines is plain JSON
+    -- JSON Lines: one run a line (SGLang appends); a one-object file spread over lines is plain
+    -- JSON
     local okl = pcall(decode, path, lines[1], 1)
     if okl then
       local i = o.run or #lines

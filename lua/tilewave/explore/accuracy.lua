@@ -66,13 +66,15 @@ end
 
 -- one generate() row (scripts/probe's hf set, or the shared file's)
 local function hf_row(rows, spec, r, set)
-  -- scripts/probe's own rows (with `rep`): the second call of each model, its median per-token gap (the steady
-  -- state; a first call can run slower, tilewave.cost.engines hf.cold_token_s); `mode` forward rows (a plain
-  -- forward loop) are left out: no engine models them. The shared rows: (t(72) - t(8)) / 64 of single calls.
+  -- scripts/probe's own rows (with `rep`): the second call of each model, its median per-token gap
+  -- (the steady state; a first call can run slower, tilewave.cost.engines hf.cold_token_s); `mode`
+  -- forward rows (a plain forward loop) are left out: no engine models them. The shared rows:
+  -- (t(72) - t(8)) / 64 of single calls.
   if (r.rep == nil or r.rep == "2") and r.mode ~= "forward" then
     local d = inference.decode { model = M.depth_model(r.id, tonumber(r.layers)), hw = spec,
                                  batch = tonumber(r.batch), engine = "hf",
-                                 -- mean context over the timed tokens: prompt + 8 ... prompt + new_tokens
+                                 -- mean context over the timed tokens: prompt + 8 ... prompt +
+                                 -- new_tokens
                                  context = tonumber(r.prompt) + (8 + tonumber(r.new_tokens)) // 2 }
     row(rows, set, "hf", "decode", spec, d.tpot_s, tonumber(r.tpot_median_s or r.tpot_s),
         format("%s%s batch %s", r.id, r.layers and (" L" .. r.layers) or "", r.batch), d.interval)
@@ -113,8 +115,9 @@ local function attention_rows(rows, dir, spec)
       op.bytes = op.qkv_bytes
       local t = price.op(ctx, op).time_s
       if r.pass == "fwd+bwd" then
-        -- scripts/probe's timer_eager repeats o.backward(grad) on leaf q, k, v: autograd accumulates each
-        -- gradient into its .grad (grad += new: read two, write one, bf16), three vectorized kernels
+        -- scripts/probe's timer_eager repeats o.backward(grad) on leaf q, k, v: autograd
+        -- accumulates each gradient into its .grad (grad += new: read two, write one, bf16), three
+        -- vectorized kernels
         local acc = 3 * op.q_elems * 2
         t = t + price.backward(ctx, op) + price.kernels_s(ctx, { acc, acc, acc })
       end
@@ -127,8 +130,8 @@ end
 local READERS = { gemm = gemm_rows, layers = layer_rows, decode = decode_rows, attention = attention_rows }
 local ALL_KINDS = { "gemm", "layers", "decode", "attention" }
 
---- The host figure of a measurement folder: host.csv's module_linear on cuda (scripts/probe --host), s;
--- nil without one.
+--- The host figure of a measurement folder: host.csv's module_linear on cuda (scripts/probe
+-- --host), s; nil without one.
 function M.host_op_s(dir)
   for _, r in ipairs(csv.read(dir .. "/host.csv") or {}) do
     if r.op == "module_linear" and r.device == "cuda" then return tonumber(r.time_s) end
@@ -221,7 +224,8 @@ function M.training_layers(dir)
   if not data then return rows end
   for _, r in ipairs(data) do
     local spec = hw.resolve(GPU_SPEC[r.gpu] or "h200_sxm", "calibrate.hw")
-    -- fwd+bwd as it trains (engines.for_training: FlashAttention-2 under autograd), fwd alone under no_grad
+    -- fwd+bwd as it trains (engines.for_training: FlashAttention-2 under autograd), fwd alone under
+    -- no_grad
     local function layer(e)
       return training.layer_costs(train_layer_model(r.id), spec, { b = tonumber(r.b), s = tonumber(r.s), t = 1,
         dtype = "bf16", attention = r.attention, engine = e, ep = 1 })

@@ -6,8 +6,8 @@
 local M = {}
 local format = string.format
 
--- the reason `key` is exempt from a bound: `exempt[key]`, or the reason of a key of `exempt` ending in
--- "*" whose text before it starts `key`
+-- the reason `key` is exempt from a bound: `exempt[key]`, or the reason of a key of `exempt` ending
+-- in "*" whose text before it starts `key`
 local function exemption(exempt, key)
   if exempt[key] then return exempt[key], key end
   for k, why in pairs(exempt) do

@@ -103,7 +103,8 @@ function M.gemm(name, opts)
     local x = s[sw.x]
     on[format("%d/%d/%d", s[1], s[2], s[3])] = x
     pred[#pred + 1] = { x, r.flop_rate }
-    -- the roofline of this shape: achievable peak at its alignment, or its bytes at achievable bandwidth
+    -- the roofline of this shape: achievable peak at its alignment, or its bytes at achievable
+    -- bandwidth
     bound[#bound + 1] = { x, math.min(r.peak_flops * cfrac * r.align_eff, r.flops / r.memory_s) }
     if prev and r.flop_rate < 0.8 * prev then
       cliffs[#cliffs + 1] = { x = x, label = format("%s = %d: -%.0f%%", sw.x_name, x, 100 * (1 - r.flop_rate / prev)) }

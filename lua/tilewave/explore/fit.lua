@@ -40,7 +40,8 @@ M.SELF_HOLDOUT = 5
 -- ln 3), weighted PRIOR_WEIGHT per squared width in the loss (0.002: a parameter moved one width
 -- must buy 0.2 points of mean group MAPE).
 M.PRIOR_WIDTH, M.PRIOR_WIDTH_LATENCY, M.PRIOR_WEIGHT = 0.25, math.log(3), 0.002
---- A parameter's uncertainty: the range over which the fit loss stays within 1% (relative) of its best.
+--- A parameter's uncertainty: the range over which the fit loss stays within 1% (relative) of its
+-- best.
 M.UNCERTAINTY = 0.01
 
 local format, ipairs, pairs, abs, sort = string.format, ipairs, pairs, math.abs, table.sort
@@ -52,7 +53,8 @@ local function copy(t)
   return o
 end
 
--- gemm.csv as groups { name = "set dtype", dtype, parts = { { batch, shapes (flat m,n,k), measured } } }
+-- gemm.csv as groups { name = "set dtype", dtype, parts = { { batch, shapes (flat m,n,k), measured
+-- } } }
 local function gemm_groups(rows, spec, keep)
   local by, names = {}, {}
   for i, r in ipairs(rows) do
@@ -153,8 +155,9 @@ local function gemm_params(g, groups)
     field("streamk_fixup_s", 0, 1e-4, 1e-9)
   end
   if align then
-    -- a flat start (1) leaves the misaligned classes latency-bound (tw_gemm.c: 16/alignment loads per
-    -- main-loop stage), where the descent's first steps change no time: start them at 0.3 instead
+    -- a flat start (1) leaves the misaligned classes latency-bound (tw_gemm.c: 16/alignment loads
+    -- per main-loop stage), where the descent's first steps change no time: start them at 0.3
+    -- instead
     g.align_eff = copy(g.align_eff)
     for i = 1, 4 do if g.align_eff[i] >= 1 then g.align_eff[i] = 0.3 end end
     ps[#ps + 1] = { name = "align_eff[1..2]", lo = 0.01, hi = 1, get = function() return g.align_eff[2] end,
@@ -163,9 +166,10 @@ local function gemm_params(g, groups)
       ps[#ps + 1] = { name = format("align_eff[%d]", i), lo = 0.01, hi = 1,
                       get = function() return g.align_eff[i] end, set = function(v) g.align_eff[i] = v end }
     end
-    -- the misaligned kernels' bandwidth: one factor for element-wise (1-2 byte) access, one for 4-8 byte
-    -- vectors (the align set's memory-bound rows at 2, 4 and 8 bytes tell them apart). Each starts at 0.5,
-    -- not 1: from 1 the descent's first step changes no time while the misaligned compute still binds
+    -- the misaligned kernels' bandwidth: one factor for element-wise (1-2 byte) access, one for 4-8
+    -- byte vectors (the align set's memory-bound rows at 2, 4 and 8 bytes tell them apart). Each
+    -- starts at 0.5, not 1: from 1 the descent's first step changes no time while the misaligned
+    -- compute still binds
     g.align_mem_eff = copy(g.align_mem_eff) or { 0.5, 0.5, 0.5, 0.5, 1, 1, 1, 1 }
     for _, r in ipairs { { 1, 2 }, { 3, 4 } } do
       ps[#ps + 1] = { name = format("align_mem_eff[%d..%d]", r[1], r[2]), lo = 0.01, hi = 1,
@@ -178,8 +182,8 @@ end
 
 local clamp, descend, round_to = descent.clamp, descent.descend, descent.round_to
 
--- { low, high } of measured/predicted ratios: 5th and 95th percentiles (accuracy.quantile, the method of
--- hw/arch's intervals), rounded outward to 0.01 and bracketing 1
+-- { low, high } of measured/predicted ratios: 5th and 95th percentiles (accuracy.quantile, the
+-- method of hw/arch's intervals), rounded outward to 0.01 and bracketing 1
 local function interval_of(ratios)
   return { round_to(math.min(1, accuracy.quantile(ratios, 0.05)) - 0.005, 0.01),
            round_to(math.max(1, accuracy.quantile(ratios, 0.95)) + 0.005, 0.01) }
@@ -273,7 +277,8 @@ function M.run(dir, base, opts)
     if not row.identified then p.set(p.prior); row.value = p.prior end
     params[#params + 1] = row
   end
-  -- uncertainty: the range over which the fit loss stays within M.UNCERTAINTY (relative) of its best
+  -- uncertainty: the range over which the fit loss stays within M.UNCERTAINTY (relative) of its
+  -- best
   local base_loss = fit_loss()
   for i, p in ipairs(ps) do
     local row = params[i]

@@ -5,9 +5,9 @@
 -- NVIDIA, CUDA C++ Programming Guide, "Tensor Memory Access"; cuBLAS picks slower kernel classes
 -- below it: hw/arch/*.lua align_eff). The leading dimensions are N (B and C) and K (A): an N or K
 -- whose byte size is off a power of two loses the wider loads. Padding that dimension with zeros
--- (cuBLAS's own advice: "Tensor Core Requirements", cuBLAS documentation) wastes a few columns of work
--- and can win back the kernel class; the model prices both, and a pad is offered only when it is
--- predicted faster by at least RULE_GAIN, as the co-design rules are (tilewave.explore.rules).
+-- (cuBLAS's own advice: "Tensor Core Requirements", cuBLAS documentation) wastes a few columns of
+-- work and can win back the kernel class; the model prices both, and a pad is offered only when it
+-- is predicted faster by at least RULE_GAIN, as the co-design rules are (tilewave.explore.rules).
 local gemm = require "tilewave.cost.gemm"
 local dtype = require "tilewave.data.dtype"
 local tables = require "tilewave.util.tables"

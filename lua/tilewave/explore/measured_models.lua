@@ -1,7 +1,8 @@
---- tilewave.explore.measured_models: the model configs that measured rows name (tilewave.explore.accuracy).
+--- tilewave.explore.measured_models: the model configs that measured rows name
+-- (tilewave.explore.accuracy).
 --
--- A measurement file names a model by a preset id, sometimes with a twist: a ModernBERT layer measured with
--- global attention, or a family built at a reduced depth (scripts/probe's hf set).
+-- A measurement file names a model by a preset id, sometimes with a twist: a ModernBERT layer
+-- measured with global attention, or a family built at a reduced depth (scripts/probe's hf set).
 local models = require "tilewave.data.models"
 local tables = require "tilewave.util.tables"
 
@@ -18,9 +19,9 @@ function M.layer_model(id)
   return assert(models.load(id))
 end
 
---- Model `id` with `layers` decoder layers (scripts/probe's hf set builds families at reduced depth):
--- the preset itself when `layers` is nil or its own depth; per-layer type lists are dropped so the
--- family derives them for the new depth.
+--- Model `id` with `layers` decoder layers (scripts/probe's hf set builds families at reduced
+-- depth): the preset itself when `layers` is nil or its own depth; per-layer type lists are dropped
+-- so the family derives them for the new depth.
 function M.depth_model(id, layers)
   local c = assert(models.load(id))
   if not layers or layers == c.num_hidden_layers then return c end

@@ -37,7 +37,8 @@ end
 -- @tparam table o the options memory() took (model, hw, batch, context, weight_dtype, t, ...)
 -- @tparam table m its result, `fits = false`
 -- @return `{ { change = "batch"|"context"|"weight_dtype"|"t", value, text, total_bytes }, ... }`:
---   `text` in words ("batch 4", "t = 2 (2 GPUs, 47.7 GB each)"); empty when m fits or nothing near does
+--   `text` in words ("batch 4", "t = 2 (2 GPUs, 47.7 GB each)"); empty when m fits or nothing near
+--     does
 -- @raise what memory() raises for `o` itself
 function M.nearest(o, m)
   local out = require("tilewave.util.json").array() -- [] in JSON when nothing is near

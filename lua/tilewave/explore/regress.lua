@@ -169,8 +169,8 @@ function M.load(path)
   return c
 end
 
---- The (model, hw) pairs of a loaded check, lazily: an iterator of `{ label, config, spec }`
--- (a sweep's configs are enumerated as they are asked for: constant memory, the first pair at once).
+--- The (model, hw) pairs of a loaded check, lazily: an iterator of `{ label, config, spec }` (a
+-- sweep's configs are enumerated as they are asked for: constant memory, the first pair at once).
 function M.pairs(c)
   local next_cfg, cfg, first, j = c.configs(), nil, nil, #c.specs
   return function()
@@ -219,11 +219,11 @@ local function workload_of(c)
   return { b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention, engine = w.engine }
 end
 
---- Evaluate a loaded check: one result per pair
--- `{ label, ok, reasons = { ... }, notes = { ... }, values = { time_s, tflops, mfu, tokens_per_s } }`.
--- A missing baseline file raises `<file>: expect.baseline: cannot read '<path>' (...)`.
--- With `emit`, each result is passed to emit(r) as soon as it is known and none is kept (a
--- check over a 10^6-config sweep streams); the count of results is returned instead.
+--- Evaluate a loaded check: one result per pair `{ label, ok, reasons = { ... }, notes = { ... },
+-- values = { time_s, tflops, mfu, tokens_per_s } }`. A missing baseline file raises `<file>:
+-- expect.baseline: cannot read '<path>' (...)`. With `emit`, each result is passed to emit(r) as
+-- soon as it is known and none is kept (a check over a 10^6-config sweep streams); the count of
+-- results is returned instead.
 function M.evaluate(c, emit)
   local base
   if c.baseline_path then

@@ -273,7 +273,8 @@ function M.check(model, opts, device)
               { [width_field] = w2 }, format("%s %d -> %d", width_field, width, w2),
               base / per_token(copy(c, { [width_field] = w2 }), spec, w)))
   end
-  -- MLA: the latent and head widths are GEMM dimensions (N of the down projections, K of the up ones)
+  -- MLA: the latent and head widths are GEMM dimensions (N of the down projections, K of the up
+  -- ones)
   if c.kv_lora_rank then
     for _, f in ipairs { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim" } do
       local v = c[f]

@@ -137,7 +137,8 @@ function M.nearby(model, device, opts)
     r.speedup = r.tokens_per_s / base_row.tokens_per_s
     r.size_speedup = r.speedup * r.params_ratio
   end
-  -- best first; ties broken by fewest changes, then smallest parameter change, then hidden/heads/I/v
+  -- best first; ties broken by fewest changes, then smallest parameter change, then
+  -- hidden/heads/I/v
   local function key(r)
     local n = 0
     for _ in pairs(r.changes) do n = n + 1 end

@@ -5,15 +5,14 @@
 -- on the deployment the user names, at the file's request rate (Poisson; an unpaced run with
 -- max_concurrency as a closed loop, without it offline). Two figures of the engine are fitted, the
 -- host time per step (token_host_s) and per sequence in a step (seq_host_s), by a pattern search
--- (coordinate steps halved when neither improves; Hooke and Jeeves 1961) from the engine's own values,
--- then a scan of +-10% of each in 1% steps.
--- The loss is the mean |ln(simulated / measured)| of TTFT's and TPOT's means over the even-numbered
--- requests and of the run's throughput (order statistics move in jumps as the host times change:
--- p50 and p90 are reported, not fitted); the odd-numbered ones are held back and
--- their errors reported. Arrival times are not in the files, so single requests are not compared:
--- statistics of many are. TPOT of a request is (the sum of its ITLs) / (output - 1), as
--- benchmark_serving takes (E2E - TTFT) / (output - 1).
--- Units: s, request/s.
+-- (coordinate steps halved when neither improves; Hooke and Jeeves 1961) from the engine's own
+-- values, then a scan of +-10% of each in 1% steps. The loss is the mean |ln(simulated / measured)|
+-- of TTFT's and TPOT's means over the even-numbered requests and of the run's throughput (order
+-- statistics move in jumps as the host times change: p50 and p90 are reported, not fitted); the
+-- odd-numbered ones are held back and their errors reported. Arrival times are not in the files, so
+-- single requests are not compared: statistics of many are. TPOT of a request is (the sum of its
+-- ITLs) / (output - 1), as benchmark_serving takes (E2E - TTFT) / (output - 1). Units: s,
+-- request/s.
 -- @module tilewave.explore.serving_fit
 local simulate = require "tilewave.serve.simulate"
 local engines = require "tilewave.cost.engines"
@@ -79,7 +78,8 @@ end
 function M.options(dep, res, reqs)
   local w
   if res.aggregate then
-    -- the summary's lengths as lognormals of its mean and standard deviation (fixed when it has none)
+    -- the summary's lengths as lognormals of its mean and standard deviation (fixed when it has
+    -- none)
     local function dist(l)
       if l.std <= 0 then return math.max(1, math.floor(l.mean + 0.5)) end
       return { mean = l.mean, sigma = math.sqrt(math.log(1 + (l.std / l.mean) ^ 2)) }
@@ -143,7 +143,8 @@ end
 --- Fit the host times of deployment `dep` to benchmarks `list` (one result, or several: runs at
 -- different loads separate the time per step from the time per sequence, which one load leaves
 -- nearly collinear).
--- @return `{ base (the engine as named), token_host_s, seq_host_s, base_token_host_s, base_seq_host_s,
+-- @return `{ base (the engine as named), token_host_s, seq_host_s, base_token_host_s,
+-- base_seq_host_s,
 --   before = { fit = errors, held = errors }, after = { ... } (errors pooled over the files: each
 --   figure the mean over them), evaluations, requests }`
 -- @raise simulate()'s errors (a deployment that cannot hold the file's requests names both)
@@ -201,8 +202,8 @@ function M.fit(dep, list)
       if step[1] < 1e-3 * max(p[1], 1e-4) and step[2] < 1e-3 * max(p[2], 1e-6) then break end
     end
   end
-  -- the loss moves in small jumps (scheduling decisions flip): scan +-10% of each figure in 1% steps,
-  -- twice, so that a jump does not stop the search short of a better point nearby
+  -- the loss moves in small jumps (scheduling decisions flip): scan +-10% of each figure in 1%
+  -- steps, twice, so that a jump does not stop the search short of a better point nearby
   for _ = 1, 2 do
     for c = 1, 2 do
       local center = p[c]

@@ -125,7 +125,8 @@ function M.sweep(o)
     -- each value by its field's validator (a config that the combination makes invalid, such
     -- as heads that do not divide h, is skipped as the grid runs)
     if range_of[list] then
-      -- an arithmetic range of integers (M.range, with no field set on it): its ends bound every value
+      -- an arithmetic range of integers (M.range, with no field set on it): its ends bound every
+      -- value
       if next(list) ~= nil then check.fail("sweep.vary." .. f, "expected a range as M.range made it", "a changed one") end
       models.check_field(base.family, f, list[1], format("sweep.vary.%s[1]", f))
       models.check_field(base.family, f, list[#list], format("sweep.vary.%s[%d]", f, #list))
@@ -233,7 +234,8 @@ function M.sweep(o)
   local est = {}
   -- shards deal the rows that pass the filters out in turn (the k-th kept row, counted over every
   -- device, goes to shard k mod n), so a filtered grid's shards differ by at most one row; a row
-  -- the filters drop is counted as skipped by shard (index mod n) alone, so the shards' counts add up
+  -- the filters drop is counted as skipped by shard (index mod n) alone, so the shards' counts add
+  -- up
   local hi, idx, kept = 1, -1, 0
   -- a row at least every M.ROW_SECONDS of CPU: a `where` that rejects everything stops with a
   -- message naming the budget, never streams nothing for minutes

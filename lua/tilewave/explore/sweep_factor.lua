@@ -60,7 +60,8 @@ end
 -- across the grid (the sweep then prices config by config).
 -- @tparam table G `{ base (config), fam (family), fields (sorted names), vary, size, stride
 --   (per field, last fastest), ew (workload), wl (with its engine), derive (function(r) filling
---   the derived fields), raw_at (function(idx[, into]) -> the config of row idx, filled into a table
+--   the derived fields), raw_at (function(idx[, into]) -> the config of row idx, filled into a
+--     table
 --   it filled before when given) }`
 -- @tparam table spec a resolved device spec (tilewave.data.hw)
 -- @return a pricer `{ groups, ... }` for M.row

@@ -1,7 +1,8 @@
 --- tilewave.explore.training_search: every valid 3D-parallel layout of a
 -- training run, ranked by the predicted step time of tilewave.cost.training.
 --
---   tw.training.search{ model = "geniac-12b", cluster = "dgx_h100", nodes = 4, global_batch = 512, s = 4096 }
+--   tw.training.search{ model = "geniac-12b", cluster = "dgx_h100", nodes = 4, global_batch = 512,
+--     s = 4096 }
 --   tw.training.best{ ... the same options }   -- the first row and the counts only
 local check = require "tilewave.util.check"
 local models = require "tilewave.data.models"
@@ -58,7 +59,8 @@ local function setup(o, path)
   }
 end
 
--- search()'s order: faster first, then smaller t, p, micro-batch, ZeRO stage, then checkpointing by name
+-- search()'s order: faster first, then smaller t, p, micro-batch, ZeRO stage, then checkpointing by
+-- name
 local function before(a, b)
   if a.tokens_per_s ~= b.tokens_per_s then return a.tokens_per_s > b.tokens_per_s end
   local ca, cb = a.config, b.config

@@ -159,7 +159,8 @@ function M.inference(c, spec, w, allow_long_context)
     fit = inference.memory { model = c, hw = spec, context = w.s or 2048, t = w.t, weight_dtype = wd,
                              allow_long_context = allow_long_context }
   end
-  -- as batch grows the weights are amortized and the step's intensity tends to FLOP per KV-cache byte
+  -- as batch grows the weights are amortized and the step's intensity tends to FLOP per KV-cache
+  -- byte
   local limit = one.flops / one.kv_bytes
   return { tokens_per_s = one.tokens_per_s, tpot_s = one.tpot_s, bound = one.bound, weight_dtype = wd,
            intensity_limit = limit, ridge = sw.ridge,
@@ -172,7 +173,8 @@ end
 --   "h100_sxm5"), `b` (default 4), `s` (default 2048), `t` (1), `dtype`
 --   ("bf16"), `attention` ("standard"), `engine` (preset name, default
 --   "compiled"; tilewave.cost.engines), `top`, `tolerance`
--- @return `{ hw = spec, workload = {b, s, t, dtype, attention}, version, models = { per-model results } }`;
+-- @return `{ hw = spec, workload = {b, s, t, dtype, attention}, version, models = { per-model
+-- results } }`;
 --   each estimate's tflops count the FLOP the kernels execute and its mfu the FLOP the model needs
 --   (causal-aware: tilewave.cost.forward.FLOPS_CONVENTION, tilewave.ops.layers)
 function M.models(opts)

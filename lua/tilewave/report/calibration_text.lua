@@ -1,6 +1,6 @@
---- tilewave.report.calibration_text: the text of `tilewave calibrate`: the error per calibration set
--- and engine (MAPE, bias, worst, interval coverage), the rows, the GEMM intervals out of sample, and
--- a fit's parameters and before/after errors. Formats only: every figure comes from
+--- tilewave.report.calibration_text: the text of `tilewave calibrate`: the error per calibration
+-- set and engine (MAPE, bias, worst, interval coverage), the rows, the GEMM intervals out of
+-- sample, and a fit's parameters and before/after errors. Formats only: every figure comes from
 -- tilewave.explore.accuracy and tilewave.explore.fit. Units: s; errors in percent of the measured.
 -- @module tilewave.report.calibration_text
 local json = require "tilewave.util.json"

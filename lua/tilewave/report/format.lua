@@ -24,8 +24,8 @@ function M.interval(iv)
   return string.format(" (%s-%s%s)", M.si(iv.low, "s"), M.si(iv.high, "s"), iv.borrowed and ", borrowed" or "")
 end
 
---- Aligned text table: headers (array of strings), rows (arrays of strings).
--- Text columns are left-aligned, numeric ones (every cell a number, with or without a unit) right-aligned.
+--- Aligned text table: headers (array of strings), rows (arrays of strings). Text columns are
+-- left-aligned, numeric ones (every cell a number, with or without a unit) right-aligned.
 function M.table(headers, rows)
   -- widths in characters (UTF-8: "µs" is two bytes, one column)
   local function len(c) return utf8.len(c) or #c end
@@ -54,7 +54,8 @@ function M.table(headers, rows)
   return concat(lines, "\n")
 end
 
---- A fraction in (0, 1] to 3 decimals, or 3 significant digits below 0.001 ("6.1e-05", never "0.000").
+--- A fraction in (0, 1] to 3 decimals, or 3 significant digits below 0.001 ("6.1e-05", never
+-- "0.000").
 function M.frac(x)
   if x >= 0.0005 then return format("%.3f", x) end
   return format("%.2g", x)

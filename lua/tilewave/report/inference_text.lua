@@ -1,7 +1,8 @@
 --- tilewave.report.inference_text: the tables of `tilewave decode` and `tilewave prefill`, one row
 -- per (batch, context) or (batch, prompt), as text, CSV or JSON (`runs`); a single decode answer as
 -- its own text (tilewave.report.text.decode). Formats only: every figure comes from
--- tilewave.inference and tilewave.explore.memory_fit. Units: s (SI prefixes in text), tokens/s, byte.
+-- tilewave.inference and tilewave.explore.memory_fit. Units: s (SI prefixes in text), tokens/s,
+-- byte.
 -- @module tilewave.report.inference_text
 local json = require "tilewave.util.json"
 local si = require "tilewave.util.si"

@@ -1,7 +1,7 @@
---- tilewave.report.listing: the listings of `tilewave hw`, `tilewave models` and `tilewave engines` as text tables,
--- CSV and JSON. Formats only: the figures come from the hw specs and tilewave.models.
--- Units: FLOP/s printed as TFLOP/s, byte/s as GB/s (SI), counts as integers.
--- The engines of `tilewave engines` (tilewave.cost.engines), one block each.
+--- tilewave.report.listing: the listings of `tilewave hw`, `tilewave models` and `tilewave engines`
+-- as text tables, CSV and JSON. Formats only: the figures come from the hw specs and
+-- tilewave.models. Units: FLOP/s printed as TFLOP/s, byte/s as GB/s (SI), counts as integers. The
+-- engines of `tilewave engines` (tilewave.cost.engines), one block each.
 -- @module tilewave.report.listing
 local json = require "tilewave.util.json"
 local format_ = require "tilewave.report.format"
@@ -44,8 +44,8 @@ function M.models(objs, fmt)
   return format_.table(MODEL_HEADER, rows) .. "\n"
 end
 
---- One engine's lines of `tilewave engines`: `name` and description, what it assumes (its preset `p`
--- flattened onto its bases: `e`; host times in s with SI prefixes), its source.
+--- One engine's lines of `tilewave engines`: `name` and description, what it assumes (its preset
+-- `p` flattened onto its bases: `e`; host times in s with SI prefixes), its source.
 -- @return the text, newline-terminated
 function M.engine(name, p, e)
   local si = require "tilewave.util.si"

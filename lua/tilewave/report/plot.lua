@@ -5,22 +5,21 @@
 --              series = { { title = "predicted", points = { { x, y }, ... }, with = "lines" } },
 --              marks = { { x = 2048, label = "cliff" } } }, "out.svg")
 --
--- A chart is data only; tilewave.explore.figures builds them from the cost layer.
--- Fields: `title`, `xlabel`, `ylabel` (with units, or name the unit in `xunit` / `yunit`: tics
--- then read with SI prefixes, "100 TFLOP/s"), `logx`, `logy` (booleans),
--- `series` (array of `{ title, points = { {x, y [, label]} }, with = "lines" | "points" |
--- "linespoints" | "steps", dash (true: dashed, "dot": dotted), labels (true: print each point's label) }`),
--- `marks` (vertical lines `{ x, label }`), `hmarks` (horizontal `{ y, label }`),
--- `width`, `height` (pixels, default 960 x 600), `key` (gnuplot key position, default
--- "below center horizontal": under the plot area, never beside it), `y2label`, `y2unit` (a
--- second y axis, on the right, for the series with `axis = "y2"`: two units, two axes).
--- A series may also name its `group` (default its title): a group's series share one colour of
--- M.PALETTE, in order of first appearance. The legend lists each title once (a repeated title
--- draws without an entry), and series that coincide point for point are drawn once, their titles
--- joined ("h100_sxm5 = h200_sxm compute ceiling"). Both axes fit the data (gnuplot's autoscale
--- fix, the y axis with 5% of room above and below).
--- The output is deterministic: numbers are written with 17 significant digits,
--- text is not interpreted (noenhanced), and gnuplot's SVG carries no date.
+-- A chart is data only; tilewave.explore.figures builds them from the cost layer. Fields: `title`,
+-- `xlabel`, `ylabel` (with units, or name the unit in `xunit` / `yunit`: tics then read with SI
+-- prefixes, "100 TFLOP/s"), `logx`, `logy` (booleans), `series` (array of `{ title, points = { {x,
+-- y [, label]} }, with = "lines" | "points" | "linespoints" | "steps", dash (true: dashed, "dot":
+-- dotted), labels (true: print each point's label) }`), `marks` (vertical lines `{ x, label }`),
+-- `hmarks` (horizontal `{ y, label }`), `width`, `height` (pixels, default 960 x 600), `key`
+-- (gnuplot key position, default "below center horizontal": under the plot area, never beside it),
+-- `y2label`, `y2unit` (a second y axis, on the right, for the series with `axis = "y2"`: two units,
+-- two axes). A series may also name its `group` (default its title): a group's series share one
+-- colour of M.PALETTE, in order of first appearance. The legend lists each title once (a repeated
+-- title draws without an entry), and series that coincide point for point are drawn once, their
+-- titles joined ("h100_sxm5 = h200_sxm compute ceiling"). Both axes fit the data (gnuplot's
+-- autoscale fix, the y axis with 5% of room above and below). The output is deterministic: numbers
+-- are written with 17 significant digits, text is not interpreted (noenhanced), and gnuplot's SVG
+-- carries no date.
 local M = {}
 
 local format, concat, ipairs = string.format, table.concat, ipairs
@@ -61,8 +60,8 @@ local function coincide(a, b, tol, logy)
   return exact and " = " or " ≈ "
 end
 
--- "A = B suffix" from "A suffix" and "B suffix" (the longest common ending at a word), "prefix A = B"
--- from "prefix A" and "prefix B" (the longest common start at a word), else "a = b"
+-- "A = B suffix" from "A suffix" and "B suffix" (the longest common ending at a word), "prefix A =
+-- B" from "prefix A" and "prefix B" (the longest common start at a word), else "a = b"
 local function joined(a, b, sep)
   local pre = 0
   while pre < #a and pre < #b and a:sub(pre + 1, pre + 1) == b:sub(pre + 1, pre + 1) do pre = pre + 1 end
@@ -233,7 +232,8 @@ function M.script(chart, path)
   local series = drawn(chart.series, chart.logy)
   if not chart.key then
     -- the legend under the x label, two entries a row where the longest title leaves room for two
-    -- (gnuplot sizes a column by the longest title: up to 8 px a character at 12 px, plus the sample)
+    -- (gnuplot sizes a column by the longest title: up to 8 px a character at 12 px, plus the
+    -- sample)
     local n, long = 0, 0
     for _, d in ipairs(series) do
       if d.title then n, long = n + 1, math.max(long, utf8.len(d.title) or #d.title) end
@@ -264,7 +264,8 @@ function M.script(chart, path)
   return concat(L, "\n") .. "\n"
 end
 
---- Create directory `dir` if it does not exist (for `--plots DIR`); returns dir without a trailing slash.
+--- Create directory `dir` if it does not exist (for `--plots DIR`); returns dir without a trailing
+-- slash.
 -- @raise `<field>: cannot create DIR (reason)`
 function M.dir(dir, field)
   local lfs = require "lfs"

@@ -36,7 +36,8 @@ function M.latency(runs)
       local iv = r.interval[stat .. "." .. q]
       lo[#lo + 1], hi[#hi + 1] = { r.rate, iv[1] }, { r.rate, iv[2] }
     end
-    -- a metric's line and its interval's two bounds share a colour; the legend names the interval once
+    -- a metric's line and its interval's two bounds share a colour; the legend names the interval
+    -- once
     series[#series + 1] = { title = name, points = pts, with = "linespoints", group = name }
     if with_iv then
       series[#series + 1] = { title = name .. " interval", points = lo, with = "lines", dash = true, group = name }

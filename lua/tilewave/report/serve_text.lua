@@ -1,6 +1,6 @@
---- tilewave.report.serve_text: the `serve` command's runs as a table, CSV or JSON (tilewave.serve.simulate
--- results, each with its `stability` from tilewave.serve.capacity where the load is open loop).
--- Formats only: every figure comes from tilewave.serve.
+--- tilewave.report.serve_text: the `serve` command's runs as a table, CSV or JSON
+-- (tilewave.serve.simulate results, each with its `stability` from tilewave.serve.capacity where
+-- the load is open loop). Formats only: every figure comes from tilewave.serve.
 local tw = require "tilewave"
 local si = require "tilewave.util.si"
 local csv = require "tilewave.util.csv"
@@ -27,9 +27,10 @@ function M.mode(r)
 end
 
 --- Run `r` (with its records) as vLLM's `vllm bench serve --save-result` JSON writes one
--- (benchmarks/benchmark_serving.py: request_rate, max_concurrency, num_prompts, duration, completed,
--- input_lens, output_lens, ttfts and itls in s, errors): what `calibrate --serving` reads. Each
--- request's ITLs are its TPOT repeated (the records keep its first and last token, not each gap).
+-- (benchmarks/benchmark_serving.py: request_rate, max_concurrency, num_prompts, duration,
+-- completed, input_lens, output_lens, ttfts and itls in s, errors): what `calibrate --serving`
+-- reads. Each request's ITLs are its TPOT repeated (the records keep its first and last token, not
+-- each gap).
 function M.vllm_result(r)
   local c = r.records
   local ttfts, itls, ins, outs, errs = {}, {}, {}, {}, {}
@@ -47,8 +48,8 @@ function M.vllm_result(r)
 end
 
 --- The runs as text: a table (or CSV, or JSON `runs`). A load past the deployment's capacity
--- (`stability.state` "unstable", tilewave.serve.capacity) shows no TTFT or E2E: they grow with the run's
--- length, and a table must not print them as a healthy load's.
+-- (`stability.state` "unstable", tilewave.serve.capacity) shows no TTFT or E2E: they grow with the
+-- run's length, and a table must not print them as a healthy load's.
 function M.render(runs, fmt)
   if fmt == "json" then
     local clean = {}

@@ -1,7 +1,7 @@
---- tilewave.report.size_text: the text, CSV and JSON of `tilewave serve --search` (tilewave.serve.size):
--- deployments ranked by cost per million output tokens, with how to launch each, those below the
--- confidence, the rejected with their reasons, and the prices used. Formats only. Units: s (SI
--- prefixes in text), req/s, tokens/s, USD.
+--- tilewave.report.size_text: the text, CSV and JSON of `tilewave serve --search`
+-- (tilewave.serve.size): deployments ranked by cost per million output tokens, with how to launch
+-- each, those below the confidence, the rejected with their reasons, and the prices used. Formats
+-- only. Units: s (SI prefixes in text), req/s, tokens/s, USD.
 -- @module tilewave.report.size_text
 local si = require "tilewave.util.si"
 local json = require "tilewave.util.json"

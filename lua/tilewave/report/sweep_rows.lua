@@ -35,7 +35,8 @@ function M.writer(fmt, fields)
     row[n + 1] = num_text(est.params)
     local t, tf, mfu, tps = est.time_s, est.tflops, est.mfu, est.tokens_per_s
     if t ~= floor(t) and tf ~= floor(tf) and mfu ~= floor(mfu) and tps ~= floor(tps) then
-      -- not integral: each is csv.field's "%.6g", here in one call (formatting is most of a row's time)
+      -- not integral: each is csv.field's "%.6g", here in one call (formatting is most of a row's
+      -- time)
       out:write(concat(row, ",", 1, n + 1), ",", format("%.6g,%.6g,%.6g,%.6g", t, tf, mfu, tps), "\n")
     else
       row[n + 2], row[n + 3], row[n + 4], row[n + 5] = num_text(t), num_text(tf), num_text(mfu), num_text(tps)

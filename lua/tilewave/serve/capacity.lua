@@ -5,14 +5,14 @@
 -- The capacity is the steady offline throughput of the same requests: every one waiting at t = 0,
 -- so the scheduler runs its fullest batches, and no arrival process can complete more per second.
 -- It is measured as a steady rate (tilewave.serve.steady): the completions between the WARMUP-th
--- and the (1 - DRAIN)-th share of the run, over the time between them, so neither the first
--- batches nor the tail, where the last requests finish in ever smaller batches, count. A run of
+-- and the (1 - DRAIN)-th share of the run, over the time between them, so neither the first batches
+-- nor the tail, where the last requests finish in ever smaller batches, count. A run of
 -- steady.MIN_REQUESTS requests at least. An open queue is stable only while its arrival rate stays
--- below the rate it serves (Kleinrock, Queueing Systems vol. 1, 1975, Sec. 1.4: rho < 1); past it the
--- queue grows by the difference every second, and its latencies grow with the run's length: they
--- describe the run, not the deployment. The capacity carries the step-cost interval's bounds
--- (tilewave.serve.simulate's `interval`): the same runs at the interval's two scales.
--- Units: request/s, token/s.
+-- below the rate it serves (Kleinrock, Queueing Systems vol. 1, 1975, Sec. 1.4: rho < 1); past it
+-- the queue grows by the difference every second, and its latencies grow with the run's length:
+-- they describe the run, not the deployment. The capacity carries the step-cost interval's bounds
+-- (tilewave.serve.simulate's `interval`): the same runs at the interval's two scales. Units:
+-- request/s, token/s.
 -- @module tilewave.serve.capacity
 local simulate = require "tilewave.serve.simulate"
 local steady = require "tilewave.serve.steady"

@@ -1,19 +1,19 @@
 --- tilewave.serve.schedulers: serving schedulers as policy data.
 --
--- A scheduler is a table of the fields src/tw_serve.h runs: `policy` ("continuous" or
--- "static"), `mix` (prefill chunks and decodes share a step), `chunked` (prompts cut to the
--- token budget), `reserve` (KV for prompt + output reserved at admission, never preempting;
--- false: blocks taken as written, preemption by recomputation), `max_num_seqs`,
--- `max_num_batched_tokens` (the token budget of a step), `block_size` (tokens per KV block),
--- `gpu_memory_utilization` (the fraction of memory the engine takes), `memory_basis`
--- ("total": the fraction of device memory, weights and activations inside it, as vLLM; "free":
--- the fraction of what is free after loading, as TensorRT-LLM; "static": of device memory for
--- weights + KV, activations outside it, as SGLang's mem_fraction_static), `watermark` (fraction
--- of blocks kept free when admitting), `router` ("round_robin" or "least_loaded", across
--- data-parallel replicas), `multi_step` (decode steps run as one block before prompts are
--- scheduled again: vLLM's --num-scheduler-steps; default 1). Defaults drift between releases: each preset names the version and
--- the file it follows (../shared/reference/serving/facts.md, §2, quotes them).
--- Users compose: `{ base = "vllm", max_num_seqs = 64 }`.
+-- A scheduler is a table of the fields src/tw_serve.h runs: `policy` ("continuous" or "static"),
+-- `mix` (prefill chunks and decodes share a step), `chunked` (prompts cut to the token budget),
+-- `reserve` (KV for prompt + output reserved at admission, never preempting; false: blocks taken as
+-- written, preemption by recomputation), `max_num_seqs`, `max_num_batched_tokens` (the token budget
+-- of a step), `block_size` (tokens per KV block), `gpu_memory_utilization` (the fraction of memory
+-- the engine takes), `memory_basis` ("total": the fraction of device memory, weights and
+-- activations inside it, as vLLM; "free": the fraction of what is free after loading, as
+-- TensorRT-LLM; "static": of device memory for weights + KV, activations outside it, as SGLang's
+-- mem_fraction_static), `watermark` (fraction of blocks kept free when admitting), `router`
+-- ("round_robin" or "least_loaded", across data-parallel replicas), `multi_step` (decode steps run
+-- as one block before prompts are scheduled again: vLLM's --num-scheduler-steps; default 1).
+-- Defaults drift between releases: each preset names the version and the file it follows
+-- (../shared/reference/serving/facts.md, §2, quotes them). Users compose: `{ base = "vllm",
+-- max_num_seqs = 64 }`.
 -- @module tilewave.serve.schedulers
 local check = require "tilewave.util.check"
 local tables = require "tilewave.util.tables"

@@ -4,21 +4,22 @@
 --   tw.serve.size{ model = "llama-3.1-8b", workload = { dataset = "sharegpt" }, rate = 20,
 --                  slo = { ttft_s = 2, tpot_s = 0.05 }, max_gpus = 8 }
 --
--- For each device (default: every hw file with a price, `prices` overriding), tensor-parallel
--- size t and batch limit (the engine's max_num_seqs, then smaller: M.seq_limits): the highest
--- rate one replica serves within the SLO (bisection on the simulator, at the step costs as
--- priced, every run in steady state: tilewave.serve.steady's length and window), the replicas the
--- asked rate needs (a router in front, least loaded), then that deployment simulated at the asked
--- rate; the fewest replicas wins. Pruned before any simulation: a model whose KV cache does not
--- fit, and a deployment above max_gpus; before a bisection, a smaller batch limit whose steady
--- offline capacity is no more than the best max rate found (it cannot need fewer replicas). The probability of meeting the SLO
--- (`p_meet`) samples the step-cost uncertainty calibration measured: the device's decode interval
--- (tilewave.cost.interval: 5th and 95th percentiles of measured / predicted) read as a lognormal,
--- N stratified draws (its quantiles at (i - 1/2) / N), each applied to the whole run (a systematic
--- error, not per-step noise), every draw on the same arrivals (common random numbers); the draws
--- that meet it are the smallest scales, found by bisection (M.p_meet).
--- Aggregated serving by default; `modes = { "agg", "disagg" }` adds disaggregated prefill/decode
--- pools (DistServe, Splitwise), their xPyD split searched at the asked rate. Units: s, request/s, token/s, USD.
+-- For each device (default: every hw file with a price, `prices` overriding), tensor-parallel size
+-- t and batch limit (the engine's max_num_seqs, then smaller: M.seq_limits): the highest rate one
+-- replica serves within the SLO (bisection on the simulator, at the step costs as priced, every run
+-- in steady state: tilewave.serve.steady's length and window), the replicas the asked rate needs (a
+-- router in front, least loaded), then that deployment simulated at the asked rate; the fewest
+-- replicas wins. Pruned before any simulation: a model whose KV cache does not fit, and a
+-- deployment above max_gpus; before a bisection, a smaller batch limit whose steady offline
+-- capacity is no more than the best max rate found (it cannot need fewer replicas). The probability
+-- of meeting the SLO (`p_meet`) samples the step-cost uncertainty calibration measured: the
+-- device's decode interval (tilewave.cost.interval: 5th and 95th percentiles of measured /
+-- predicted) read as a lognormal, N stratified draws (its quantiles at (i - 1/2) / N), each applied
+-- to the whole run (a systematic error, not per-step noise), every draw on the same arrivals
+-- (common random numbers); the draws that meet it are the smallest scales, found by bisection
+-- (M.p_meet). Aggregated serving by default; `modes = { "agg", "disagg" }` adds disaggregated
+-- prefill/decode pools (DistServe, Splitwise), their xPyD split searched at the asked rate. Units:
+-- s, request/s, token/s, USD.
 -- @module tilewave.serve.size
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
@@ -219,8 +220,8 @@ end
 -- evaluate one (device, t): nil and a reason, or the deployment
 local function evaluate(o, spec, t, cost_h)
   local okp, x0 = pcall(simulate.prepare, options_of(o, spec, t, o.rate))
-  -- a deployment this device cannot hold ("serve: ... does not fit", a context past the KV cache) is a
-  -- reason to leave it out; anything else (a bug, a file:line error) propagates
+  -- a deployment this device cannot hold ("serve: ... does not fit", a context past the KV cache)
+  -- is a reason to leave it out; anything else (a bug, a file:line error) propagates
   if not okp then
     if type(x0) == "string" and x0:match("^serve[%.:]") then return nil, x0 end
     error(x0, 0)
@@ -283,13 +284,15 @@ end
 --   `rate`), `rate` (request/s, required), `slo = { ttft_s, tpot_s, percentile = 99 }` (required),
 --   `hw` (device id or list; default every hw file with a price or a `prices` entry), `max_gpus`
 --   (default 8), `modes` (default { "agg" }; "disagg" adds prefill/decode pools of every pair of
---   tensor-parallel sizes, the fewest GPUs whose split meets the SLO at the rate), `confidence` (default 0.9),
+--   tensor-parallel sizes, the fewest GPUs whose split meets the SLO at the rate), `confidence`
+--     (default 0.9),
 --   `samples` (p_meet draws, default M.SAMPLES), `prices` ({ [hw id] = USD per GPU-hour }), `t`
 --   (a list of tensor-parallel sizes, default M.T_SIZES), and simulate()'s `engine`,
 --   `scheduler`, `weight_dtype`, `kv_dtype`, `group`, `seed`, `allow_long_context`, `speculative`
 -- @return `{ deployments (p_meet >= confidence, cheapest first per million output tokens),
 --   below_confidence (the others that meet the SLO at the point estimate), rejected = { { hw, t,
---   reason } }, unpriced (device ids left out: no price), prices = { { hw, per_gpu_hour (USD), source
+--   reason } }, unpriced (device ids left out: no price), prices = { { hw, per_gpu_hour (USD),
+--     source
 --   ("given", or the hw file's provider and date) } }, rate, slo, confidence, samples }`; each
 --   deployment is simulate()'s result plus `mode`, `max_rate_rps`, `max_rate_per_replica_rps`,
 --   `p_meet`, `p_meet_samples`, `output_tokens_per_s_per_gpu`, `tokens_per_s_per_user`,

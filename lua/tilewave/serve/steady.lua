@@ -1,9 +1,9 @@
 --- tilewave.serve.steady: the run length and measured window of a steady-state serving run (issue
 -- 48 item 1), as discrete-event simulation practice takes them: delete the warm-up, the stretch in
--- which the queue fills from empty, and measure only after it (Law, Simulation Modeling and Analysis,
--- 5th ed. 2015, Sec. 9.5.1, "the method of deletion"; Welch 1983), and leave out the drain too:
--- the last requests arrive into a queue that no longer receives work and see a lighter load than
--- the deployment would in steady operation.
+-- which the queue fills from empty, and measure only after it (Law, Simulation Modeling and
+-- Analysis, 5th ed. 2015, Sec. 9.5.1, "the method of deletion"; Welch 1983), and leave out the
+-- drain too: the last requests arrive into a queue that no longer receives work and see a lighter
+-- load than the deployment would in steady operation.
 --
 -- A run of N requests arriving at rate R measures requests WARMUP x N .. (1 - DRAIN) x N. N is the
 -- larger of what the caller asks and the minimum picked here: MIN_REQUESTS requests and

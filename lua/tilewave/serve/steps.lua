@@ -93,7 +93,8 @@ function M.kv_capacity(c, spec, o, sched)
   local per = m.kv_bytes_per_token
   local cap = floor(max(0, kv) / per / sched.block_size) * sched.block_size
   if cap < sched.block_size then
-    -- what one KV block needs beside the weights (and activations), against what the engine may take
+    -- what one KV block needs beside the weights (and activations), against what the engine may
+    -- take
     local block = sched.block_size * per
     local need, has = m.weight_bytes + act + block, mem * u
     if sched.memory_basis == "free" then need, has = m.weight_bytes + act + block / u, mem

@@ -178,9 +178,11 @@ local ARRIVALS = { poisson = true, gamma = true, offline = true, closed = true, 
 -- @tparam table o the workload (above)
 -- @string path the error prefix
 -- @return `{ arrival, rate, cv, concurrency, requests, isl = {...}, osl = {...}, trace_arrival,
---   trace_isl, trace_osl, max_isl, max_osl (largest tokens a request can have), measure ("replay" or
+--   trace_isl, trace_osl, max_isl, max_osl (largest tokens a request can have), measure ("replay"
+--     or
 --   "steady"), measure_from, measure_to (the requests the latencies are of, 0-based, to exclusive),
---   prefix_tokens, prefix_share (`prefix = { tokens, share = 1 }`: a shared system prompt of that many
+--   prefix_tokens, prefix_share (`prefix = { tokens, share = 1 }`: a shared system prompt of that
+--     many
 --   tokens before that share of the prompts; max_isl counts it),
 --   requests_asked (the requests given, before steady state raised them) }`
 -- @raise `<path>.<field>: <expectation>, got <value>`
@@ -235,7 +237,8 @@ function M.resolve(o, path)
     w.trace_isl, w.trace_osl = isl, osl
   else
     w.requests = check.positive_int(o.requests or M.REQUESTS, path .. ".requests")
-    -- the core's limit (src/tw_serve.h TW_SERVE_MAX_REQUESTS: about 1 GB of state a run), said before the run
+    -- the core's limit (src/tw_serve.h TW_SERVE_MAX_REQUESTS: about 1 GB of state a run), said
+    -- before the run
     if w.requests > 1e7 then
       check.fail(path .. ".requests", "expected at most 1e7 (about 100 bytes of simulator state each; 1e7 "
         .. "take 1 GB a run)", w.requests)

@@ -76,7 +76,8 @@ function M.field(v)
   return v
 end
 
---- A CSV text: the `header` line, then each row of `rows` (arrays of values), each value as M.field.
+--- A CSV text: the `header` line, then each row of `rows` (arrays of values), each value as
+-- M.field.
 -- @return the text, newline-terminated
 function M.table(header, rows)
   local lines = { table.concat(header, ",") }

@@ -85,7 +85,8 @@ end
 -- the others (two outputs with one path are refused) and M.check_target before anything runs;
 -- `stage` writes a file's temporary; `commit` renames every temporary over its target once all are
 -- written, and `abort` removes them: a run that fails midway leaves every file as it was.
--- @usage local t = output.transaction(); t:add(a.out, "serve.out"); ...; t:stage(a.out, fill); t:commit()
+-- @usage local t = output.transaction(); t:add(a.out, "serve.out"); ...; t:stage(a.out, fill);
+-- t:commit()
 function M.transaction()
   local t = { targets = {}, staged = {} }
   -- @raise `<opt>: the same file as <other> (<path>)`, and M.check_target's errors
@@ -111,7 +112,8 @@ function M.transaction()
     for _, s in ipairs(self.staged) do os.remove(s.tmp) end
     self.staged = {}
   end
-  -- run f(), then commit; a failure anywhere in f removes every temporary staged and is raised again
+  -- run f(), then commit; a failure anywhere in f removes every temporary staged and is raised
+  -- again
   -- @return the paths written, in order
   function t:run(f)
     local ok, err = pcall(f)

@@ -38,7 +38,8 @@ local SRC = "openai/gpt-oss-%s config.json (Hugging Face): h 2880, I 2880, 64 he
 local function preset(name, size, L, E)
   return llama.preset(name, L, 2880, 64, 8, 2880, 201088, false, 131072, string.format(SRC, size, E, L),
     { head_dim = 64, sliding_window = 128, num_local_experts = E, num_experts_per_tok = 4, attention_bias = true,
-      -- the published checkpoint's format, the default of every command (--weight-dtype bf16 for the other)
+      -- the published checkpoint's format, the default of every command (--weight-dtype bf16 for
+      -- the other)
       weight_dtype = "mxfp4", weight_dtype_source = "OpenAI gpt-oss model card (2025-08-05): MoE weights in MXFP4" })
 end
 

@@ -101,8 +101,8 @@ function F.params(c)
   return { total = non_embedding + embedding, non_embedding = non_embedding, embedding = embedding, active = active }
 end
 
---- F.params(c) with `extra` more parameters in every layer (weights a variant adds: Qwen3's QK-norm,
--- Gemma 2's second pair of norms), counted in total, non_embedding and active.
+--- F.params(c) with `extra` more parameters in every layer (weights a variant adds: Qwen3's
+-- QK-norm, Gemma 2's second pair of norms), counted in total, non_embedding and active.
 function F.params_plus(c, extra)
   local p = F.params(c)
   local n = extra * c.num_hidden_layers

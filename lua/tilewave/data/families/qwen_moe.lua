@@ -69,7 +69,8 @@ local function mlp(ops, c, w, L)
     width = c.moe_intermediate_size, shared_width = c.shared_expert_intermediate_size })
 end
 
---- Ops of one forward pass: the LLaMA block (tilewave.data.families.llama.block_ops) with the MoE MLP.
+--- Ops of one forward pass: the LLaMA block (tilewave.data.families.llama.block_ops) with the MoE
+-- MLP.
 function F.ops(c, w) return llama.block_ops(c, w, mlp) end
 
 return F
