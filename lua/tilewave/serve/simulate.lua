@@ -247,6 +247,13 @@ end
 
 M.shape = shape
 
+--- Does raw run `r` (M.run's) meet `slo` ({ ttft_s, tpot_s (s; 0: no limit), percentile }) at its
+-- percentile? The one SLO test of the simulator and the sizing search (tilewave.serve.size).
+function M.meets(r, slo)
+  local q = "p" .. tostring(math.tointeger(slo.percentile) or slo.percentile)
+  return (slo.ttft_s == 0 or r.ttft_s[q] <= slo.ttft_s) and (slo.tpot_s == 0 or r.tpot_s[q] <= slo.tpot_s)
+end
+
 -- { low, high } of a figure over the three runs
 local function span(a, b, c)
   return { math.min(a, b, c), math.max(a, b, c) }
@@ -300,9 +307,7 @@ function M.simulate(o)
   end
   out.interval = iv
   if x.slo then
-    local p = "p" .. tostring(math.tointeger(x.slo.percentile) or x.slo.percentile)
-    local ttft, tpot = nominal.ttft_s[p], nominal.tpot_s[p]
-    out.slo_met = (x.slo.ttft_s == 0 or ttft <= x.slo.ttft_s) and (x.slo.tpot_s == 0 or tpot <= x.slo.tpot_s)
+    out.slo_met = M.meets(nominal, x.slo)
   end
   if x.detail then out.records, out.series = nominal.records, nominal.series end
   return out

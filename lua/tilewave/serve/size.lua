@@ -33,7 +33,7 @@ local tables = require "tilewave.util.tables"
 
 local M = {}
 
-local format, floor, max, min, exp, log = string.format, math.floor, math.max, math.min, math.exp, math.log
+local format, floor, max, min = string.format, math.floor, math.max, math.min
 
 -- Defaults: tensor-parallel sizes tried, bisection steps, p_meet draws.
 M.T_SIZES = { 1, 2, 4, 8 }
@@ -47,31 +47,12 @@ local OPTIONS = { model = true, workload = true, rate = true, slo = true, hw = t
                   kv_dtype = true, group = true, seed = true, prices = true, t = true, allow_long_context = true,
                   speculative = true }
 
-local phi = require("tilewave.serve.workload").normal_cdf -- the standard normal CDF; z_of inverts it
-local function z_of(q)
-  local a, b = -10, 10
-  for _ = 1, 100 do
-    local m = (a + b) / 2
-    if phi(m) < q then a = m else b = m end
-  end
-  return (a + b) / 2
-end
-M.z_of = z_of
+-- the step-cost scales p_meet draws (tilewave.serve.uncertainty)
+local uncertainty = require "tilewave.serve.uncertainty"
+M.z_of, M.scales = uncertainty.z_of, uncertainty.scales
 
---- The N step-cost scales of p_meet: the lognormal whose 5th and 95th percentiles are `low` and
--- `high`, at its quantiles (i - 1/2) / N, ascending.
-function M.scales(low, high, n)
-  local mu, sigma = (log(low) + log(high)) / 2, (log(high) - log(low)) / (2 * 1.6448536269514722)
-  local out = {}
-  for i = 1, n do out[i] = exp(mu + sigma * z_of((i - 0.5) / n)) end
-  return out
-end
-
--- does raw run r meet the SLO at its percentile?
-local function meets(r, slo)
-  local q = "p" .. tostring(math.tointeger(slo.percentile) or slo.percentile)
-  return (slo.ttft_s == 0 or r.ttft_s[q] <= slo.ttft_s) and (slo.tpot_s == 0 or r.tpot_s[q] <= slo.tpot_s)
-end
+-- does raw run r meet the SLO at its percentile? (tilewave.serve.simulate.meets: one test)
+local meets = simulate.meets
 M.meets = meets
 
 -- x (prepared) with another load: a shallow copy whose workload is replaced. A rate runs in steady
@@ -108,11 +89,11 @@ end
 -- serves within `slo` at the step costs as priced, in steady state: bisection between 0 and its
 -- steady offline throughput (tilewave.serve.capacity: no rate above it is sustained) until the
 -- bracket is within M.BISECT_TOL of it, request/s; 0 when none. Also returns that capacity.
-function M.max_rate(x, slo, steps, pools)
+function M.max_rate(x, slo, bisections, pools)
   local cap = capacity.steady_rate(simulate.run(at_rate(x, nil, nil, pools), 1, true))
   -- at the capacity itself the queue has no steady state: the bracket starts below it
   local lo, hi = 0, cap
-  for _ = 1, steps or M.BISECT_STEPS do
+  for _ = 1, bisections or M.BISECT_STEPS do
     if hi - lo <= M.BISECT_TOL * cap then break end
     local mid = (lo + hi) / 2
     if meets(simulate.run(at_rate(x, mid, nil, pools), 1), slo) then lo = mid else hi = mid end
@@ -159,7 +140,7 @@ end
 -- n). Returns p, and the prepared run at that rate.
 function M.p_meet(x, rate, replicas, slo, n, pools)
   local y = at_rate(x, rate, replicas, pools)
-  local sc = M.scales(x.scale_low, x.scale_high, n)
+  local sc = uncertainty.scales(x.scale_low, x.scale_high, n)
   local lo, hi = 0, n + 1 -- scales 1..lo meet; hi..n fail
   while hi - lo > 1 do
     local mid = (lo + hi) // 2
@@ -217,54 +198,59 @@ local function evaluate_disagg(o, spec, tp, td, cost_h)
   return nil, format("no prefill/decode split within max_gpus %d meets the SLO", o.max_gpus)
 end
 
--- evaluate one (device, t): nil and a reason, or the deployment
-local function evaluate(o, spec, t, cost_h)
-  local okp, x0 = pcall(simulate.prepare, options_of(o, spec, t, o.rate))
-  -- a deployment this device cannot hold ("serve: ... does not fit", a context past the KV cache)
-  -- is a reason to leave it out; anything else (a bug, a file:line error) propagates
-  if not okp then
-    if type(x0) == "string" and x0:match("^serve[%.:]") then return nil, x0 end
-    error(x0, 0)
+-- run `x0` with the scheduler's batch limit `seqs` (x0 itself at its own limit)
+local function with_seqs(x0, seqs)
+  if seqs == x0.sched.max_num_seqs then return x0 end
+  local x = tables.copy(x0)
+  x.sched = tables.copy(x0.sched)
+  x.sched.max_num_seqs = seqs
+  return x
+end
+
+-- the fewest replicas of run `x` (one replica sustaining `one` req/s within the SLO) that meet the
+-- SLO at o.rate on at most o.max_gpus GPUs of `t` each, fewer than `best`'s: { x, y, r, one,
+-- replicas }, or nil
+local function fewest_replicas(o, x, t, one, best)
+  local replicas = math.max(1, math.ceil(o.rate / one - 1e-9))
+  while replicas * t <= o.max_gpus and not (best and replicas >= best.replicas) do
+    local y = at_rate(x, o.rate, replicas)
+    local r = simulate.run(y, 1)
+    if meets(r, x.slo) then return { x = x, y = y, r = r, one = one, replicas = replicas } end
+    replicas = replicas + 1
   end
-  local slo, best, why, best_one = x0.slo, nil, "no rate meets the SLO on one replica", nil
-  -- the engine's batch limit, then smaller ones (a smaller running batch trades queueing for TPOT):
-  -- the fewest replicas wins, the larger limit on a tie
+  return nil
+end
+
+-- the best of the batch limits: the engine's limit, then smaller ones (a smaller running batch
+-- trades queueing for TPOT); the fewest replicas wins, the larger limit on a tie. Returns it, or
+-- nil and why none meets the SLO within max_gpus.
+local function best_batch_limit(o, x0, t)
+  local best, why, best_one = nil, "no rate meets the SLO on one replica", nil
   for _, seqs in ipairs(M.seq_limits(x0.sched.max_num_seqs)) do
-    local x = x0
-    if seqs ~= x0.sched.max_num_seqs then
-      x = tables.copy(x0)
-      x.sched = {}
-      tables.copy(x0.sched, x.sched)
-      x.sched.max_num_seqs = seqs
-    end
+    local x = with_seqs(x0, seqs)
     -- a smaller batch limit wins only with fewer replicas: a limit whose capacity cannot beat the
     -- best replica's max rate so far is not bisected
     local one = 0
     if not (best_one and seqs < x0.sched.max_num_seqs and
             capacity.steady_rate(simulate.run(at_rate(x, nil), 1, true)) <= best_one) then
-      one = M.max_rate(x, slo)
+      one = M.max_rate(x, x0.slo)
       best_one = math.max(best_one or 0, one)
     end
     if one > 0 then
-      local replicas = math.max(1, math.ceil(o.rate / one - 1e-9))
-      while replicas * t <= o.max_gpus and not (best and replicas >= best.replicas) do
-        local y = at_rate(x, o.rate, replicas)
-        local r = simulate.run(y, 1)
-        if meets(r, slo) then
-          best = { x = x, y = y, r = r, one = one, replicas = replicas }
-          break
-        end
-        replicas = replicas + 1
-      end
+      best = fewest_replicas(o, x, t, one, best) or best
       if not best then
         why = format("needs %d or more replicas of %d GPU%s for %.4g req/s (one sustains %.3g req/s): more than "
           .. "max_gpus %d", math.ceil(o.rate / one - 1e-9), t, t == 1 and "" or "s", o.rate, one, o.max_gpus)
       end
     end
   end
-  if not best then return nil, why end
-  -- more replicas until the SLO is met with the confidence asked (a deployment that meets it only
-  -- at the point estimate is kept when none within max_gpus does)
+  return best, why
+end
+
+-- more replicas of `best` until the SLO is met with the confidence asked (a deployment that meets
+-- it only at the point estimate is kept when none within max_gpus does); returns its p_meet
+local function confident(o, best, t)
+  local slo = best.x.slo
   local p = M.p_meet(best.x, o.rate, best.replicas, slo, o.samples)
   local more = best.replicas + 1
   while p < o.confidence and more * t <= o.max_gpus do
@@ -274,6 +260,21 @@ local function evaluate(o, spec, t, cost_h)
     end
     more = more + 1
   end
+  return p
+end
+
+-- evaluate one (device, t): nil and a reason, or the deployment
+local function evaluate(o, spec, t, cost_h)
+  local okp, x0 = pcall(simulate.prepare, options_of(o, spec, t, o.rate))
+  -- a deployment this device cannot hold ("serve: ... does not fit", a context past the KV cache)
+  -- is a reason to leave it out; anything else (a bug, a file:line error) propagates
+  if not okp then
+    if type(x0) == "string" and x0:match("^serve[%.:]") then return nil, x0 end
+    error(x0, 0)
+  end
+  local best, why = best_batch_limit(o, x0, t)
+  if not best then return nil, why end
+  local p = confident(o, best, t)
   local d = simulate.shape(best.y, best.r)
   d.max_rate_rps, d.max_rate_per_replica_rps = best.one * best.replicas, best.one
   return priced(d, best.r, p, o.samples, cost_h, o.model)
