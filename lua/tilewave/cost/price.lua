@@ -1,31 +1,25 @@
 --- tilewave.cost.price: THE pricing layer - the only Lua code that calls the C core's cost
--- functions. Three modules, one concern each:
---   tilewave.cost.price          the price of an op, by kind: one table (KINDS) from op kind to its
---                                forward, compile-to-the-core and backward handlers, and the GEMM
---                                primitives they share (gemm, gemm_time, gemm_many, kernels_s);
---                                a little over 400 lines, to keep every kind's handlers in one
---                                  place
---   tilewave.cost.price_context  the context an op is priced in (device, dtype, engine, timing)
---   tilewave.cost.price_step     the prices of a whole step or system, not of an op: collectives,
---                                the decode step, the memory budget, the roofline, attention IO
---                                (re-exported here)
+-- functions - in three modules, one concern each: this one, the price of an op by its kind (KINDS:
+-- each kind's forward, compile-to-the-core and backward handlers in one table, with the GEMM
+-- primitives they share; past 400 lines so that a kind stays in one place);
+-- tilewave.cost.price_context, the context an op is priced in; and tilewave.cost.price_step, the
+-- prices of a whole step or system (collectives, the decode step, the memory budget, the roofline,
+-- attention IO; re-exported here).
 --
--- A pricing context binds a device spec, a dtype and an engine
--- (tilewave.cost.engines). Every kernel costs its device time (the core's
--- tile/wave/alignment GEMM model, or bytes at the achievable bandwidth for
--- memory-bound kernels) plus the engine's per-kernel cost:
+-- A pricing context binds a device spec, a dtype and an engine (tilewave.cost.engines). Every
+-- kernel costs its device time (the core's tile/wave/alignment GEMM model, or bytes at the
+-- achievable bandwidth for memory-bound kernels) plus the engine's per-kernel cost:
 --   launch "graph": time = device + kernel_s
 --   launch "host":  time = max(device + kernel_s, host_s)   (the host dispatches
 --                   each kernel; a kernel shorter than the dispatch waits for it)
--- GEMM timing "kernel" (default) is that device time among back-to-back
--- kernels, as CUDA events, profilers and graph replays report it; "isolated" is
--- one synchronized call timed by wall clock (the co-design paper's torch.mm,
--- T1 of gemm_calibration.csv): the architecture's call_overhead_s instead.
--- Physical limits (tilewave.cost.limits, tilewave.data.ceilings): no op faster than its FLOP
--- and DRAM bytes at the best sustained fractions of its class, no collective faster than its
+-- GEMM timing "kernel" (default) is that device time among back-to-back kernels, as CUDA events,
+-- profilers and graph replays report it; "isolated" is one synchronized call timed by wall clock
+-- (the co-design paper's torch.mm, T1 of gemm_calibration.csv): the architecture's call_overhead_s
+-- instead. Physical limits (tilewave.cost.limits, tilewave.data.ceilings): no op faster than its
+-- FLOP and DRAM bytes at the best sustained fractions of its class, no collective faster than its
 -- bytes over the link, no decode step faster than HBM; a context refuses fractions above the
--- ceilings, so core.gemm and core.gemm_many meet the floors by construction.
--- Units: s, byte, FLOP, FLOP/s, byte/s.
+-- ceilings, so core.gemm and core.gemm_many meet the floors by construction. Units: s, byte, FLOP,
+-- FLOP/s, byte/s.
 local hw = require "tilewave.data.hw"
 local kernels = require "tilewave.cost.kernels"
 local limits = require "tilewave.cost.limits"
@@ -47,8 +41,8 @@ local function launched(ctx, t)
   return t
 end
 
---- One GEMM/BMM through the core: the core's result table (time_s includes
--- the engine's per-kernel cost, or the isolated call overhead, and the host floor).
+--- One GEMM/BMM through the core: the core's result table (time_s includes the engine's per-kernel
+-- cost, or the isolated call overhead, and the host floor).
 function M.gemm(ctx, m, n, k, batch)
   local e = ctx.e
   local r = core.gemm(ctx.dev, { m = m, n = n, k = k, batch = batch or 1, in_bytes = e.in_bytes,
@@ -203,8 +197,8 @@ local function push(t, n, kind, part, a, b, c, d, e, f)
   return n + 8
 end
 
--- memory-bound kernels `list` of classes `cls`, their bytes times `scale` (M.kernels_s's);
--- push() written out (the hot loop of compile)
+-- memory-bound kernels `list` of classes `cls`, their bytes times `scale` (M.kernels_s's); push()
+-- written out (the hot loop of compile)
 local function kernel_steps(ctx, t, n, list, cls, part, scale)
   local kbw, bytes = ctx.kbw, 0
   for i = 1, #list do
@@ -232,8 +226,8 @@ local function sum(list)
 end
 
 --- The op kinds (tilewave.ops.layers builds "gemm", "bmm", "attention" of impl "standard" or
--- "flash", and "elementwise"): every kind's handlers in this one table, so that a kind is added
--- in one place.
+-- "flash", and "elementwise"): every kind's handlers in this one table, so that a kind is added in
+-- one place.
 --   forward(ctx, op)  the prediction table of one call (M.op)
 --   time(ctx, op)     its time_s alone, s (M.op_time; optional: forward's time_s otherwise)
 --   compile(ctx, op, flat, n, backward)  the op's steps of core.pass's array from index n + 1
@@ -252,8 +246,8 @@ KINDS.gemm = {
     local t, floor = M.gemm_time(ctx, op.m, op.n, op.k, op.batch), limits.op(ctx, op)
     return floor > t and floor or t
   end,
-  -- forward: the GEMM and an unfused MoE router's loop; backward: the data gradient
-  -- (M x K x N), then the weight gradient (K x N x M)
+  -- forward: the GEMM and an unfused MoE router's loop; backward: the data gradient (M x K x N),
+  -- then the weight gradient (K x N x M)
   compile = function(ctx, op, flat, n, backward)
     local floor = limits.op(ctx, op, nil, backward)
     if backward then
@@ -315,8 +309,8 @@ KINDS.attention = { impl = {
   },
 } }
 
--- memory-bound: the fusion's kernels (tilewave.cost.kernels.elementwise, .backward), each its
--- bytes at its class's bandwidth
+-- memory-bound: the fusion's kernels (tilewave.cost.kernels.elementwise, .backward), each its bytes
+-- at its class's bandwidth
 KINDS.elementwise = {
   forward = function(ctx, op)
     local list, cls = kernels.elementwise(op, ctx.fusion)
@@ -351,10 +345,9 @@ handler = function(op)
   return h
 end
 
---- Price one op (tilewave.ops.layers) under the context's engine: a
--- prediction `{ time_s (per call, s), compute_s, memory_s, bound, loss,
--- kernels, gemm_s (time in GEMM/BMM kernels, s), tile_eff, wave_eff,
--- align_eff, ... }`; the op's fields are not copied.
+--- Price one op (tilewave.ops.layers) under the context's engine: a prediction `{ time_s (per call,
+-- s), compute_s, memory_s, bound, loss, kernels, gemm_s (time in GEMM/BMM kernels, s), tile_eff,
+-- wave_eff, align_eff, ... }`; the op's fields are not copied.
 -- @raise `price: op '<name>': no pricing for kind ...` for a kind KINDS does not hold (a bug)
 function M.op(ctx, op) return handler(op).forward(ctx, op) end
 
@@ -367,10 +360,10 @@ function M.op_time(ctx, op)
 end
 
 --- A forward pass of ops (tilewave.ops.layers) compiled for the core's one-call pricing
--- (src/tw_pass.h) under context `ctx`: the same kernels M.op prices, in the same order;
--- with `backward`, the kernels M.backward prices (each kind's compile, KINDS), except that a
--- materialized attention op gets no steps (M.backward prices it: its parts' sum in its order).
--- Each op carries its floor (tilewave.cost.limits.op), as M.op and M.backward apply it.
+-- (src/tw_pass.h) under context `ctx`: the same kernels M.op prices, in the same order; with
+-- `backward`, the kernels M.backward prices (each kind's compile, KINDS), except that a
+-- materialized attention op gets no steps (M.backward prices it: its parts' sum in its order). Each
+-- op carries its floor (tilewave.cost.limits.op), as M.op and M.backward apply it.
 -- @return `{ pass (core userdata), flops (executed FLOP per pass), model_flops (FLOP per pass
 --   the model needs, tilewave.ops.layers), kernels (launches per pass),
 --   op_kernels = { launches per call of each op } }`; M.pass_time prices it
@@ -392,18 +385,18 @@ function M.compile(ctx, ops, backward)
            op_kernels = op_kernels }
 end
 
---- Price a compiled pass (M.compile) under its context: time_s, layer_s (the ops inside
--- the layers), gemm_s (in GEMM and fused attention kernels), s; the sums M.op's
--- predictions give, bit for bit. With `per_op`, a 4th value: each op's time per call, s.
+--- Price a compiled pass (M.compile) under its context: time_s, layer_s (the ops inside the
+-- layers), gemm_s (in GEMM and fused attention kernels), s; the sums M.op's predictions give, bit
+-- for bit. With `per_op`, a 4th value: each op's time per call, s.
 function M.pass_time(ctx, prog, per_op)
   return core.pass_time(ctx.dev, prog.pass, ctx.kernel_s, ctx.host_s, per_op)
 end
 
 --- Backward time of one op for training, s (each kind's backward, KINDS): a GEMM/BMM's data
--- gradient (M x K x N) and weight gradient (K x N x M) through the GEMM model; memory-bound ops
--- by their backward kernels (tilewave.cost.kernels.backward); FlashAttention's backward does five
--- matmuls against two forward and recomputes the exponentials (Dao 2023, FlashAttention-2
--- Sec. 3.1; see flash_pred); materialized attention as the backward of its parts.
+-- gradient (M x K x N) and weight gradient (K x N x M) through the GEMM model; memory-bound ops by
+-- their backward kernels (tilewave.cost.kernels.backward); FlashAttention's backward does five
+-- matmuls against two forward and recomputes the exponentials (Dao 2023, FlashAttention-2 Sec. 3.1;
+-- see flash_pred); materialized attention as the backward of its parts.
 function M.backward(ctx, op) return handler(op).backward(ctx, op) end
 
 --- Prediction interval of a time (tilewave.cost.interval.of): `{ low, high (s), borrowed }`.
