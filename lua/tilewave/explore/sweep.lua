@@ -97,33 +97,13 @@ function M.range(first, last, step)
   return r
 end
 
---- Iterate a sweep.
--- @tparam table o `base` (model id or config), `vary` (field -> list of
---   values, or M.range; HF field names), `where` (optional predicate on the config),
---   `hw` (device id or list of ids, default "h100_sxm5"), `workload`
---   ({ b, s, t, dtype, attention, engine }, as tilewave.transformer.estimate),
---   `shard` ({ i, n }: the rows passing validity and `where`, dealt out in turn over the devices,
---   the k-th (from 0) to shard k % n: shards differ by at most one row), `slow` (true: skip
---   the factorization)
--- @return iterator yielding `cfg, hw_id, est` with est = `{ index, time_s,
---   flops (executed), model_flops, tflops (flops / time), mfu (model_flops / time / peak),
---   tokens_per_s, params }`, as tilewave.transformer.estimate; cfg is reused between
---   iterations (copy it to keep it); and a `stats` table filled as it runs
---   ({ total, done, skipped, mode })
--- @raise `sweep.<field>: ...`
-function M.sweep(o)
-  check.table(o, "sweep")
-  check.options(o, OPTIONS, "sweep")
-  local base = models.resolve(o.base, "sweep.base")
-  local vary = o.vary or {}
-  check.table(vary, "sweep.vary")
-  local fam = models.families[base.family]
+-- the varied fields of `vary`, sorted, each list checked by its field's validator (a config that
+-- the combination makes invalid, such as heads that do not divide h, is skipped as the grid runs)
+local function vary_fields(base, vary)
   local fields = {}
   for f, list in pairs(vary) do
     check.table(list, "sweep.vary." .. tostring(f))
     if #list == 0 then check.fail("sweep.vary." .. f, "expected a non-empty list", list) end
-    -- each value by its field's validator (a config that the combination makes invalid, such
-    -- as heads that do not divide h, is skipped as the grid runs)
     if range_of[list] then
       -- an arithmetic range of integers (M.range, with no field set on it): its ends bound every
       -- value
@@ -138,37 +118,27 @@ function M.sweep(o)
     fields[#fields + 1] = f
   end
   sort(fields)
-  if o.where ~= nil and type(o.where) ~= "function" then check.fail("sweep.where", "expected function", o.where) end
-  local hws = o.hw or { "h100_sxm5" }
-  if type(hws) ~= "table" or hws.sm_count then hws = { hws } end -- one id, path or spec
-  if #hws == 0 then error("sweep.hw: expected a device id or a non-empty list of them, got an empty list", 0) end
-  local w = o.workload or {}
-  check.table(w, "sweep.workload")
-  check.options(w, { b = true, s = true, t = true, dtype = true, attention = true, engine = true }, "sweep.workload")
-  local eng = engines.resolve(w.engine, "sweep.workload.engine")
-  local ew = transformer.workload({ b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention },
-    "sweep.workload", nil, eng.attention)
-  transformer.for_model(base, ew, "sweep.workload")
-  local wl = { b = ew.b, s = ew.s, t = ew.t, dtype = ew.dtype, attention = ew.attention, engine = eng }
-  local shard_i, shard_n = 0, 1
-  if o.shard then
-    shard_i, shard_n = o.shard[1], o.shard[2]
-    check.positive_int(shard_n, "sweep.shard.n")
-    -- more shards than rows leave some empty (a fixed job array); past 2^31 the indices would wrap
-    if shard_n > 2 ^ 31 - 1 then check.fail("sweep.shard.n", "expected at most 2^31-1 shards", shard_n) end
-    if type(shard_i) ~= "number" or shard_i < 0 or shard_i >= shard_n or shard_i % 1 ~= 0 then
-      check.fail("sweep.shard.i", format("expected integer in [0, %d]", shard_n - 1), shard_i)
-    end
-  end
-  local conv = { hd_derived = base.head_dim == base.hidden_size // base.num_attention_heads
-                                and vary.head_dim == nil,
-                 mha = base.num_key_value_heads == base.num_attention_heads and vary.num_key_value_heads == nil }
+  return fields
+end
 
-  -- sizes and strides of the grid (last field fastest)
-  local nf = #fields
+-- `shard` ({ i, n }) checked: i, n (0, 1 without one)
+local function shard_of(shard)
+  if not shard then return 0, 1 end
+  local shard_i, shard_n = shard[1], shard[2]
+  check.positive_int(shard_n, "sweep.shard.n")
+  -- more shards than rows leave some empty (a fixed job array); past 2^31 the indices would wrap
+  if shard_n > 2 ^ 31 - 1 then check.fail("sweep.shard.n", "expected at most 2^31-1 shards", shard_n) end
+  if type(shard_i) ~= "number" or shard_i < 0 or shard_i >= shard_n or shard_i % 1 ~= 0 then
+    check.fail("sweep.shard.i", format("expected integer in [0, %d]", shard_n - 1), shard_i)
+  end
+  return shard_i, shard_n
+end
+
+-- sizes and strides of the grid (last field fastest) and its rows per device, for `n_hw` devices
+local function grid_shape(fields, vary, n_hw)
   local size, stride = {}, {}
   local per_hw = 1
-  for i = nf, 1, -1 do
+  for i = #fields, 1, -1 do
     size[i] = #vary[fields[i]]
     stride[i] = per_hw
     -- in floating point first: a product of list lengths can pass 2^63 and wrap around
@@ -177,35 +147,17 @@ function M.sweep(o)
     end
     per_hw = per_hw * size[i]
   end
-  if (per_hw + 0.0) * #hws > 2 ^ 53 then
-    check.fail("sweep.hw", "expected at most 2^53 rows (combinations times devices)", (per_hw + 0.0) * #hws)
+  if (per_hw + 0.0) * n_hw > 2 ^ 53 then
+    check.fail("sweep.hw", "expected at most 2^53 rows (combinations times devices)", (per_hw + 0.0) * n_hw)
   end
+  return size, stride, per_hw
+end
 
-  local stats = { total = per_hw * #hws, done = 0, skipped = 0, mode = "factorized" }
-
-  -- the config of row idx, in `into` (a table raw_at filled before: only the varied and derived
-  -- fields change) or a new one
-  local function raw_at(idx, into)
-    local r = into or copy(base)
-    for i = 1, nf do
-      local j = (idx // stride[i]) % size[i]
-      r[fields[i]] = vary[fields[i]][j + 1]
-    end
-    derive(r, conv)
-    return r
-  end
-
-  local grid = { base = base, fam = fam, fields = fields, vary = vary, size = size, stride = stride, ew = ew, wl = wl,
-                raw_at = raw_at, derive = function(r) derive(r, conv) end }
-
-  local function slow_est(r, spec)
-    local ok, est = pcall(forward.estimate, models.define(r), spec, wl)
-    if not ok then return nil end
-    return est.time_s, est.flops, est.model_flops
-  end
-
-  -- prepare every device
-  local plans = {}
+-- prepare every device of `hws` for grid `grid` ({ raw_at, wl, ... }): its spec, peak and, unless
+-- o.slow, the factorized pricer (tilewave.explore.sweep_factor), kept only where it agrees with
+-- `slow_est` on sample rows; stats.mode "per-config" when a device prices config by config
+local function prepare_plans(o, hws, grid, per_hw, conv, slow_est, stats)
+  local plans, wl, raw_at = {}, grid.wl, grid.raw_at
   for hi, id in ipairs(hws) do
     local spec = hw.resolve(id, format("sweep.hw[%d]", hi))
     local plan = { spec = spec, peak = spec.peak_flops[wl.dtype] }
@@ -229,7 +181,29 @@ function M.sweep(o)
     if not plan.groups then stats.mode = "per-config" end
     plans[hi] = plan
   end
+  return plans
+end
 
+-- the workload of every row: the estimate's workload `ew` (tilewave.transformer.workload) and the
+-- sweep's `wl` (with the engine resolved), checked against the base model
+local function workload_of(w, base)
+  w = w or {}
+  check.table(w, "sweep.workload")
+  check.options(w, { b = true, s = true, t = true, dtype = true, attention = true, engine = true }, "sweep.workload")
+  local eng = engines.resolve(w.engine, "sweep.workload.engine")
+  local ew = transformer.workload({ b = w.b, s = w.s, t = w.t, dtype = w.dtype, attention = w.attention },
+    "sweep.workload", nil, eng.attention)
+  transformer.for_model(base, ew, "sweep.workload")
+  local wl = { b = ew.b, s = ew.s, t = ew.t, dtype = ew.dtype, attention = ew.attention, engine = eng }
+  return ew, wl
+end
+
+-- the iterator of M.sweep over grid `G` (M.sweep's fields, sizes, strides, base, fam and wl) on
+-- the devices' `plans`: each call the next row kept (valid, passing `where`, this shard's) and
+-- priced, as cfg, hw id, est; nil at the end
+local function iterate(G, plans, per_hw, conv, where, shard_i, shard_n, slow_est, stats)
+  local base, fam, fields, vary, size, stride, wl = G.base, G.fam, G.fields, G.vary, G.size, G.stride, G.wl
+  local nf = #fields
   local cfg = copy(base)
   local est = {}
   -- shards deal the rows that pass the filters out in turn (the k-th kept row, counted over every
@@ -259,7 +233,7 @@ function M.sweep(o)
       end
       derive(cfg, conv)
       local keep = valid(cfg, conv, wl.t)
-      if keep and o.where then keep = o.where(cfg) and true or false end
+      if keep and where then keep = where(cfg) and true or false end
       local mine = idx % shard_n == shard_i
       if keep then
         kept = kept + 1
@@ -284,7 +258,70 @@ function M.sweep(o)
       if keep ~= nil then stats.skipped = stats.skipped + 1 end
     end
   end
-  return next_row, stats
+  return next_row
+end
+
+--- Iterate a sweep.
+-- @tparam table o `base` (model id or config), `vary` (field -> list of
+--   values, or M.range; HF field names), `where` (optional predicate on the config),
+--   `hw` (device id or list of ids, default "h100_sxm5"), `workload`
+--   ({ b, s, t, dtype, attention, engine }, as tilewave.transformer.estimate),
+--   `shard` ({ i, n }: the rows passing validity and `where`, dealt out in turn over the devices,
+--   the k-th (from 0) to shard k % n: shards differ by at most one row), `slow` (true: skip
+--   the factorization)
+-- @return iterator yielding `cfg, hw_id, est` with est = `{ index, time_s,
+--   flops (executed), model_flops, tflops (flops / time), mfu (model_flops / time / peak),
+--   tokens_per_s, params }`, as tilewave.transformer.estimate; cfg is reused between
+--   iterations (copy it to keep it); and a `stats` table filled as it runs
+--   ({ total, done, skipped, mode })
+-- @raise `sweep.<field>: ...`
+function M.sweep(o)
+  check.table(o, "sweep")
+  check.options(o, OPTIONS, "sweep")
+  local base = models.resolve(o.base, "sweep.base")
+  local vary = o.vary or {}
+  check.table(vary, "sweep.vary")
+  local fam = models.families[base.family]
+  local fields = vary_fields(base, vary)
+  if o.where ~= nil and type(o.where) ~= "function" then check.fail("sweep.where", "expected function", o.where) end
+  local hws = o.hw or { "h100_sxm5" }
+  if type(hws) ~= "table" or hws.sm_count then hws = { hws } end -- one id, path or spec
+  if #hws == 0 then error("sweep.hw: expected a device id or a non-empty list of them, got an empty list", 0) end
+  local ew, wl = workload_of(o.workload, base)
+  local shard_i, shard_n = shard_of(o.shard)
+  local conv = { hd_derived = base.head_dim == base.hidden_size // base.num_attention_heads
+                                and vary.head_dim == nil,
+                 mha = base.num_key_value_heads == base.num_attention_heads and vary.num_key_value_heads == nil }
+
+  local nf = #fields
+  local size, stride, per_hw = grid_shape(fields, vary, #hws)
+
+  local stats = { total = per_hw * #hws, done = 0, skipped = 0, mode = "factorized" }
+
+  -- the config of row idx, in `into` (a table raw_at filled before: only the varied and derived
+  -- fields change) or a new one
+  local function raw_at(idx, into)
+    local r = into or copy(base)
+    for i = 1, nf do
+      local j = (idx // stride[i]) % size[i]
+      r[fields[i]] = vary[fields[i]][j + 1]
+    end
+    derive(r, conv)
+    return r
+  end
+
+  local grid = { base = base, fam = fam, fields = fields, vary = vary, size = size, stride = stride, ew = ew, wl = wl,
+                raw_at = raw_at, derive = function(r) derive(r, conv) end }
+
+  local function slow_est(r, spec)
+    local ok, est = pcall(forward.estimate, models.define(r), spec, wl)
+    if not ok then return nil end
+    return est.time_s, est.flops, est.model_flops
+  end
+
+  local plans = prepare_plans(o, hws, grid, per_hw, conv, slow_est, stats)
+
+  return iterate(grid, plans, per_hw, conv, o.where, shard_i, shard_n, slow_est, stats), stats
 end
 
 --- Column names of a sweep's rows: index, hw, the varied fields, then the estimate.
