@@ -182,8 +182,8 @@ function M.check_lengths(a)
   end
 end
 
---- Run `tilewave serve` with parsed arguments `a`, writing to `out`; returns the exit status.
-function M.run(a, out)
+-- the options that apply only with others, refused by name before anything runs
+local function check_combinations(a)
   M.check_lengths(a)
   if a.cv and not a.rate then error("serve.cv: --cv applies with --rate (gamma arrivals) only", 0) end
   if a.prefix_share ~= nil and not a.prefix_tokens then
@@ -199,25 +199,11 @@ function M.run(a, out)
   if a.replay and not a.rate then
     error("serve.replay: --replay applies with --rate (concurrency, offline and trace runs are replays already)", 0)
   end
-  if a.search then
-    refuse(a, SIMULATE_ONLY, "does not apply with --search (it chooses t and replicas per device, at Poisson --rate)")
-    return require("tilewave.cli.size").run(a, out)
-  end
-  refuse(a, SEARCH_ONLY, "applies with --search only")
-  a.hw = a.hw or "h100_sxm5"
-  if a.hw:find(",", 1, true) then
-    error(format("serve.hw: expected one device (a list is for --search), got '%s'", a.hw), 0)
-  end
-  local sched
-  if a.scheduler or a.max_num_seqs or a.max_num_batched_tokens then
-    sched = { base = a.scheduler, max_num_seqs = a.max_num_seqs, max_num_batched_tokens = a.max_num_batched_tokens }
-  end
-  -- every output checked before anything runs, written to temporaries, renamed together at the end
-  local tx = output.transaction()
-  if a.out then tx:add(a.out, "serve.out") end
-  if a.requests_out then tx:add(a.requests_out, "serve.requests_out") end
-  if a.series_out then tx:add(a.series_out, "serve.series_out") end
-  local charts = a.plots and M.plan_plots(a.plots, loads(a), tx)
+end
+
+-- every load of `a` simulated with scheduler overrides `sched`: the runs, each open-loop load with
+-- its stability against the deployment's capacity (tilewave.serve.capacity)
+local function simulate_loads(a, sched)
   local okt, sys = pcall(require, "tilewave.sys")
   local progress = a.progress or (okt and sys.isatty(2) and #loads(a) > 1)
   local runs, list, cap = {}, loads(a), nil
@@ -250,8 +236,14 @@ function M.run(a, out)
         os.clock() - t0))
     end
   end
+  return runs
+end
+
+-- the outputs of `runs` staged in transaction `tx` (text, the request and series CSV, the charts
+-- `charts`), then renamed together: a failure (gnuplot, a full disk) leaves none behind. Returns
+-- the text and the files written.
+local function write_outputs(a, runs, tx, charts)
   local text = M.render(runs, a.format)
-  -- every output staged, then renamed together; a failure (gnuplot, a full disk) leaves none behind
   local wrote = tx:run(function()
     if a.out then tx:stage(a.out, "serve.out", function(f) f:write(text) end) end
     if a.requests_out and a.requests_format == "vllm" then
@@ -270,6 +262,33 @@ function M.run(a, out)
     end
     if charts then M.plots(charts, runs, tx) end
   end)
+  return text, wrote
+end
+
+--- Run `tilewave serve` with parsed arguments `a`, writing to `out`; returns the exit status.
+function M.run(a, out)
+  check_combinations(a)
+  if a.search then
+    refuse(a, SIMULATE_ONLY, "does not apply with --search (it chooses t and replicas per device, at Poisson --rate)")
+    return require("tilewave.cli.size").run(a, out)
+  end
+  refuse(a, SEARCH_ONLY, "applies with --search only")
+  a.hw = a.hw or "h100_sxm5"
+  if a.hw:find(",", 1, true) then
+    error(format("serve.hw: expected one device (a list is for --search), got '%s'", a.hw), 0)
+  end
+  local sched
+  if a.scheduler or a.max_num_seqs or a.max_num_batched_tokens then
+    sched = { base = a.scheduler, max_num_seqs = a.max_num_seqs, max_num_batched_tokens = a.max_num_batched_tokens }
+  end
+  -- every output checked before anything runs, written to temporaries, renamed together at the end
+  local tx = output.transaction()
+  if a.out then tx:add(a.out, "serve.out") end
+  if a.requests_out then tx:add(a.requests_out, "serve.requests_out") end
+  if a.series_out then tx:add(a.series_out, "serve.series_out") end
+  local charts = a.plots and M.plan_plots(a.plots, loads(a), tx)
+  local runs = simulate_loads(a, sched)
+  local text, wrote = write_outputs(a, runs, tx, charts)
   if not a.out then out:write(text) end
   -- what was written, on stderr when the report itself goes to stdout as CSV or JSON
   local note = not a.out and (a.format == "csv" or a.format == "json") and io.stderr or out
