@@ -105,4 +105,19 @@ describe("tilewave.explore.rules", function()
     assert.is_false(ok)
     assert.truthy(err:find("rules.check: unknown option 'bs'", 1, true))
   end)
+
+  it("flags a MoE layer with fewer tokens per expert than a tile has rows (Mixtral, b*s*k/E)", function()
+    -- Mixtral-8x7B: E = 8 experts, k = 2 per token; b = 1, s = 256: 1 * 256 * 2 / 8 = 64 tokens per
+    -- expert, below M.MOE_TILE_ROWS = 128; b = ceil(128 * 8 / (256 * 2)) = 2 gives 128
+    local found
+    for _, v in ipairs(tw.rules.check("mixtral-8x7b", { b = 1, s = 256 }, "h100_sxm5")) do
+      if v.rule == "moe_tokens_per_expert" then found = v end
+    end
+    assert.is_table(found)
+    assert.equal(64, found.value)
+    assert.equal("b 1 -> 2 (128 tokens per expert)", found.fix_text)
+    for _, v in ipairs(tw.rules.check("mixtral-8x7b", { b = 2, s = 256 }, "h100_sxm5")) do
+      assert.are_not.equal("moe_tokens_per_expert", v.rule)
+    end
+  end)
 end)

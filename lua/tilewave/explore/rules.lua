@@ -143,30 +143,10 @@ local function offer(x, fix, text, speedup)
   return x
 end
 
---- Check `model` against the rules for workload `opts` on device `device`.
--- @param model a preset id, a config.json path or a folder holding one, or a config table
---   (tilewave.data.models)
--- @tparam table opts `b` (default 1), `s` (default 2048), `t` (default 1),
---   `dtype` (default "bf16"), `attention` ("standard" | "flash")
--- @return array of violations `{ rule, field, value, expected, fix = {field=value},
---   fix_text, speedup, metric, severity = "error"|"warning", predicted }`, ordered as the
---   rules above; `fix` and `speedup` only when the fix is predicted at least M.FIX_MARGIN
---   faster (else `predicted` holds its speedup and fix_text says so); empty when clean
--- @param device a device id (hw/<id>.lua), a spec path or a spec table (tilewave.data.hw)
--- @raise as tilewave.transformer.estimate
-function M.check(model, opts, device)
-  opts = opts or {}
-  check.table(opts, "rules.check")
-  check.options(opts, { b = true, s = true, t = true, dtype = true, attention = true, engine = true }, "rules.check")
-  local c = models.resolve(model, "rules.check.model")
-  local spec = hw.resolve(device, "rules.check.hw")
-  local w = workload_of(opts)
-  local b, s, t = opts.b or 1, opts.s or 2048, opts.t or 1
-  local h, a, v = c.hidden_size, c.num_attention_heads, c.vocab_size
-  local base = per_token(c, spec, w)
-  local out = require("tilewave.util.json").array() -- [] in JSON when no rule is broken
-  local function add(x) out[#out + 1] = x end
-
+-- vocab_64: v a multiple of 64 (arXiv 2401.14489)
+local function rule_vocab(r)
+  local c, spec, w, opts, base, add = r.c, r.spec, r.w, r.opts, r.base, r.add
+  local b, s, t, h, a, v = r.b, r.s, r.t, r.h, r.a, r.v
   if v % 64 ~= 0 then
     local v2 = 64 * ((v + 63) // 64)
     add(offer({ rule = "vocab_64", field = "vocab_size", value = v, expected = "a multiple of 64",
@@ -174,6 +154,12 @@ function M.check(model, opts, device)
               { vocab_size = v2 }, format("pad v %d -> %d", v, v2), base / per_token(copy(c, { vocab_size = v2 }), spec, w)))
   end
 
+end
+
+-- tokens_64: b*s a multiple of 64
+local function rule_tokens(r)
+  local c, spec, w, opts, base, add = r.c, r.spec, r.w, r.opts, r.base, r.add
+  local b, s, t, h, a, v = r.b, r.s, r.t, r.h, r.a, r.v
   if (b * s) % 64 ~= 0 then
     local s2 = s
     repeat s2 = s2 + 1 until (b * s2) % 64 == 0
@@ -185,6 +171,12 @@ function M.check(model, opts, device)
               { s = s2 }, format("s %d -> %d (b*s = %d)", s, s2, b * s2), base / per_token(c, spec, w2)))
   end
 
+end
+
+-- head_dim_64: h/a a multiple of 64, fixed by the head count that divides h best
+local function rule_head_dim(r)
+  local c, spec, w, opts, base, add = r.c, r.spec, r.w, r.opts, r.base, r.add
+  local b, s, t, h, a, v = r.b, r.s, r.t, r.h, r.a, r.v
   local hd = c.head_dim
   -- latent attention (DeepSeek): head_dim is an effective width, the heads are qk/v wide
   if hd % 64 ~= 0 and not models.families[c.family].latent_attention then
@@ -207,6 +199,12 @@ function M.check(model, opts, device)
     add(x)
   end
 
+end
+
+-- hidden_per_rank, heads_per_rank and t_small: the tensor-parallel size t
+local function rule_tensor_parallel(r)
+  local c, spec, w, opts, base, add = r.c, r.spec, r.w, r.opts, r.base, r.add
+  local b, s, t, h, a, v = r.b, r.s, r.t, r.h, r.a, r.v
   -- fix t by the first t2 of `order` (a list) that satisfies ok_t
   local function t_fix(rule, field, value, expected, order, ok_t, severity)
     local t2
@@ -248,6 +246,12 @@ function M.check(model, opts, device)
     end
   end
 
+end
+
+-- glu_width: a gated MLP's intermediate_size near the best-shaped width
+local function rule_glu(r)
+  local c, spec, w, opts, base, add = r.c, r.spec, r.w, r.opts, r.base, r.add
+  local b, s, t, h, a, v = r.b, r.s, r.t, r.h, r.a, r.v
   if models.families[c.family].glu then
     local i2, sp = glu_search(c, spec, w)
     if i2 ~= c.intermediate_size and sp >= 1.02 then
@@ -259,6 +263,12 @@ function M.check(model, opts, device)
     end
   end
 
+end
+
+-- expert_width_64: a MoE expert's width a multiple of 64
+local function rule_expert_width(r)
+  local c, spec, w, opts, base, add = r.c, r.spec, r.w, r.opts, r.base, r.add
+  local b, s, t, h, a, v = r.b, r.s, r.t, r.h, r.a, r.v
   -- MoE: each expert's GEMM has M = b*s*k/E tokens; below one tile height most of a
   -- tile's rows are padding (tile quantization, NVIDIA matmul guide)
   local E, k = models.experts(c)
@@ -273,6 +283,12 @@ function M.check(model, opts, device)
               { [width_field] = w2 }, format("%s %d -> %d", width_field, width, w2),
               base / per_token(copy(c, { [width_field] = w2 }), spec, w)))
   end
+end
+
+-- mla_dims_64: the latent and head widths of multi-head latent attention
+local function rule_mla(r)
+  local c, spec, w, opts, base, add = r.c, r.spec, r.w, r.opts, r.base, r.add
+  local b, s, t, h, a, v = r.b, r.s, r.t, r.h, r.a, r.v
   -- MLA: the latent and head widths are GEMM dimensions (N of the down projections, K of the up
   -- ones)
   if c.kv_lora_rank then
@@ -288,6 +304,13 @@ function M.check(model, opts, device)
       end
     end
   end
+end
+
+-- moe_tokens_per_expert: at least one tile of rows per expert
+local function rule_moe_tokens(r)
+  local c, spec, w, opts, base, add = r.c, r.spec, r.w, r.opts, r.base, r.add
+  local b, s, t, h, a, v = r.b, r.s, r.t, r.h, r.a, r.v
+  local E, k = models.experts(c)
   if E then
     local per_expert = b * s * k / E
     if per_expert < M.MOE_TILE_ROWS then
@@ -301,6 +324,35 @@ function M.check(model, opts, device)
                 base / per_token(c, spec, w2)))
     end
   end
+end
+
+-- the rules in the order M.check reports them
+local RULES = { rule_vocab, rule_tokens, rule_head_dim, rule_tensor_parallel, rule_glu, rule_expert_width, rule_mla,
+                rule_moe_tokens }
+
+--- Check `model` against the rules for workload `opts` on device `device`.
+-- @param model a preset id, a config.json path or a folder holding one, or a config table
+--   (tilewave.data.models)
+-- @tparam table opts `b` (default 1), `s` (default 2048), `t` (default 1),
+--   `dtype` (default "bf16"), `attention` ("standard" | "flash")
+-- @return array of violations `{ rule, field, value, expected, fix = {field=value},
+--   fix_text, speedup, metric, severity = "error"|"warning", predicted }`, ordered as the
+--   rules above; `fix` and `speedup` only when the fix is predicted at least M.FIX_MARGIN
+--   faster (else `predicted` holds its speedup and fix_text says so); empty when clean
+-- @param device a device id (hw/<id>.lua), a spec path or a spec table (tilewave.data.hw)
+-- @raise as tilewave.transformer.estimate
+function M.check(model, opts, device)
+  opts = opts or {}
+  check.table(opts, "rules.check")
+  check.options(opts, { b = true, s = true, t = true, dtype = true, attention = true, engine = true }, "rules.check")
+  local c = models.resolve(model, "rules.check.model")
+  local spec = hw.resolve(device, "rules.check.hw")
+  local w = workload_of(opts)
+  local out = require("tilewave.util.json").array() -- [] in JSON when no rule is broken
+  local r = { c = c, spec = spec, w = w, opts = opts, b = opts.b or 1, s = opts.s or 2048, t = opts.t or 1,
+              h = c.hidden_size, a = c.num_attention_heads, v = c.vocab_size, base = per_token(c, spec, w),
+              add = function(x) out[#out + 1] = x end }
+  for _, rule in ipairs(RULES) do rule(r) end
   return out
 end
 
