@@ -71,6 +71,7 @@ end
 
 --- Define the `serve` command on parser `p`.
 function M.define(p)
+  -- 66 lines, one function: the serve command's argparse options, one or two lines each
   local engine_help = args_.ENGINE_HELP
   local c = p:command("serve", "Simulate serving a model under load: continuous batching, paged KV cache, "
     .. "TTFT / TPOT / ITL percentiles, throughput and goodput, one row per load (tilewave.serve).")

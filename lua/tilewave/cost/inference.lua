@@ -223,6 +223,7 @@ end
 --   FLOP, token/s, byte/s)
 -- @raise `decode.<field>: ...`
 function M.decode(o)
+  -- 68 lines, one function: the step's terms (bytes, collectives, host), each beside its source
   if type(o) == "table" and o.speculative ~= nil then
     check.options(o, DECODE, "decode")
     return require("tilewave.cost.speculative").decode(M.decode, o)
@@ -349,11 +350,8 @@ function M.memory(o)
   -- the answer stays inside the model: its trained context, unless the caller allows more
   local trained = c.max_position_embeddings
   if trained and r.max_context > trained then
-    if o.allow_long_context then
-      r.long_context = true -- memory allows more than the model was trained for: the caller's call
-    else
-      r.max_context, r.max_context_limit = trained, "max_position_embeddings"
-    end
+    if o.allow_long_context then r.long_context = true -- memory allows more than it was trained for
+    else r.max_context, r.max_context_limit = trained, "max_position_embeddings" end
   end
   -- whole sequences and tokens, never below 0
   r.max_batch = math.tointeger(math.max(0, r.max_batch)) or r.max_batch

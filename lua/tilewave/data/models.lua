@@ -113,6 +113,7 @@ end
 -- argument is not modified). `path` prefixes messages (default "model").
 -- @raise `<path>.<field>: <expectation>, got <value>`
 function M.define(cfg, path)
+  -- 62 lines, one function: a config validated field by field, in the order its errors are raised
   path = path or "model"
   check.table(cfg, path)
   local fam = M.families[cfg.family]

@@ -222,6 +222,9 @@ M.read, M.figures = folder.read, folder.figures
 --   before, after, n} }, info }`
 -- @raise `calibrate: ...` for a missing gemm.csv or a base that is not a device
 function M.run(dir, base, opts)
+  -- 167 lines, one function: one calibration in the order its report prints (read the folder, fit
+  -- the GEMM groups, the attention fractions, check on the held-out rows): the stages share the
+  -- rows and the spec being fitted
   opts = opts or {}
   check.options(opts, { date = true, holdout = true, rounds = true, progress = true, device = true }, "calibrate")
   local pbase = hw.resolve(base, "calibrate.base")

@@ -64,6 +64,8 @@ local function dir_of(path) return path:match("^(.*)/[^/]*$") or "." end
 --- Load and validate a check file. Errors name the file and the field.
 -- @return the check table with `file`, `pairs` = { { label, config, hw } }
 function M.load(path)
+  -- 105 lines, one function: a check file validated field by field, in the order its errors are
+  -- raised
   local c = sandbox.load_spec(path)
   local function fail(field, msg) error(format("%s: %s: %s", path, field, msg), 0) end
   local bad = check.unknown_key(c, FIELDS)
@@ -225,6 +227,8 @@ end
 -- soon as it is known and none is kept (a check over a 10^6-config sweep streams); the count of
 -- results is returned instead.
 function M.evaluate(c, emit)
+  -- 82 lines, one function: each pair's checks (bounds, rules, baseline) in the order a result
+  -- lists them, streaming or kept
   local base
   if c.baseline_path then
     local err

@@ -70,6 +70,8 @@ end
 --   is_base (false) }`, and the config's own row
 -- @raise as tilewave.transformer.estimate; `search.nearby.<option>: ...`
 function M.nearby(model, device, opts)
+  -- 94 lines, one function: the candidate shapes, their pricing and the ranking key share the
+  -- base's shape and options
   opts = opts or {}
   check.table(opts, "search.nearby")
   check.options(opts, OPTIONS, "search.nearby")

@@ -149,6 +149,8 @@ end
 --   figure the mean over them), evaluations, requests }`
 -- @raise simulate()'s errors (a deployment that cannot hold the file's requests names both)
 function M.fit(dep, list)
+  -- 75 lines, one function: the replay, the loss and the two-stage search (coordinate halving, then
+  -- a scan) share the files' prepared runs
   if list.requests then list = { list } end
   local eng = engines.resolve(dep.engine or "vllm", "calibrate.engine")
   local h0, q0 = eng.token_host_s or 0, eng.seq_host_s or 0

@@ -66,6 +66,8 @@ end
 -- @tparam table spec a resolved device spec (tilewave.data.hw)
 -- @return a pricer `{ groups, ... }` for M.row
 function M.factorize(G, spec)
+  -- 115 lines, one function: one pass over the base ops by role, building the groups whose per-role
+  -- state the later roles read
   local base, fam, fields, vary, size, ew, wl = G.base, G.fam, G.fields, G.vary, G.size, G.ew, G.wl
   local nf = #fields
   local base_ops = fam.ops(base, ew)

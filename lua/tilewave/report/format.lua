@@ -201,6 +201,8 @@ end
 
 --- Markdown text of a tilewave.analysis.models result.
 function M.models_markdown(res)
+  -- 136 lines, one function: the report's Markdown sections in the order they print, a few lines
+  -- each
   local L = { "# tilewave report", "", header(res), "",
     "Each GEMM is predicted by the tile/wave/alignment model (calibration error: docs/accuracy.md), elementwise ops "
     .. "by bytes over achievable bandwidth; no op is priced faster than the best sustained fraction of the "

@@ -164,6 +164,8 @@ end
 --- The gnuplot script that draws `chart` into the SVG file `path`.
 -- @raise `plot: <field>: ...` for a malformed chart
 function M.script(chart, path)
+  -- 100 lines, one function: the gnuplot script written in the order gnuplot reads it (terminal,
+  -- axes, key, series)
   if type(chart) ~= "table" or type(chart.series) ~= "table" or #chart.series == 0 then
     error("plot: expected a chart with at least one series", 0)
   end

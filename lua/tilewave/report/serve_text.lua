@@ -51,6 +51,8 @@ end
 -- (`stability.state` "unstable", tilewave.serve.capacity) shows no TTFT or E2E: they grow with the
 -- run's length, and a table must not print them as a healthy load's.
 function M.render(runs, fmt)
+  -- 73 lines, one function: one table's columns, each cell formatted beside its header, and its CSV
+  -- and JSON forms
   if fmt == "json" then
     local clean = {}
     for i, r in ipairs(runs) do

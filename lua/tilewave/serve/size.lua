@@ -301,6 +301,8 @@ end
 --   engine command that starts it: tilewave.serve.launch)
 -- @raise `size.<field>: ...`
 function M.size(o)
+  -- 94 lines, one function: the options checked once, in the order their errors are raised, then
+  -- the device x t loop and the ranking
   check.table(o, "size")
   check.options(o, OPTIONS, "size")
   if o.rate == nil then check.fail("size.rate", "expected positive number (request/s)", nil) end

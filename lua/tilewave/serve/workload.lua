@@ -187,6 +187,8 @@ local ARRIVALS = { poisson = true, gamma = true, offline = true, closed = true, 
 --   requests_asked (the requests given, before steady state raised them) }`
 -- @raise `<path>.<field>: <expectation>, got <value>`
 function M.resolve(o, path)
+  -- 102 lines, one function: a workload validated field by field, in the order its errors are
+  -- raised
   check.table(o, path)
   check.options(o, FIELDS, path)
   local w = {}
