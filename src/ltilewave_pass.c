@@ -55,6 +55,8 @@ static double in_size(double v) { return v == v ? v : -1; }
 /* core.pass(flat): count the ops and steps, then copy them into one userdata. */
 static int l_pass(lua_State *L)
 {
+    /* 74 lines, one function: the two passes over the flat array (count, then copy) read the same
+     * layout and must agree */
     lua_Integer len, at = 1;
     size_t n_ops = 0, n_steps = 0, i, next = 0, bad_index = 0;
     pass_header *h;

@@ -320,6 +320,8 @@ static int finite_time(const candidate *c, const shape_ctx *x)
  */
 static void choose(const shape_ctx *x, candidate *out)
 {
+    /* 75 lines, one function: the candidate loop is every estimate's hot path, and its bounds,
+     * swaps and split-K set-ups share the buffers above (split out, they would be passed around) */
     const tw_gemm_plan *p = x->p;
     const tw_device *d = &p->dev;
     const tw_gemm_shape *s = x->s;
