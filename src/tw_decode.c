@@ -21,7 +21,7 @@ static int fail(const char **bad_field, const char *field, int status)
 int tw_decode_step(const tw_decode_input *in, tw_decode_result *out, const char **bad_field)
 {
     /* 72 lines, one function: each input checked in struct order (one line each), then the step's
-     * terms in the order tilewave.h documents them */
+     * few terms, which share the checked inputs */
     const char *bad = NULL;
     double bw, kv, kv_eff, attn, flops, mem, busy;
 
