@@ -8,8 +8,8 @@
 --   0 success;
 --   1 bad input: one line `tilewave: <message>` on stderr naming the field;
 --   2 usage error (unknown command or option, missing argument), from argparse;
---   3 internal error: a bug in tilewave, reported as `tilewave: internal error: ..., please
---     report`.
+--   3 internal error: a bug in tilewave, reported as
+--     `tilewave: internal error: ..., please report`.
 local tw = require "tilewave"
 local cli_parser = require "tilewave.cli.parser"
 local help = require "tilewave.cli.help"

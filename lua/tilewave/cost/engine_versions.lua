@@ -3,40 +3,34 @@
 --
 -- What a release changes, and where each figure comes from:
 --   scheduler      the step policy (tilewave.serve.schedulers): vLLM <= 0.7 prefill-first with
---     whole
---                  prompts (v0 engine), vLLM >= 0.8 one token budget with chunked prefill always on
---                  (v1 engine), SGLang prefill batches first, TensorRT-LLM in-flight batching
+--                  whole prompts (v0 engine), vLLM >= 0.8 one token budget with chunked prefill
+--                  always on (v1 engine), SGLang prefill batches first, TensorRT-LLM in-flight
+--                  batching
 --   host_overlap   the share of host work done while the GPU runs the previous step
---     (src/tw_serve.h):
---                  SGLang's overlap ("zero-overhead") scheduler from v0.4, TensorRT-LLM's overlap
---                  scheduler in the PyTorch backend of 1.0 (trtllm-serve); 0 elsewhere
+--                  (src/tw_serve.h): SGLang's overlap ("zero-overhead") scheduler from v0.4,
+--                  TensorRT-LLM's overlap scheduler in the PyTorch backend of 1.0 (trtllm-serve); 0
+--                  elsewhere
 --   graph_sizes    the CUDA-graph capture sizes: a decode batch runs at the next captured size
 --                  ("vllm_v0": 1, 2, 4, then 8 .. 256 by 8, vllm/worker/model_runner.py
 --                  _BATCH_SIZES_TO_CAPTURE; "vllm_v1": 1, 2, 4, 8 .. 248 by 8, 256 .. min(2 x
 --                  max_num_seqs, 512) by 16, vllm/config CompilationConfig
---                    cudagraph_capture_sizes);
---                  a batch past the largest runs without padding
+--                  cudagraph_capture_sizes); a batch past the largest runs without padding
 --   token_host_s, seq_host_s  host time per step and per sequence (tilewave.cost.engines), fitted
 --                  only to the given rows of the release they name; a release without rows borrows
 --                  its neighbour's and says so
 --   async_output   vLLM 0.6's asynchronous output processor (vllm PR #7049, on by default from
---     v0.6.0)
---                  detokenizes and sends step n's outputs while step n + 1 runs, so a request's
---                    first
---                  and last tokens reach the client when the next step ends (TTFT and E2E; ITL and
---                  TPOT keep their gaps; src/tw_serve.h); off elsewhere (v0.5 processes outputs
---                    before
---                  the next step; the v1 engine core hands them to the API server's process as the
---                  step ends)
+--                  v0.6.0) detokenizes and sends step n's outputs while step n + 1 runs, so a
+--                  request's first and last tokens reach the client when the next step ends (TTFT
+--                  and E2E; ITL and TPOT keep their gaps; src/tw_serve.h); off elsewhere (v0.5
+--                  processes outputs before the next step; the v1 engine core hands them to the API
+--                  server's process as the step ends)
 --   prefix_caching on by default: vLLM v1 (automatic prefix caching, facts.md §2.3), SGLang
---     (RadixAttention,
---                  §2.6), TensorRT-LLM 1.0 (KvCacheConfig enable_block_reuse, on in the LLM API);
---                    off in
---                  vLLM <= 0.7 (--enable-prefix-caching) and TensorRT-LLM 0.x engines
+--                  (RadixAttention, §2.6), TensorRT-LLM 1.0 (KvCacheConfig enable_block_reuse, on
+--                  in the LLM API); off in vLLM <= 0.7 (--enable-prefix-caching) and TensorRT-LLM
+--                  0.x engines
 --   client         where the benchmark client measures TTFT and ITL (docs/serving.md): "stream"
---     (vllm
---                  bench serve, sglang.bench_serving, GenAI-Perf: after HTTP, tokenization and
---                  streaming); the simulator leaves the client's own time out
+--                  (vllm bench serve, sglang.bench_serving, GenAI-Perf: after HTTP, tokenization
+--                  and streaming); the simulator leaves the client's own time out
 -- Units: s.
 -- @module tilewave.cost.engine_versions
 local M = {}

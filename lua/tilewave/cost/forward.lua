@@ -1,8 +1,7 @@
 --- tilewave.cost.forward: the predicted cost of a forward pass.
 --
---   tw.transformer.estimate(model, hw, { b = 4, s = 2048, t = 1, dtype = "bf16", attention =
---     "flash",
---                                        engine = "compiled" })
+--   tw.transformer.estimate(model, hw, { b = 4, s = 2048, t = 1, dtype = "bf16",
+--                                        attention = "flash", engine = "compiled" })
 --
 -- `model` is a preset id or a config (tilewave.data.models); `hw` a device id,
 -- path or spec (tilewave.data.hw). The ops come from tilewave.ops.transformer

@@ -266,7 +266,8 @@ function M.decode(o)
   if t > 1 then
     local link = M.link_bw(spec, "t", t)
     -- NCCL picks the faster algorithm per message size: ring for large, tree for small messages
-    comm = 2 * L * price.collective("allreduce", batch * h * e, t, link / 2, eng.comm_latency_s or 0)
+    comm = 2 * L * price.collective("allreduce", batch * h * dtype.residual_bytes(cdt), t, link / 2,
+      eng.comm_latency_s or 0)
   end
   if ep > 1 then
     local link = M.link_bw(spec, "ep", ep)

@@ -1,7 +1,6 @@
 --- tilewave.cost.prefill: time to first token, the forward pass over a prompt.
 --
---   tw.inference.prefill{ model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048, engine = "vllm"
---     }
+--   tw.inference.prefill{ model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048, engine = "vllm" }
 --
 -- The pass is tilewave.cost.forward's (the GEMM model of tilewave.transformer). With t > 1
 -- every layer adds two all-reduces of the prompt's b x s x h activations (Megatron-LM: one after
@@ -45,7 +44,7 @@ function M.prefill(o)
   local comm = 0
   if est.t > 1 then
     local spec = hw.resolve(o.hw, "prefill.hw")
-    local bytes = est.b * est.s * c.hidden_size * dtype.get(est.dtype).in_bytes
+    local bytes = est.b * est.s * c.hidden_size * dtype.residual_bytes(est.dtype)
     comm = 2 * c.num_hidden_layers * price.collective("allreduce", bytes, est.t, inference.link_bw(spec, "t", est.t) / 2,
       eng.comm_latency_s or 0)
   end

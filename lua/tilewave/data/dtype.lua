@@ -19,6 +19,16 @@ M.sizes = {
   int8 = { in_bytes = 1, out_bytes = 4 },
 }
 
+--- Bytes of one element of the residual stream (the hidden states between layers, which a
+-- tensor-parallel all-reduce sums) in a pass of dtype `name`: the model's 16-bit dtype for 8- and
+-- 4-bit passes, whose GEMMs quantize their inputs and write bf16 (vLLM's Fp8LinearMethod,
+-- TensorRT-LLM's FP8 recipe: the hidden states stay bf16/fp16), else the dtype's own size.
+-- @raise an error for an unknown dtype (callers check the name first)
+function M.residual_bytes(name)
+  local d = M.sizes[name] or error("dtype.residual_bytes: unknown dtype " .. tostring(name))
+  return math.max(d.in_bytes, 2)
+end
+
 --- The dtype names, sorted.
 function M.names()
   local out = {}

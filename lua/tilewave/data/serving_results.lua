@@ -4,26 +4,22 @@
 -- Formats, as their writers' source defines them:
 --   vllm    `vllm bench serve --save-result` (vllm-project/vllm benchmarks/benchmark_serving.py,
 --           `result` dict): one JSON object with request_rate (request/s; Python's json writes an
---           unpaced run as Infinity), max_concurrency (null or an integer), num_prompts, duration
---             (s),
+--           unpaced run as Infinity), max_concurrency (null or an integer), num_prompts, duration (s),
 --           completed, and per request input_lens, output_lens (tokens), ttfts (s; 0 for a failed
 --           request), itls (the gaps of each request, s), errors ("" when it succeeded).
 --   sglang  `python -m sglang.bench_serving --output-file F --output-details` (sgl-project/sglang
 --           python/sglang/bench_serving.py): JSON Lines, one run appended per line, each the same
 --           fields as vLLM's (input_lens, output_lens, ttfts, itls, errors, request_rate,
 --           max_concurrency, duration, completed); the last line is read (`run` picks another).
---   genai-perf  GenAI-Perf's (and AIPerf's) summary, profile_export_genai_perf.json: statistics,
---     not
+--   genai-perf  GenAI-Perf's (and AIPerf's) summary, profile_export_genai_perf.json: statistics, not
 --           requests: time_to_first_token and inter_token_latency ({ avg, p50, p90, unit }),
---           request_throughput { avg }, input_sequence_length and output_sequence_length ({ avg,
---             std },
---           tokens), request_count, input_config { concurrency | request_rate }
---             (triton-inference-server/
---           perf_analyzer genai-perf docs). Its per-request profile_export.json holds response
---             texts,
+--           request_throughput { avg }, input_sequence_length and output_sequence_length ({ avg, std },
+--           tokens), request_count, input_config { concurrency | request_rate } (triton-inference-server/
+--           perf_analyzer genai-perf docs). Its per-request profile_export.json holds response texts,
 --           not token counts (a tokenizer would be needed): it is not read.
--- Limits: a file of at most 16 MiB (tilewave.util.sandbox.MAX_FILE_BYTES); per-request arrays of
--- one length, 1 to M.MAX_REQUESTS requests; times finite and >= 0. Units: s, token, request/s.
+-- Limits: a file of at most 16 MiB (tilewave.util.sandbox.MAX_FILE_BYTES); per-request arrays of one
+-- length, 1 to M.MAX_REQUESTS requests; times finite and >= 0.
+-- Units: s, token, request/s.
 -- @module tilewave.data.serving_results
 local sandbox = require "tilewave.util.sandbox"
 
@@ -107,14 +103,13 @@ end
 -- @string path the file
 -- @tparam[opt] table o `{ run (1-based line of a JSON Lines file; default the last) }`
 -- @return `{ format ("vllm" | "sglang" | "genai-perf"), path, rate (request/s; math.huge: unpaced),
--- max_concurrency
---   (or nil), duration_s, requests = { { input, output, ttft_s, itls = {...}, ok } ... } (in the
---   file's order), completed (requests that succeeded) }`; a GenAI-Perf summary has no requests but
---   `aggregate = true`, ttft and tpot ({ mean, p50, p90 }, s), requests_per_s, isl and osl ({ mean,
---     std })
+--   max_concurrency (or nil), duration_s, requests = { { input, output, ttft_s, itls = {...}, ok }
+--   ... } (in the file's order), completed (requests that succeeded) }`; a GenAI-Perf summary has
+--   no requests but `aggregate = true`, ttft and tpot ({ mean, p50, p90 }, s), requests_per_s, isl
+--   and osl ({ mean, std })
 -- @raise `<path>: <field>: <expectation>, got <value>` for a file of another format, truncated
 --   JSON, arrays of different lengths, negative or NaN times, no completed request, a file over 16
---     MiB
+--   MiB
 function M.read(path, o)
   -- 69 lines, one function: a result file validated field by field, in the order its errors are
   -- raised

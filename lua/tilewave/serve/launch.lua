@@ -8,13 +8,11 @@
 --     scheduling, removed with the v0 engine)
 --   SGLang (`python -m sglang.launch_server`; sglang/srt/server_args.py, docs "Server Arguments"):
 --     --model-path, --tp-size, --max-running-requests, --chunked-prefill-size,
---       --mem-fraction-static,
---     --quantization fp8, --kv-cache-dtype fp8_e5m2
+--     --mem-fraction-static, --quantization fp8, --kv-cache-dtype fp8_e5m2
 --   TensorRT-LLM (`trtllm-serve`; nvidia.github.io/TensorRT-LLM 0.18.2 commands/trtllm-serve):
 --     --backend pytorch (1.0 and later; 0.x runs its TensorRT engine), --tp_size, --max_batch_size,
 --     --max_num_tokens, --kv_cache_free_gpu_memory_fraction; FP8 weights come from an FP8
---       checkpoint
---     (no flag quantizes on load)
+--     checkpoint (no flag quantizes on load)
 -- Replicas are that many copies of the command behind a load balancer (the simulation routes to
 -- the least loaded); disaggregated pools give each pool's command and leave the KV-transfer
 -- connector between them to the engine's own configuration. NIM and custom engines get no command.
@@ -65,8 +63,7 @@ local BUILD = {
 -- @string model the model as the user named it: a Hugging Face repo or a path is used as it is, a
 --   tilewave preset id becomes `<checkpoint of ID>` to fill in
 -- @return `{ engine, command (one replica, or nil), copies (replicas), pools = { prefill = {
--- command,
---   copies }, decode = ... } (disaggregated), note }`
+--   command, copies }, decode = ... } (disaggregated), note }`
 function M.of(d, model)
   -- an engine file (calibrate --serving) launches as the release it was fitted on
   local name = d.engine_base or d.engine

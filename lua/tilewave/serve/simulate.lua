@@ -263,37 +263,29 @@ end
 
 --- Simulate serving a model under load.
 -- @tparam table o `model` (preset id, config.json or folder, or a config), `hw`, `t`
--- (tensor-parallel
---   size, default 1), `weight_dtype`, `group`, `kv_dtype` (as tilewave.inference.decode), `engine`
---   (default "vllm"; "sglang", "trtllm" or any engine of tilewave.cost.engines), `scheduler` (a
---     preset
---   of tilewave.serve.schedulers or a table with `base`; default the engine's), `replicas`
---   (data-parallel copies behind a router, default 1), `router` ("round_robin" default or
---   "least_loaded"), `workload` (tilewave.serve.workload), `seed` (default 0), `slo = { ttft_s,
---   tpot_s, percentile = 99 }`, `detail` (true: per-request records and a time series),
---   `allow_long_context`, `speculative = { draft, k, acceptance }` (tilewave.cost.speculative; the
---   result's `speculative.tokens_per_step` is what the run drew), `disagg = { prefill = { t,
---     replicas },
---   decode = { t, replicas }, link_bw }` (disaggregated pools; M.disagg_of,
---     tilewave.serve.steps.transfer;
---   the result gains `mode = "disagg"`, `prefill`, `decode` and `kv_transfer`); `ep` must be 1
+--   (tensor-parallel size, default 1), `weight_dtype`, `group`, `kv_dtype` (as
+--   tilewave.inference.decode), `engine` (default "vllm"; "sglang", "trtllm" or any engine of
+--   tilewave.cost.engines), `scheduler` (a preset of tilewave.serve.schedulers or a table with
+--   `base`; default the engine's), `replicas` (data-parallel copies behind a router, default 1),
+--   `router` ("round_robin" default or "least_loaded"), `workload` (tilewave.serve.workload),
+--   `seed` (default 0), `slo = { ttft_s, tpot_s, percentile = 99 }`, `detail` (true: per-request
+--   records and a time series), `allow_long_context`, `speculative = { draft, k, acceptance }`
+--   (tilewave.cost.speculative; the result's `speculative.tokens_per_step` is what the run drew),
+--   `disagg = { prefill = { t, replicas }, decode = { t, replicas }, link_bw }` (disaggregated
+--   pools; M.disagg_of, tilewave.serve.steps.transfer; the result gains `mode = "disagg"`,
+--   `prefill`, `decode` and `kv_transfer`); `ep` must be 1
 -- @return `{ model, hw, t, replicas, gpus, engine, scheduler, requests, duration_s (s), throughput
--- =
---   { requests_per_s, output_tokens_per_s, total_tokens_per_s }, ttft_s, tpot_s, itl_s, e2e_s,
---     queue_s
---   (each { mean, p50, p90, p99, max }, s), mean_in_system, mean_running (time averages, requests),
---   kv_capacity_tokens (per replica), kv_peak_fraction, preemptions, steps, output_tokens,
---   prefill_tokens (recomputed ones included), recomputed_tokens, decode_tokens (written to the KV
---     cache by
---   decode steps; prefill_tokens + decode_tokens = the sum of input + output - 1 over the requests
---     +
---   recomputed_tokens, exactly), kv_blocks_end (blocks held at the end: 0), goodput_rps (with slo),
---     slo_met (with
---   slo: the percentile of TTFT and TPOT within their limits), interval = { <figure> = { low, high
---     } for
---   every latency statistic ("ttft_s.p99") and throughput figure, from the runs at the step-cost
---   interval's bounds, scale_low, scale_high, borrowed }, records (detail: per-request columns),
---   series (detail: time_s, waiting, running, kv_fraction) }`
+--   = { requests_per_s, output_tokens_per_s, total_tokens_per_s }, ttft_s, tpot_s, itl_s, e2e_s,
+--   queue_s (each { mean, p50, p90, p99, max }, s), mean_in_system, mean_running (time averages,
+--   requests), kv_capacity_tokens (per replica), kv_peak_fraction, preemptions, steps,
+--   output_tokens, prefill_tokens (recomputed ones included), recomputed_tokens, decode_tokens
+--   (written to the KV cache by decode steps; prefill_tokens + decode_tokens = the sum of input +
+--   output - 1 over the requests + recomputed_tokens, exactly), kv_blocks_end (blocks held at the
+--   end: 0), goodput_rps (with slo), slo_met (with slo: the percentile of TTFT and TPOT within
+--   their limits), interval = { <figure> = { low, high } for every latency statistic ("ttft_s.p99")
+--   and throughput figure, from the runs at the step-cost interval's bounds, scale_low, scale_high,
+--   borrowed }, records (detail: per-request columns), series (detail: time_s, waiting, running,
+--   kv_fraction) }`
 -- @raise `serve.<field>: ...`
 function M.simulate(o)
   local x = M.prepare(o)

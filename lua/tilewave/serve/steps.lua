@@ -127,7 +127,7 @@ function M.tables(c, spec, eng, o, lim)
     for _, x in ipairs(g) do if not seen[x] then seen[x] = true; union[#union + 1] = x end end
   end
   local link = t > 1 and inference.link_bw(spec, "t", t) / 2
-  local e = dtype.get(fdt).in_bytes
+  local e = dtype.residual_bytes(fdt) -- the all-reduce sums the residual stream
   local lin, attn = {}, {}
   local last = eng.logits == "last"
   for _, n in ipairs(union) do
