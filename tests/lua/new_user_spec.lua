@@ -46,7 +46,7 @@ describe("a new user's path from a transformers-written config.json folder", fun
       local r = require("cjson").decode(out)
       assert.is_true(#r.deployments >= 1, out)
       assert.equal("h200_sxm", r.deployments[1].hw)
-      -- a bf16 checkpoint is sized with fp8 weights on the H200's FP8 tensor cores (tilewave.serve.size_dtypes);
+      -- a bf16 checkpoint is sized with fp8 weights on the H200's FP8 tensor cores (tilewave.serve.size_devices);
       -- a checkpoint with its own format in that format, on at least the GPUs decode needed
       if m[3] == "bf16" then
         assert.equal("fp8", r.deployments[1].weight_dtype)

@@ -80,7 +80,7 @@ describe("tilewave.serve.size", function()
   end)
 
   it("deploys fp8 weights where FP8 tensor cores are, bf16 elsewhere, the checkpoint's own, or what is asked", function()
-    local choice = require("tilewave.serve.size_dtypes").choice
+    local choice = require("tilewave.serve.size_devices").choice
     local c8 = tw.models.resolve("llama-3.1-8b")
     assert.are.equal("fp8", (choice({}, tw.hw.resolve("h100_sxm5"), c8)))
     assert.are.equal("fp8", (choice({}, tw.hw.resolve("l40s"), c8)))

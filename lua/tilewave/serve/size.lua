@@ -22,7 +22,6 @@
 -- s, request/s, token/s, USD.
 -- @module tilewave.serve.size
 local check = require "tilewave.util.check"
-local hw = require "tilewave.data.hw"
 local transformer = require "tilewave.ops.transformer"
 local models = require "tilewave.data.models"
 local simulate = require "tilewave.serve.simulate"
@@ -30,10 +29,10 @@ local steps = require "tilewave.serve.steps"
 local steady = require "tilewave.serve.steady"
 local capacity = require "tilewave.serve.capacity"
 local tables = require "tilewave.util.tables"
+local sizedev = require "tilewave.serve.size_devices"
 
 local M = {}
-
-local format, floor, max, min = string.format, math.floor, math.max, math.min
+local format = string.format
 
 -- Defaults: tensor-parallel sizes tried, bisection steps, p_meet draws.
 M.T_SIZES = { 1, 2, 4, 8 }
@@ -47,11 +46,10 @@ local OPTIONS = { model = true, workload = true, rate = true, slo = true, hw = t
                   kv_dtype = true, group = true, seed = true, prices = true, t = true, allow_long_context = true,
                   speculative = true }
 
--- the step-cost scales p_meet draws (tilewave.serve.uncertainty)
+-- the step-cost scales p_meet draws (tilewave.serve.uncertainty); the SLO test of a raw run
+-- (tilewave.serve.simulate.meets: one test)
 local uncertainty = require "tilewave.serve.uncertainty"
 M.z_of, M.scales = uncertainty.z_of, uncertainty.scales
-
--- does raw run r meet the SLO at its percentile? (tilewave.serve.simulate.meets: one test)
 local meets = simulate.meets
 M.meets = meets
 
@@ -71,8 +69,7 @@ local function at_rate(x, rate, replicas, pools)
     w.measure_from, w.measure_to = 0, w.requests
   end
   y.w, y.replicas = w, replicas or 1
-  y.sched = {}
-  tables.copy(x.sched, y.sched)
+  y.sched = tables.copy(x.sched)
   y.sched.router = (replicas or 1) > 1 and "least_loaded" or x.sched.router
   if pools then
     -- disaggregated: P prefill and D decode replicas, the transfer over the link they then share
@@ -88,9 +85,10 @@ end
 --- The highest rate one replica of prepared run `x` (or its disaggregated `pools` = { P, D })
 -- serves within `slo` at the step costs as priced, in steady state: bisection between 0 and its
 -- steady offline throughput (tilewave.serve.capacity: no rate above it is sustained) until the
--- bracket is within M.BISECT_TOL of it, request/s; 0 when none. Also returns that capacity.
-function M.max_rate(x, slo, bisections, pools)
-  local cap = capacity.steady_rate(simulate.run(at_rate(x, nil, nil, pools), 1, true))
+-- bracket is within M.BISECT_TOL of it, request/s; 0 when none. Also returns that capacity (`cap`,
+-- when the caller has run it already).
+function M.max_rate(x, slo, bisections, pools, cap)
+  cap = cap or capacity.steady_rate(simulate.run(at_rate(x, nil, nil, pools), 1, true))
   -- at the capacity itself the queue has no steady state: the bracket starts below it
   local lo, hi = 0, cap
   for _ = 1, bisections or M.BISECT_STEPS do
@@ -99,27 +97,6 @@ function M.max_rate(x, slo, bisections, pools)
     if meets(simulate.run(at_rate(x, mid, nil, pools), 1), slo) then lo = mid else hi = mid end
   end
   return lo, cap
-end
-
-local function price_of(spec, prices, path)
-  local p = prices and prices[spec.id]
-  if p ~= nil then return check.positive(p, path .. ".prices." .. spec.id), "given" end
-  if spec.price then return spec.price.per_hour, spec.price.provider .. ", " .. spec.price.date end
-end
-
-local function devices(o)
-  if o.hw ~= nil then
-    local list = type(o.hw) == "table" and o.hw or { o.hw }
-    local out = {}
-    for i, h in ipairs(list) do out[i] = hw.resolve(h, format("size.hw[%d]", i)) end
-    return out, {}
-  end
-  local out, unpriced = {}, {}
-  for _, id in ipairs(hw.list()) do
-    local spec = hw.resolve(id, "size.hw")
-    if price_of(spec, o.prices, "size") then out[#out + 1] = spec else unpriced[#unpriced + 1] = spec.id end
-  end
-  return out, unpriced
 end
 
 local function options_of(o, spec, t, rate)
@@ -137,11 +114,15 @@ end
 -- the `n` step-cost scales (M.scales of the device's interval) whose run meets it, on the same
 -- arrivals. Every step slower by the same factor makes no latency shorter, so the scales that meet
 -- the SLO are the smallest ones: the first that fails is found by bisection (about log2 n runs, not
--- n). Returns p, and the prepared run at that rate.
+-- n; one when the slowest scale meets it). Returns p, and the prepared run at that rate.
 function M.p_meet(x, rate, replicas, slo, n, pools)
   local y = at_rate(x, rate, replicas, pools)
   local sc = uncertainty.scales(x.scale_low, x.scale_high, n)
   local lo, hi = 0, n + 1 -- scales 1..lo meet; hi..n fail
+  -- the slowest scale first: a deployment that meets the SLO at every scale (the common case once
+  -- its replicas cover the rate) costs one run, not log2 n
+  if meets(simulate.run(y, sc[n]), slo) then return 1, y end
+  hi = n
   while hi - lo > 1 do
     local mid = (lo + hi) // 2
     if meets(simulate.run(y, sc[mid]), slo) then lo = mid else hi = mid end
@@ -169,16 +150,23 @@ local function priced(d, r, p, samples, cost_h, model)
   return d
 end
 
+-- simulate.prepare(opts), or nil and why: a deployment this device cannot hold ("serve: ... does
+-- not fit", a context past the KV cache) is a reason to leave it out; anything else (a bug, a
+-- file:line error) propagates
+local function prepared(opts)
+  local ok, x = pcall(simulate.prepare, opts)
+  if ok then return x end
+  if type(x) == "string" and x:match("^serve[%.:]") then return nil, x end
+  error(x, 0)
+end
+
 -- evaluate disaggregated pools of (tp, td) on a device: the fewest GPUs whose xPyD split meets the
 -- SLO at the rate (nominal step costs), then its p_meet; nil and a reason when none within max_gpus
 local function evaluate_disagg(o, spec, tp, td, cost_h)
   local opts = options_of(o, spec, 1, o.rate)
   opts.disagg = { prefill = { t = tp, replicas = 1 }, decode = { t = td, replicas = 1 } }
-  local okp, x = pcall(simulate.prepare, opts)
-  if not okp then
-    if type(x) == "string" and x:match("^serve[%.:]") then return nil, x end -- cannot hold it: left out
-    error(x, 0) -- a bug propagates
-  end
+  local x, why = prepared(opts)
+  if not x then return nil, why end
   for total = tp + td, o.max_gpus do
     for pre = 1, (total - td) // tp do
       local dec = (total - pre * tp) / td
@@ -230,10 +218,12 @@ local function best_batch_limit(o, x0, t)
     local x = with_seqs(x0, seqs)
     -- a smaller batch limit wins only with fewer replicas: a limit whose capacity cannot beat the
     -- best replica's max rate so far is not bisected
-    local one = 0
-    if not (best_one and seqs < x0.sched.max_num_seqs and
-            capacity.steady_rate(simulate.run(at_rate(x, nil), 1, true)) <= best_one) then
-      one = M.max_rate(x, x0.slo)
+    local one, cap = 0, nil
+    if best_one and seqs < x0.sched.max_num_seqs then
+      cap = capacity.steady_rate(simulate.run(at_rate(x, nil), 1, true))
+    end
+    if not (cap and cap <= best_one) then
+      one = M.max_rate(x, x0.slo, nil, nil, cap) -- the capacity run not repeated
       best_one = math.max(best_one or 0, one)
     end
     if one > 0 then
@@ -265,13 +255,8 @@ end
 
 -- evaluate one (device, t): nil and a reason, or the deployment
 local function evaluate(o, spec, t, cost_h)
-  local okp, x0 = pcall(simulate.prepare, options_of(o, spec, t, o.rate))
-  -- a deployment this device cannot hold ("serve: ... does not fit", a context past the KV cache)
-  -- is a reason to leave it out; anything else (a bug, a file:line error) propagates
-  if not okp then
-    if type(x0) == "string" and x0:match("^serve[%.:]") then return nil, x0 end
-    error(x0, 0)
-  end
+  local x0, why0 = prepared(options_of(o, spec, t, o.rate))
+  if not x0 then return nil, why0 end
   local best, why = best_batch_limit(o, x0, t)
   if not best then return nil, why end
   local p = confident(o, best, t)
@@ -286,23 +271,21 @@ end
 --   `hw` (device id or list; default every hw file with a price or a `prices` entry), `max_gpus`
 --   (default 8), `modes` (default { "agg" }; "disagg" adds prefill/decode pools of every pair of
 --   tensor-parallel sizes, the fewest GPUs whose split meets the SLO at the rate), `confidence`
---     (default 0.9),
---   `samples` (p_meet draws, default M.SAMPLES), `prices` ({ [hw id] = USD per GPU-hour }), `t`
---   (a list of tensor-parallel sizes, default M.T_SIZES), and simulate()'s `engine`,
---   `scheduler`, `weight_dtype`, `kv_dtype`, `group`, `seed`, `allow_long_context`, `speculative`
+--   (default 0.9), `samples` (p_meet draws, default M.SAMPLES), `prices` ({ [hw id] = USD per
+--   GPU-hour }), `t` (a list of tensor-parallel sizes, default M.T_SIZES), and simulate()'s
+--   `engine`, `scheduler`, `weight_dtype`, `kv_dtype`, `group`, `seed`, `allow_long_context`,
+--   `speculative`
 -- @return `{ deployments (p_meet >= confidence, cheapest first per million output tokens),
 --   below_confidence (the others that meet the SLO at the point estimate), rejected = { { hw, t,
 --   reason } }, unpriced (device ids left out: no price), prices = { { hw, per_gpu_hour (USD),
---     source
---   ("given", or the hw file's provider and date) } }, rate, slo, confidence, samples }`; each
---   deployment is simulate()'s result plus `mode`, `max_rate_rps`, `max_rate_per_replica_rps`,
+--   source ("given", or the hw file's provider and date) } }, rate, slo, confidence, samples }`;
+--   each deployment is simulate()'s result plus `mode`, `max_rate_rps`, `max_rate_per_replica_rps`,
 --   `p_meet`, `p_meet_samples`, `output_tokens_per_s_per_gpu`, `tokens_per_s_per_user`,
 --   `price_per_gpu_hour`, `cost_per_hour`, `cost_per_million_output_tokens` (USD), `launch` (the
 --   engine command that starts it: tilewave.serve.launch)
 -- @raise `size.<field>: ...`
 function M.size(o)
-  -- 94 lines, one function: the options checked once, in the order their errors are raised, then
-  -- the device x t loop and the ranking
+  -- 94 lines, one function: the options checked in error order, the device x t loop, the ranking
   check.table(o, "size")
   check.options(o, OPTIONS, "size")
   if o.rate == nil then check.fail("size.rate", "expected positive number (request/s)", nil) end
@@ -340,7 +323,7 @@ function M.size(o)
   if o.prices ~= nil then check.table(o.prices, "size.prices") end
   local ts = o.t or M.T_SIZES
   check.table(ts, "size.t")
-  local specs, unpriced = devices(q)
+  local specs, unpriced = sizedev.list(q)
   local array = require("tilewave.util.json").array -- every list a JSON array, [] when empty
   local result = { deployments = array(), below_confidence = array(), rejected = array(), unpriced = array(unpriced),
                    rate = o.rate, confidence = q.confidence, samples = q.samples }
@@ -355,13 +338,13 @@ function M.size(o)
   end
   result.prices = array() -- the price of each device searched, USD per GPU-hour, and where it came from
   for _, spec in ipairs(specs) do
-    local cost_h, src = price_of(spec, o.prices, "size")
+    local cost_h, src = sizedev.price_of(spec, o.prices, "size")
     if cost_h then result.prices[#result.prices + 1] = { hw = spec.id, per_gpu_hour = cost_h, source = src } end
     if not cost_h then
       result.rejected[#result.rejected + 1] = { hw = spec.id, reason = "no price (give one in prices)" }
     else
-      -- the weight format deployed on this device (tilewave.serve.size_dtypes), the other named
-      local wd, left = require("tilewave.serve.size_dtypes").choice(q, spec, c)
+      -- the weight format deployed on this device (tilewave.serve.size_devices), the other named
+      local wd, left = sizedev.choice(q, spec, c)
       if left then result.rejected[#result.rejected + 1] = { hw = spec.id, reason = left } end
       local qd = setmetatable({ weight_dtype = wd }, { __index = q })
       for _, t in ipairs(ts) do
