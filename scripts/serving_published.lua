@@ -5,9 +5,9 @@
 --   TensorRT-LLM performance.md v0.5/v0.6.1: static-batching peak throughput and batch-1 first-token
 --   latency (gptSessionBenchmark);
 --   SGLang v0.3.0 against vLLM v0.6.0: ShareGPT at Poisson rates (median TTFT, TPOT, ITL, E2E) and offline.
--- Rows are skipped (and counted) when tilewave lacks the model or the GPU (GH200, GPT-J, Falcon,
--- Mixtral 8x22B), or when the figure is one the simulator leaves out (vLLM's multi-step ITL, which
--- counts a burst of 10 tokens as one gap). Each source's error is a finding; its tolerance is stated
+-- Rows are skipped (and counted) when tilewave lacks the model (GPT-J, Falcon, Mixtral 8x22B), or
+-- when the figure is one the simulator leaves out (vLLM's multi-step ITL, which counts a burst of 10
+-- tokens as one gap). Each source's error is a finding; its tolerance is stated
 -- beside it and was set from the model's mechanism, not tuned per row.
 -- The per-engine host time per step is the only parameter fitted here (--fit prints the fit: the
 -- value minimizing the MAPE of that engine's rows); engines.lua records the values and their errors.
@@ -37,7 +37,7 @@ local MODELS = { ["meta-llama/Llama-3.1-8B"] = "llama-3.1-8b", ["meta-llama/Llam
   ["mistralai/Mixtral-8x7B-v0.1"] = "mixtral-8x7b", ["meta-llama/Llama-2-7b-hf"] = "llama-2-7b",
   ["meta-llama/Llama-2-70b-hf"] = "llama-2-70b" }
 local GPUS = { ["H100-SXM5-80GB"] = "h100_sxm5", ["H200-SXM-141GB"] = "h200_sxm", ["A100-SXM4-80GB"] = "a100_sxm4_80gb",
-  ["L40S-48GB"] = "l40s" }
+  ["L40S-48GB"] = "l40s", ["GH200-480GB"] = "gh200_480gb" }
 local function gpu_of(g)
   if GPUS[g] then return GPUS[g] end
   if g:find("^A100%-80GB") then return "a100_sxm4_80gb" end -- SXM or PCIe not stated: taken as SXM

@@ -4,13 +4,13 @@ local tw = require "tilewave"
 local FIX = "tests/lua/fixtures/"
 local ALL = { "a10", "a100_pcie_80gb", "a100_sxm4_40gb", "a100_sxm4_80gb", "apple_m1", "apple_m1_max", "apple_m1_pro",
               "apple_m1_ultra", "apple_m2", "apple_m2_max", "apple_m2_pro", "apple_m2_ultra", "apple_m3", "apple_m3_max",
-              "apple_m3_pro", "apple_m3_ultra", "apple_m4", "apple_m4_max", "apple_m4_pro", "b200", "h100_pcie",
+              "apple_m3_pro", "apple_m3_ultra", "apple_m4", "apple_m4_max", "apple_m4_pro", "b200", "gh200_480gb", "h100_pcie",
               "h100_sxm5", "h200_sxm", "l4", "l40s", "mi250x_gcd", "mi300x", "p100_pcie", "rtx3090ti", "rtx4090", "t4",
               "v100_sxm2" }
 
 describe("tilewave.data.hw", function()
   describe("list()", function()
-    it("lists the 32 devices of the library, sorted", function()
+    it("lists the 33 devices of the library, sorted", function()
       assert.same(ALL, tw.hw.list())
     end)
   end)
@@ -278,5 +278,23 @@ describe("architecture files with a base", function()
     assert.same(amp.align_eff, ada.align_eff)       -- Ada states nothing of its own
     assert.truthy(ada.sources.base:find("hw/arch/ampere.lua", 1, true))
     assert.is_nil(amp.sources.base)
+  end)
+end)
+
+describe("the GH200 480GB (its Hopper GPU)", function()
+  it("is an H100 with 96 GB of HBM3 at 4 TB/s, and refuses t > 1 for want of a stated GPU link", function()
+    local g, h = assert(tw.hw.load("gh200_480gb")), assert(tw.hw.load("h100_sxm5"))
+    assert.equal(96e9, g.memory_bytes)
+    assert.equal(4000e9, g.mem_bw)
+    assert.equal(h.sm_count, g.sm_count)
+    assert.equal(1979e12, g.peak_flops.fp8)
+    -- one GPU's decode: weights and KV cache over 4.0 TB/s, faster than the H100's 3.35 TB/s
+    local dg = tw.inference.decode { model = "llama-3.1-8b", hw = "gh200_480gb", batch = 8, context = 2048 }
+    local dh = tw.inference.decode { model = "llama-3.1-8b", hw = "h100_sxm5", batch = 8, context = 2048 }
+    assert.is_true(dg.tpot_s < dh.tpot_s)
+    local ok, err = pcall(tw.inference.decode, { model = "llama-3.1-70b", hw = "gh200_480gb", batch = 1, context = 2048,
+                                                  t = 2 })
+    assert.is_false(ok)
+    assert.truthy(err:find("decode.t: gh200_480gb has no interconnect bandwidth for t = 2", 1, true))
   end)
 end)

@@ -45,9 +45,12 @@ local function kv_elem_bytes(name, path)
   return b
 end
 
--- The dtype the GEMMs compute in: the weight dtype when the device has a
--- peak for it and it is a float format, else bf16, fp16, fp32.
-local function compute_dtype(spec, wdt)
+-- The dtype the GEMMs compute in: the weight format's tensor-core dtype where the device has a
+-- peak for it (nvfp4 W4A4 on FP4 tensor cores, tilewave.data.quant), the weight dtype when the
+-- device has a peak for it and it is a float format, else bf16, fp16, fp32.
+local function compute_dtype(spec, fmt)
+  local wdt, tc = fmt.name, fmt.tensor_core
+  if tc and spec.peak_flops[tc] then return tc end
   if (wdt == "bf16" or wdt == "fp16" or wdt == "fp32") and spec.peak_flops[wdt] then return wdt end
   for _, d in ipairs { "bf16", "fp16", "fp32" } do
     if spec.peak_flops[d] then return d end
@@ -232,7 +235,7 @@ function M.decode(o)
   -- a measured host scales the engine's host terms (tilewave.cost.engines.on_host)
   local eng = engines.on_host(engines.resolve(o.engine, "decode.engine"), spec)
   local g = hw.gemm_params(spec)
-  local cdt = compute_dtype(spec, fmt.name)
+  local cdt = compute_dtype(spec, fmt)
   local ep = check_ep(c, o.ep, t, batch, "decode")
   local wbytes, params, ops, moe_layers, expert_op = weights(c, t, fmt, batch, ep)
   -- bits per stored weight: every matrix (all experts) once, scales included
@@ -252,7 +255,7 @@ function M.decode(o)
     kv.head_dim, context)
   local r = in_range("decode", batch_all, context, price.decode, {
     weight_bytes = wbytes, matmul_params = params,
-    dequant_ops = eng.dequant == false and 0 or fmt.dequant_ops,
+    dequant_ops = (eng.dequant == false or cdt == fmt.tensor_core) and 0 or fmt.dequant_ops,
     layers = 1, -- the core's KV and attention terms scale with layers x context: kv_tokens is that sum
     kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
     kv_elem_bytes = kvb, context = kv_tokens, batch = batch, act_bytes = act,

@@ -35,7 +35,8 @@ end
 -- "isolated"). Contexts are cached per spec; an engine table must not change once used.
 -- @return `{ spec, dtype, e = {in_bytes, out_bytes}, engine (resolved), dev
 --   (core device), bw (elementwise byte/s), kbw (by kernel class), kernel_s, host_s, launch,
---   fusion, peak (FLOP/s), gemm (architecture GEMM parameters), lim (tilewave.cost.limits.rates) }`
+--   fusion, peak (FLOP/s), attn_peak (attention MMA FLOP/s), gemm (architecture GEMM parameters),
+--   lim (tilewave.cost.limits.rates) }`
 -- @raise `<path>.dtype: ...`, `<path>.engine...: ...`, `<path>.timing: ...`
 function M.context(spec, dt, eng, path, timing)
   timing = timing or "kernel"
@@ -63,6 +64,9 @@ function M.context(spec, dt, eng, path, timing)
     bw = spec.mem_bw * g.mem_frac, kbw = kernels.bandwidths(spec, g), kernel_s = ks,
     launch = isolated and "graph" or e.launch, host_s = isolated and 0 or (e.launch == "host" and e.host_s or 0),
     fusion = e.fusion, peak = spec.peak_flops[dt], lim = limits.rates(spec, spec.peak_flops[dt]),
+    -- attention's MMA rate: an FP4 pass runs its attention in FP8 (no FP4 attention kernel in
+    -- TensorRT-LLM, vLLM or FlashInfer: their NVFP4 recipes run FMHA in FP8 or bf16)
+    attn_peak = dt == "fp4" and spec.peak_flops.fp8 or spec.peak_flops[dt],
   }
   per = per or {}
   per[key] = ctx

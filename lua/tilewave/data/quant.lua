@@ -17,14 +17,17 @@
 --     (llama.cpp llama_tensor_get_type): Q4_K, with Q6_K for attn_v and
 --     ffn_down in the layers use_more_bits() picks and for the output matrix;
 --     q4_0 and q4_k_m files keep the output matrix in Q6_K.
---   FP4 (E2M1 elements, 4 bits) with block scales, weight-only here (dequantized to the
---     compute dtype; no FP4 tensor-core GEMM is modeled):
+--   FP4 (E2M1 elements, 4 bits) with block scales: weight-only (dequantized to the compute
+--     dtype) except where `tensor_core` names a dtype the device has a peak for:
 --     mxfp4: OCP Microscaling Formats (MX) Specification v1.0 (2023), MXFP4 = 32 E2M1
 --     elements sharing one 8-bit E8M0 scale: 4 + 8/32 = 4.25 bits; gpt-oss ships its MoE
 --     weights so (OpenAI gpt-oss model card, 2025).
 --     nvfp4: NVIDIA, "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference"
 --     (developer blog, 2025): 16 E2M1 elements sharing one FP8 E4M3 scale, plus one FP32
---     scale per tensor (negligible): 4 + 8/16 = 4.5 bits.
+--     scale per tensor (negligible): 4 + 8/16 = 4.5 bits. On a device with FP4 tensor cores
+--     (Blackwell: tcgen05 block-scaled MMA applies the scales in hardware) engines run it W4A4,
+--     weights and activations in NVFP4 through those tensor cores, no ALU dequantization
+--     (TensorRT-LLM's and vLLM's ModelOpt NVFP4 path on B200; the same blog): `tensor_core`.
 -- dequant_ops are operation counts of the mechanism (convert = 1, scale = 1,
 -- zero point = 1, 4-bit unpack shift + mask = 2), not fitted values.
 local check = require "tilewave.util.check"
@@ -43,7 +46,7 @@ M.formats = {
   int4 = { bits = 4, dequant_ops = 4, group_bits = 32 },
   -- unpack (shift + mask) 2, E2M1 -> compute dtype 1, block scale 1
   mxfp4 = { bits = 4 + 8 / 32, dequant_ops = 4 },
-  nvfp4 = { bits = 4 + 8 / 16, dequant_ops = 4 },
+  nvfp4 = { bits = 4 + 8 / 16, dequant_ops = 4, tensor_core = "fp4" },
   q8_0 = { bits = 34 * 8 / 32, dequant_ops = 2 },
   q4_0 = { bits = 18 * 8 / 32, dequant_ops = 4, lm_head_bits = Q6_K },
   q4_k_m = { bits = 144 * 8 / 256, dequant_ops = 5, lm_head_bits = Q6_K, more_bits = Q6_K },

@@ -52,6 +52,9 @@ M.grid = grid
 -- (W8A8 as TensorRT-LLM and vLLM run it), else the 16-bit type the device has.
 local function prefill_dtype(spec, wdt)
   if wdt == "fp8" and spec.peak_flops.fp8 then return "fp8" end
+  -- W4A4: NVFP4 through FP4 tensor cores (tilewave.data.quant: tensor_core)
+  local tc = quant.formats[wdt] and quant.formats[wdt].tensor_core
+  if tc and spec.peak_flops[tc] then return tc end
   if (wdt == "fp16" or wdt == "fp32") and spec.peak_flops[wdt] then return wdt end
   return spec.peak_flops.bf16 and "bf16" or "fp16"
 end
