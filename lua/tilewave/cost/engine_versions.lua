@@ -128,7 +128,9 @@ M.presets = {
     decode_attention = "full", token_host_s = TRTLLM_STEP_S, seq_host_s = TRTLLM_SEQ_S, version = "0.5 - 0.21",
     source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit trtllm@0.x to the "
       .. "TensorRT-LLM rows (v0.17 offline, v0.5 static) of " .. SERVING .. "published_given.csv "
-      .. "(16.7% MAPE over every 4th of 330 rows); " .. FACTS .. " §2.5",
+      .. "(16.7% MAPE over every 4th of 330 rows); " .. FACTS .. " §2.5; NVIDIA GPUs only (TensorRT-LLM is "
+      .. "built on CUDA and NVIDIA's kernels: its support matrix lists NVIDIA architectures alone)",
+    vendors = { nvidia = true },
   },
   ["trtllm@1.0"] = {
     description = "TensorRT-LLM >= 1.0 (trtllm-serve, PyTorch backend): in-flight batching with the "

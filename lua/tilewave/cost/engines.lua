@@ -158,6 +158,8 @@ local function kernel_cost(v, p)
   return check.nonneg(v, p)
 end
 
+local VENDORS = { nvidia = true, amd = true, apple = true }
+
 local FIELDS = {
   base = true, description = check.string, source = check.string,
   fusion = function(v, p) return check.one_of(v, { fused = true, unfused = true }, p) end,
@@ -179,6 +181,13 @@ local FIELDS = {
   async_output = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected true or false", v) end end,
   prefix_caching = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected true or false", v) end end,
   graph_sizes = function(v, p) return check.one_of(v, { vllm_v0 = true, vllm_v1 = true }, p) end,
+  vendors = function(v, p)
+    check.table(v, p)
+    for k, x in pairs(v) do
+      check.one_of(k, VENDORS, p)
+      if x ~= true then check.fail(p .. "." .. k, "expected true", x) end
+    end
+  end,
 }
 
 -- engines.key of resolved tables (by identity), and the presets flattened (by name)
@@ -193,6 +202,20 @@ local function flatten(name, path, depth)
   tables.copy(p, out)
   out.base = nil
   return out
+end
+
+--- Refuse engine `e` (resolved) on device `spec` when the engine names the GPU vendors it runs on
+-- (`vendors`, e.g. TensorRT-LLM: NVIDIA only) and the device's is not one of them.
+-- @raise `<path>: <engine> runs on <vendors> GPUs only; <device> is <vendor>`
+function M.check_device(e, spec, path)
+  if e.vendors and not e.vendors[spec.vendor] then
+    local vs = {}
+    for k in pairs(e.vendors) do vs[#vs + 1] = k end
+    table.sort(vs)
+    error(string.format("%s: %s runs on %s GPUs only; %s is %s", path, e.name, table.concat(vs, " or "), spec.id,
+      tostring(spec.vendor)), 0)
+  end
+  return e
 end
 
 --- Resolve an engine: nil (M.DEFAULT), a preset name, a release (`vllm@0.6`), a path to an engine

@@ -37,17 +37,8 @@ local format, ipairs, pairs = string.format, ipairs, pairs
 -- library workspaces and one step's activations (an allowance, not a measurement).
 M.WORKSPACE_BYTES = 1 * 1024 ^ 3
 
-local KV_DTYPES = { bf16 = 2, fp16 = 2, fp32 = 4, fp8 = 1, int8 = 1 }
-
-local function kv_elem_bytes(name, path)
-  local b = KV_DTYPES[name or "bf16"]
-  if not b then check.fail(path, "expected one of " .. check.keys(KV_DTYPES), name) end
-  return b
-end
-
--- The dtype the GEMMs compute in: the weight format's tensor-core dtype where the device has a
--- peak for it (nvfp4 W4A4 on FP4 tensor cores, tilewave.data.quant), the weight dtype when the
--- device has a peak for it and it is a float format, else bf16, fp16, fp32.
+-- The dtype the GEMMs compute in: the format's tensor-core dtype where the device has a peak for it
+-- (nvfp4 W4A4, tilewave.data.quant), else the weight dtype if a float one with a peak, else bf16.
 local function compute_dtype(spec, fmt)
   local wdt, tc = fmt.name, fmt.tensor_core
   if tc and spec.peak_flops[tc] then return tc end
@@ -201,7 +192,7 @@ local function workload(o, path, allowed, resolve)
   local own = o.weight_dtype == nil and c.weight_dtype
   local fmt = quant.format(own or o.weight_dtype or "bf16", own and c.weight_group or o.group, path .. ".weight_dtype")
   fmt.source = own and c.weight_dtype_source or nil
-  return c, spec, t, batch, context, fmt, kv_elem_bytes(o.kv_dtype, path .. ".kv_dtype")
+  return c, spec, t, batch, context, fmt, dtype.kv_bytes(o.kv_dtype, path .. ".kv_dtype")
 end
 
 --- Time per output token of one decode step.
@@ -232,8 +223,9 @@ function M.decode(o)
     return require("tilewave.cost.speculative").decode(M.decode, o)
   end
   local c, spec, t, batch, context, fmt, kvb = workload(o, "decode", DECODE, decoder)
-  -- a measured host scales the engine's host terms (tilewave.cost.engines.on_host)
-  local eng = engines.on_host(engines.resolve(o.engine, "decode.engine"), spec)
+  -- an engine that cannot run on the device is refused; a measured host scales its host terms
+  local eng = engines.on_host(engines.check_device(engines.resolve(o.engine, "decode.engine"), spec, "decode.engine"),
+    spec)
   local g = hw.gemm_params(spec)
   local cdt = compute_dtype(spec, fmt)
   local ep = check_ep(c, o.ep, t, batch, "decode")

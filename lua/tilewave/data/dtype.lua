@@ -4,6 +4,8 @@
 -- libraries write it: fp8 GEMMs write bf16, int8 GEMMs accumulate into int32
 -- (cuBLASLt conventions). Names follow PyTorch / NVIDIA datasheets. A whole pass in a dtype
 -- counts its activations at the same size (fp8 and fp4 passes included).
+local check = require "tilewave.util.check"
+
 local M = {}
 
 M.sizes = {
@@ -27,6 +29,18 @@ M.sizes = {
 function M.residual_bytes(name)
   local d = M.sizes[name] or error("dtype.residual_bytes: unknown dtype " .. tostring(name))
   return math.max(d.in_bytes, 2)
+end
+
+-- the KV cache's element types, bytes each (FP8 E4M3/E5M2 and INT8 caches as vLLM's and
+-- TensorRT-LLM's kv-cache-dtype options store them)
+local KV = { bf16 = 2, fp16 = 2, fp32 = 4, fp8 = 1, int8 = 1 }
+
+--- Bytes of one KV-cache element of dtype `name` (default "bf16").
+-- @raise `<path>: expected one of bf16, fp16, fp32, fp8, int8, got ...`
+function M.kv_bytes(name, path)
+  local b = KV[name or "bf16"]
+  if not b then check.fail(path, "expected one of " .. check.keys(KV), name) end
+  return b
 end
 
 --- The dtype names, sorted.

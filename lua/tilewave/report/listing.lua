@@ -62,6 +62,12 @@ function M.engine(name, p, e)
   if num(e.kernel_s) then parts[#parts + 1] = si(e.kernel_s, "s") .. " per kernel"
   elseif type(e.kernel_s) == "table" then parts[#parts + 1] = "per kernel by vendor" end
   if e.launch then parts[#parts + 1] = "launch " .. e.launch end
+  if e.vendors then
+    local vs = {}
+    for k in pairs(e.vendors) do vs[#vs + 1] = k end
+    table.sort(vs)
+    parts[#parts + 1] = table.concat(vs, ", ") .. " GPUs only"
+  end
   return format("%-10s %s\n           %s\n           source: %s\n", name, p.description or e.description or "",
     table.concat(parts, "; "), p.source or e.source or "(its base's)")
 end

@@ -95,7 +95,7 @@ function M.prepare(o)
   local spec = hw.resolve(o.hw, "serve.hw")
   local t = transformer.check_t(c, check.positive_int(o.t or 1, "serve.t"), "serve.t")
   if (o.ep or 1) ~= 1 then check.fail("serve.ep", "expected 1 (expert parallelism is not simulated yet)", o.ep) end
-  local eng = engines.resolve(o.engine or "vllm", "serve.engine")
+  local eng = engines.check_device(engines.resolve(o.engine or "vllm", "serve.engine"), spec, "serve.engine")
   local sched = schedulers.resolve(o.scheduler, eng.scheduler or "vllm", spec, "serve.scheduler")
   if o.router ~= nil then sched.router = check.one_of(o.router, { round_robin = true, least_loaded = true }, "serve.router") end
   local replicas = check.positive_int(o.replicas or 1, "serve.replicas")
