@@ -64,7 +64,7 @@ describe("tilewave CLI", function()
   it("exits 1 for an unknown device", function()
     local code, _, err = run("gemm 1 1 1 --hw h100x")
     assert.equal(1, code)
-    assert.truthy(err:find("^tilewave: hw: unknown device 'h100x' %(did you mean 'h100'%?%) %(known: a10, "))
+    assert.truthy(err:find("^tilewave: gemm.hw: unknown device 'h100x' %(did you mean 'h100'%?%) %(known: a10, "))
   end)
 
   it("exits 2 with a usage message for a malformed argument", function()

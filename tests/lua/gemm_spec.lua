@@ -319,7 +319,7 @@ describe("tilewave.cost.gemm", function()
 
     it("raises for an unknown device, listing the known ones", function()
       assert.has_error(function() tw.gemm { m = 1, n = 1, k = 1, hw = "h100x" } end,
-        "hw: unknown device 'h100x' (did you mean 'h100'?) (known: " .. table.concat(tw.hw.list(), ", ") .. ")")
+        "gemm.hw: unknown device 'h100x' (did you mean 'h100'?) (known: " .. table.concat(tw.hw.list(), ", ") .. ")")
     end)
 
     it("raises for a missing device", function()

@@ -317,3 +317,47 @@ describe("tilewave.serve.capacity", function()
     end
   end)
 end)
+
+describe("mixed GPU types in disaggregated pools (issue 53 item 4)", function()
+  local cluster = require "tilewave.data.cluster"
+  local base = { model = "llama-3.1-8b", engine = "vllm", seed = 3,
+                 workload = { rate = 0.5, requests = 40, isl = 2048, osl = 16 } }
+  local function run(prefill_hw, decode_hw, link_bw)
+    local o = {}
+    for k, v in pairs(base) do o[k] = v end
+    o.hw = "h100_sxm5"
+    o.disagg = { prefill = { t = 1, replicas = 1, hw = prefill_hw }, decode = { t = 1, replicas = 1, hw = decode_hw },
+                 link_bw = link_bw }
+    return tw.serve.simulate(o)
+  end
+
+  it("runs each pool on its own device and moves the KV cache across nodes between them", function()
+    local r = run("h100_sxm5", "h200_sxm")
+    assert.equal("h100_sxm5", r.prefill.hw)
+    assert.equal("h200_sxm", r.decode.hw)
+    -- no NVLink domain spans two GPU types: the DGX node's InfiniBand, per rank (t = 1 on both ends)
+    assert.equal(cluster.resolve("dgx_h100", "x").inter.bw, r.kv_transfer.link_bw)
+    assert.truthy(r.kv_transfer.link:find("between two GPU types", 1, true))
+    -- the decode pool's KV capacity is the H200's: more than the H100's 80 GB leave
+    assert.is_true(r.decode.kv_capacity_tokens > run("h100_sxm5", "h100_sxm5").decode.kv_capacity_tokens)
+  end)
+
+  it("adds the KV transfer over that link to TTFT", function()
+    local slow, fast = run("h100_sxm5", "h200_sxm"), run("h100_sxm5", "h200_sxm", 1e15)
+    -- 2048 prompt tokens of KV at bytes_per_token over the link, every request alike at this load
+    local transfer = 2048 * slow.kv_transfer.bytes_per_token / slow.kv_transfer.link_bw
+    assert.is_true(transfer > 1e-3)
+    assert.is_true(slow.ttft_s.p50 - fast.ttft_s.p50 >= 0.9 * transfer)
+  end)
+
+  it("names a pool's device in its errors", function()
+    local ok, err = pcall(run, "h100_sxm5", "h900")
+    assert.is_false(ok)
+    assert.truthy(err:find("^serve.disagg.decode.hw: unknown device .h900."))
+    local o = { model = "llama-3.1-8b", engine = "trtllm", hw = "h100_sxm5", workload = base.workload,
+                disagg = { prefill = { t = 1 }, decode = { t = 1, hw = "mi300x" } } }
+    ok, err = pcall(tw.serve.simulate, o)
+    assert.is_false(ok)
+    assert.equal("serve.disagg.decode.hw: trtllm runs on nvidia GPUs only; mi300x is amd", err)
+  end)
+end)

@@ -321,7 +321,8 @@ function M.resolve(v, path)
     return spec
   elseif type(v) == "string" then
     local spec, err = M.load(v)
-    if not spec then error(err, 0) end
+    -- named by the field that gave it: "decode.hw: unknown device 'h900' ..."
+    if not spec then error(path and (err:gsub("^hw:", path .. ":", 1)) or err, 0) end
     return spec
   end
   check.fail(path, "expected device id or spec table", v)

@@ -58,8 +58,9 @@ local function slo_of(s, path)
              ["99"] = true }, path .. ".percentile") and s.percentile or 99 }
 end
 
---- Validate `disagg = { prefill = { t, replicas }, decode = { t, replicas }, link_bw }`
--- (disaggregated prefill and decode pools, DistServe / Splitwise).
+--- Validate `disagg = { prefill = { t, replicas, hw }, decode = { t, replicas, hw }, link_bw }`
+-- (disaggregated prefill and decode pools, DistServe / Splitwise; `hw` a device per pool, default
+-- the run's: two GPU types make mixed pools, the KV transfer across nodes).
 -- @raise `serve.disagg.<field>: ...`
 function M.disagg_of(d, c, _, replicas_given)
   check.table(d, "serve.disagg")
@@ -72,9 +73,10 @@ function M.disagg_of(d, c, _, replicas_given)
     local pool = d[k] or {}
     local path = "serve.disagg." .. k
     check.table(pool, path)
-    check.options(pool, { t = true, replicas = true }, path)
+    check.options(pool, { t = true, replicas = true, hw = true }, path)
     local t = transformer.check_t(c, check.positive_int(pool.t or 1, path .. ".t"), path .. ".t")
-    out[k] = { t = t, replicas = check.positive_int(pool.replicas or 1, path .. ".replicas") }
+    out[k] = { t = t, replicas = check.positive_int(pool.replicas or 1, path .. ".replicas"),
+               spec = pool.hw ~= nil and hw.resolve(pool.hw, path .. ".hw") or nil }
   end
   if d.link_bw ~= nil then out.link_bw = check.positive(d.link_bw, "serve.disagg.link_bw") end
   return out
@@ -93,6 +95,9 @@ function M.prepare(o)
     error(format("serve.model: %s is an encoder (%s): it has no autoregressive decode", c.id or c.name, c.family), 0)
   end
   local spec = hw.resolve(o.hw, "serve.hw")
+  -- mixed pools: the prefill pool's device is the run's (its tables, KV capacity, scheduler defaults)
+  local pool_hw = type(o.disagg) == "table" and type(o.disagg.prefill) == "table" and o.disagg.prefill.hw
+  if pool_hw then spec = hw.resolve(pool_hw, "serve.disagg.prefill.hw") end
   local t = transformer.check_t(c, check.positive_int(o.t or 1, "serve.t"), "serve.t")
   if (o.ep or 1) ~= 1 then check.fail("serve.ep", "expected 1 (expert parallelism is not simulated yet)", o.ep) end
   local eng = engines.check_device(engines.resolve(o.engine or "vllm", "serve.engine"), spec, "serve.engine")
@@ -144,12 +149,15 @@ function M.prepare(o)
   if dis then
     -- the decode pool: its own t, KV capacity and tables; the transfer over the link between pools
     local dopts = { t = dis.decode.t, weight_dtype = opts.weight_dtype, group = opts.group, kv_dtype = o.kv_dtype }
-    local dkv = steps.kv_capacity(c, spec, dopts, sched)
+    local dspec = dis.decode.spec or spec
+    engines.check_device(eng, dspec, "serve.disagg.decode.hw")
+    dis.decode.spec = dspec
+    local dkv = steps.kv_capacity(c, dspec, dopts, sched)
     if max_context > dkv.kv_capacity_tokens then
       check.fail("serve.disagg.decode", format("expected requests within its KV capacity of %d tokens (isl + osl up to %d)",
         dkv.kv_capacity_tokens, max_context), max_context)
     end
-    dis.decode_kv, dis.decode_tables = dkv, steps.tables(c, spec, eng, dopts, { max_tokens = max(1, math.min(max_tokens, 2 ^ 24)),
+    dis.decode_kv, dis.decode_tables = dkv, steps.tables(c, dspec, eng, dopts, { max_tokens = max(1, math.min(max_tokens, 2 ^ 24)),
       max_context = max_context, max_seqs = sched.max_num_seqs, exact = exact })
     dis.transfer = steps.transfer(c, spec, o, dis)
     replicas = dis.prefill.replicas + dis.decode.replicas
@@ -161,6 +169,10 @@ function M.prepare(o)
       tables.seq_grid, tables.dctx_grid)
   end
   local lo, hi, borrowed = steps.interval(spec)
+  if dis and dis.decode.spec ~= spec then -- mixed pools: the wider of the two devices' intervals
+    local dlo, dhi, dborrowed = steps.interval(dis.decode.spec)
+    lo, hi, borrowed = math.min(lo, dlo), math.max(hi, dhi), borrowed or dborrowed
+  end
   return { c = c, spec = spec, t = t, eng = eng, sched = sched, replicas = replicas, w = w, seed = seed, slo = slo,
            speculative = sd, disagg = dis,
            kv = kv, tables = tables, scale_low = lo, scale_high = hi, borrowed = borrowed, detail = o.detail,
@@ -212,9 +224,9 @@ local function shape(x, r)
     model = x.c.id or x.c.name, hw = x.spec.id, t = x.t, replicas = x.replicas,
     gpus = x.disagg and (x.disagg.prefill.t * x.disagg.prefill.replicas + x.disagg.decode.t * x.disagg.decode.replicas)
       or x.t * x.replicas, mode = x.disagg and "disagg" or "agg",
-    prefill = x.disagg and { t = x.disagg.prefill.t, replicas = x.disagg.prefill.replicas,
+    prefill = x.disagg and { hw = x.spec.id, t = x.disagg.prefill.t, replicas = x.disagg.prefill.replicas,
                              gpus = x.disagg.prefill.t * x.disagg.prefill.replicas } or nil,
-    decode = x.disagg and { t = x.disagg.decode.t, replicas = x.disagg.decode.replicas,
+    decode = x.disagg and { hw = x.disagg.decode.spec.id, t = x.disagg.decode.t, replicas = x.disagg.decode.replicas,
                             gpus = x.disagg.decode.t * x.disagg.decode.replicas,
                             kv_capacity_tokens = x.disagg.decode_kv.kv_capacity_tokens } or nil,
     kv_transfer = x.disagg and x.disagg.transfer or nil,
@@ -271,7 +283,7 @@ end
 --   `seed` (default 0), `slo = { ttft_s, tpot_s, percentile = 99 }`, `detail` (true: per-request
 --   records and a time series), `allow_long_context`, `speculative = { draft, k, acceptance }`
 --   (tilewave.cost.speculative; the result's `speculative.tokens_per_step` is what the run drew),
---   `disagg = { prefill = { t, replicas }, decode = { t, replicas }, link_bw }` (disaggregated
+--   `disagg = { prefill = { t, replicas, hw }, decode = { t, replicas, hw }, link_bw }` (disaggregated
 --   pools; M.disagg_of, tilewave.serve.steps.transfer; the result gains `mode = "disagg"`,
 --   `prefill`, `decode` and `kv_transfer`); `ep` must be 1
 -- @return `{ model, hw, t, replicas, gpus, engine, scheduler, requests, duration_s (s), throughput

@@ -194,14 +194,21 @@ end
 -- (2 x layers x KV heads x head_dim x bytes per element) over the link between the pools - the
 -- device's NVLink (or PCIe) one way when both pools fit one node of 8 GPUs, else the NDR InfiniBand
 -- of a DGX node (hw/clusters/dgx_h100.lua: 50 GB/s per GPU each way), spread over the prefill
--- replica's t GPUs - or `disagg.link_bw`; latency: the engine's comm_latency_s.
+-- replica's t GPUs; between two GPU types (mixed pools: no shared NVLink domain) always that
+-- InfiniBand, over the fewer of the two pools' t ranks - or `disagg.link_bw`; latency: the
+-- engine's comm_latency_s.
 -- @return `{ bytes_per_token, link_bw, s_per_token, latency_s, link }`
 function M.transfer(c, spec, o, dis)
   local full = inference.memory { model = c, hw = spec, t = 1, weight_dtype = o.weight_dtype, group = o.group,
                                   kv_dtype = o.kv_dtype, context = 1, workspace_bytes = 0, allow_long_context = true }
   local gpus = dis.prefill.t * dis.prefill.replicas + dis.decode.t * dis.decode.replicas
   local bw, link = dis.link_bw, "given"
-  if not bw then
+  local mixed = dis.decode.spec and dis.decode.spec.id ~= spec.id
+  if not bw and mixed then
+    -- two GPU types share no NVLink domain: across nodes, at the slower end's ranks' NICs
+    bw, link = require("tilewave.data.cluster").resolve("dgx_h100", "serve.disagg").inter.bw
+      * math.min(dis.prefill.t, dis.decode.t), "across nodes between two GPU types (InfiniBand, hw/clusters/dgx_h100.lua)"
+  elseif not bw then
     if gpus <= 8 then
       local ic = spec.interconnect or {}
       bw, link = (ic.nvlink_bw or ic.fabric_bw or ic.pcie_bw or 32e9) / 2 * dis.prefill.t, "in-node (NVLink or PCIe)"
