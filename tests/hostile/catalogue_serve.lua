@@ -195,4 +195,14 @@ return function(add)
     .. "--prefix-share 0.5", err = "serve.prefix_share: --prefix-share applies with --prefix-tokens" })
   add("names", "a prefix past the model's context", { cmd = "serve pythia-70m --rate 1 --isl 10 --osl 10 "
     .. "--prefix-tokens 5000", err = "max_position_embeddings 2048" })
+
+  -- 14. an engine on a GPU it does not run on; a device named by the option that gave it
+  add("names", "TensorRT-LLM on an AMD GPU", { cmd = "serve pythia-70m --rate 1 --isl 10 --osl 10 --engine trtllm "
+    .. "--hw mi300x", err = "serve.engine: trtllm runs on nvidia GPUs only; mi300x is amd" })
+  add("names", "NIM on an AMD GPU, decode", { cmd = "decode pythia-70m --engine nim --hw mi300x",
+    err = "decode.engine: nim runs on nvidia GPUs only; mi300x is amd" })
+  add("names", "an unknown device named by its option", { cmd = "decode pythia-70m --hw h900",
+    err = { "decode.hw: unknown device 'h900'", "did you mean" } })
+  add("names", "an unknown device in a serve run", { cmd = "serve pythia-70m --rate 1 --isl 10 --osl 10 --hw h900",
+    err = { "serve.hw: unknown device 'h900'" } })
 end
