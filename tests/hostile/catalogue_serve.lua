@@ -205,4 +205,17 @@ return function(add)
     err = { "decode.hw: unknown device 'h900'", "did you mean" } })
   add("names", "an unknown device in a serve run", { cmd = "serve pythia-70m --rate 1 --isl 10 --osl 10 --hw h900",
     err = { "serve.hw: unknown device 'h900'" } })
+
+  -- 15. disaggregated pools from the command line
+  local D = "serve pythia-70m --rate 1 --isl 10 --osl 10 "
+  add("names", "--prefill-pool without --decode-pool", { cmd = D .. "--prefill-pool t=1",
+    err = "serve.prefill_pool: expected with --decode-pool" })
+  add("names", "a pool key twice", { cmd = D .. "--prefill-pool t=1,t=2 --decode-pool t=1",
+    err = "serve.prefill_pool.t: given twice", code = 2 })
+  add("names", "an unknown pool key", { cmd = D .. "--prefill-pool t=1 --decode-pool gpus=2",
+    err = "serve.decode_pool: expected t=N,replicas=N,hw=DEVICE, got 'gpus=2'", code = 2 })
+  add("names", "an unknown pool device", { cmd = D .. "--prefill-pool t=1 --decode-pool hw=h900",
+    err = "serve.disagg.decode.hw: unknown device 'h900'" })
+  add("ignored", "--replicas with pools", { cmd = D .. "--prefill-pool t=1 --decode-pool t=1 --replicas 2",
+    err = "serve.replicas: --replicas does not apply with --prefill-pool and --decode-pool" })
 end

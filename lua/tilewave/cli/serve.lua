@@ -69,9 +69,25 @@ local function num_list(field)
   end
 end
 
+--- An argparse converter of a disaggregated pool, `t=1,replicas=2,hw=h200_sxm` (each key at most
+-- once; t and replicas positive integers, checked with the run; hw a device id), naming `field`.
+function M.pool(field)
+  return function(s)
+    local out = {}
+    for part in (s .. ","):gmatch("([^,]*),") do
+      local k, v = part:match("^(%a+)=(.+)$")
+      if k and out[k] ~= nil then return nil, format("%s.%s: given twice in '%s'", field, k, s) end
+      if (k == "t" or k == "replicas") and math.tointeger(tonumber(v)) then out[k] = math.tointeger(tonumber(v))
+      elseif k == "hw" then out.hw = v
+      else return nil, format("%s: expected t=N,replicas=N,hw=DEVICE, got '%s'", field, part) end
+    end
+    return out
+  end
+end
+
 --- Define the `serve` command on parser `p`.
 function M.define(p)
-  -- 66 lines, one function: the serve command's argparse options, one or two lines each
+  -- 71 lines, one function: the serve command's argparse options, one or two lines each
   local engine_help = args_.ENGINE_HELP
   local c = p:command("serve", "Simulate serving a model under load: continuous batching, paged KV cache, "
     .. "TTFT / TPOT / ITL percentiles, throughput and goodput, one row per load (tilewave.serve).")
@@ -80,6 +96,10 @@ function M.define(p)
     .. "every device with a price).")
   c:option("--t", "Tensor-parallel size per replica."):default("1"):convert(args_.int_arg("serve.t"))
   c:option("--replicas", "Data-parallel replicas behind a router."):default("1"):convert(args_.int_arg("serve.replicas"))
+  c:option("--prefill-pool", "Disaggregated prefill pool: t=1,replicas=1,hw=DEVICE (hw default --hw; with "
+    .. "--decode-pool)."):convert(M.pool("serve.prefill_pool"))
+  c:option("--decode-pool", "Disaggregated decode pool: t=1,replicas=1,hw=DEVICE (another device type makes mixed "
+    .. "pools)."):convert(M.pool("serve.decode_pool"))
   c:option("--router", "round_robin or least_loaded."):default("round_robin")
   c:option("--engine", "Serving engine: vllm, sglang, trtllm (or any engine: " .. engine_help .. ")"):default("vllm")
   c:option("--scheduler", "Scheduler preset (default: the engine's): vllm, vllm_v0, sarathi, orca, static, sglang, trtllm.")
@@ -157,7 +177,8 @@ end
 local SEARCH_ONLY = { modes = "agg", max_gpus = 8, price = false, confidence = 0.9, samples = 16, top = 10 }
 local SIMULATE_ONLY = { t = 1, replicas = 1, router = "round_robin", max_num_seqs = false,
                         max_num_batched_tokens = false, cv = false, concurrency = false, offline = false, trace = false,
-                        requests_out = false, series_out = false, replay = false, requests_format = false }
+                        requests_out = false, series_out = false, replay = false, requests_format = false,
+                        prefill_pool = false, decode_pool = false }
 
 local function refuse(a, options, why)
   local names = {}
@@ -200,6 +221,14 @@ local function check_combinations(a)
   if a.replay and not a.rate then
     error("serve.replay: --replay applies with --rate (concurrency, offline and trace runs are replays already)", 0)
   end
+  if (a.prefill_pool == nil) ~= (a.decode_pool == nil) then
+    error(format("serve.%s: expected with --%s (disaggregated serving takes both pools)",
+      a.prefill_pool and "prefill_pool" or "decode_pool", a.prefill_pool and "decode-pool" or "prefill-pool"), 0)
+  end
+  if a.prefill_pool and (a.t ~= 1 or a.replicas ~= 1) then
+    error(format("serve.%s: --%s does not apply with --prefill-pool and --decode-pool (each pool gives its own)",
+      a.t ~= 1 and "t" or "replicas", a.t ~= 1 and "t" or "replicas"), 0)
+  end
 end
 
 -- every load of `a` simulated with scheduler overrides `sched`: the runs, each open-loop load with
@@ -215,7 +244,9 @@ local function simulate_loads(a, sched)
                 dataset = a.dataset, measure = l.rate and not a.replay and "steady" or nil,
                 prefix = a.prefix_tokens and { tokens = a.prefix_tokens, share = a.prefix_share } or nil }
     if not w.isl and not w.osl and not w.dataset and not w.trace then w.dataset = "sharegpt" end
-    local so = { model = a.model, hw = a.hw, t = a.t, replicas = a.replicas, router = a.router,
+    local pools = a.prefill_pool and { prefill = a.prefill_pool, decode = a.decode_pool }
+    local so = { model = a.model, hw = a.hw, t = not pools and a.t or nil, replicas = not pools and a.replicas or nil,
+      router = a.router, disagg = pools,
       engine = a.engine, scheduler = sched, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, workload = w,
       seed = a.seed, slo = a.slo, detail = (a.requests_out or a.series_out or a.plots) and true or nil,
       allow_long_context = a.allow_long_context or nil, speculative = a.speculative,

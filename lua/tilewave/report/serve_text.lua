@@ -98,10 +98,16 @@ function M.render(runs, fmt)
     return table.concat(lines, "\n") .. "\n"
   end
   local r = runs[1]
-  local head = format("serve %s on %s x %d (t = %d, %d replica%s): %s engine, %s scheduler (max_num_seqs %d, "
+  local where = format("%s x %d (t = %d, %d replica%s)", r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s")
+  if r.mode == "disagg" then -- disaggregated pools, each on its device, the KV cache over the link between them
+    local p, d = r.prefill, r.decode
+    where = format("prefill %d x %s (t = %d), decode %d x %s (t = %d), the KV cache at %s %s", p.replicas, p.hw,
+      p.t, d.replicas, d.hw, d.t, si(r.kv_transfer.link_bw, "B/s"), r.kv_transfer.link)
+  end
+  local head = format("serve %s on %s: %s engine, %s scheduler (max_num_seqs %d, "
     .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per replica; "
     .. "mode: %s\n",
-    r.model, r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s", r.engine, r.scheduler, r.max_num_seqs,
+    r.model, where, r.engine, r.scheduler, r.max_num_seqs,
     r.max_num_batched_tokens, r.weight_dtype, r.weight_dtype_source and " (the checkpoint's: " .. r.weight_dtype_source
     .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, M.mode(r))
   local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
