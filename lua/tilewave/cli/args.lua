@@ -28,32 +28,25 @@ local function to_num(s)
 end
 M.to_int, M.to_num, M.unmark = to_int, to_num, unmark
 
---- argparse converters that name the field in their message: "gemm.k: expected an integer, got
--- '1.5'".
-local function int_arg(field)
+-- an argparse converter of one value by `conv` (to_int or to_num), naming `field` in its message:
+-- "gemm.k: expected an integer, got '1.5'"
+local function one(conv, field)
   return function(s)
-    local v, err = to_int(s)
-    if v == nil then return nil, field .. ": " .. err end
-    return v
-  end
-end
-local function num_arg(field)
-  return function(s)
-    local v, err = to_num(s)
+    local v, err = conv(s)
     if v == nil then return nil, field .. ": " .. err end
     return v
   end
 end
 
---- An argparse converter of a comma-separated integer list, "1,8,32" -> { 1, 8, 32 } (each
--- value checked by the command's validator), naming `field` in its message:
--- "decode.batch: expected a comma-separated list of integers, got '8,x'". At most 64 values.
-local function int_list(field)
+-- an argparse converter of a comma-separated list of `what` ("integers", "numbers") by `conv`,
+-- naming `field`: "decode.batch: expected a comma-separated list of integers, got '8,x'"; at most
+-- 64 values
+local function list(conv, what, field)
   return function(s)
     local out = {}
     for part in (s .. ","):gmatch("([^,]*),") do
-      local v = to_int(part)
-      if v == nil then return nil, format("%s: expected a comma-separated list of integers, got '%s'", field, unmark(s)) end
+      local v = conv(part)
+      if v == nil then return nil, format("%s: expected a comma-separated list of %s, got '%s'", field, what, unmark(s)) end
       out[#out + 1] = v
     end
     if #out > 64 then return nil, format("%s: expected at most 64 values, got %d", field, #out) end
@@ -61,7 +54,12 @@ local function int_list(field)
   end
 end
 
-M.int_arg, M.num_arg, M.int_list = int_arg, num_arg, int_list
+--- Converters naming `field` in their messages: one integer, one number, a list of integers
+-- ("1,8,32" -> { 1, 8, 32 }), a list of numbers; each value checked by the command's validator.
+function M.int_arg(field) return one(to_int, field) end
+function M.num_arg(field) return one(to_num, field) end
+function M.int_list(field) return list(to_int, "integers", field) end
+function M.num_list(field) return list(to_num, "numbers", field) end
 
 --- An argparse converter of `--speculative draft=MODEL,k=K,acceptance=A`
 -- (tilewave.cost.speculative).

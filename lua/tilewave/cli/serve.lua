@@ -56,19 +56,6 @@ function M.length(s, field)
   return v
 end
 
-local function num_list(field)
-  return function(s)
-    local out = {}
-    for part in (s .. ","):gmatch("([^,]*),") do
-      local v = tonumber(args_.unmark(part))
-      if v == nil then return nil, format("%s: expected a comma-separated list of numbers, got '%s'", field, s) end
-      out[#out + 1] = v
-    end
-    if #out > 64 then return nil, format("%s: expected at most 64 values, got %d", field, #out) end
-    return out
-  end
-end
-
 --- An argparse converter of a disaggregated pool, `t=1,replicas=2,hw=h200_sxm` (each key at most
 -- once; t and replicas positive integers, checked with the run; hw a device id), naming `field`.
 function M.pool(field)
@@ -109,7 +96,7 @@ function M.define(p)
     .. "declares, else bf16).")
   c:option("--kv-dtype", "KV cache dtype."):default("bf16")
   c:mutex(
-    c:option("--rate", "Requests/s (Poisson; gamma with --cv); a list gives one row each."):convert(num_list("serve.rate")),
+    c:option("--rate", "Requests/s (Poisson; gamma with --cv); a list gives one row each."):convert(args_.num_list("serve.rate")),
     c:option("--concurrency", "Requests in flight (closed loop); a list gives one row each.")
       :convert(args_.int_list("serve.concurrency")),
     c:flag("--offline", "Every request at t = 0 (throughput)."),

@@ -1,7 +1,7 @@
 --- tilewave.cost.price: THE pricing layer - the only Lua code that calls the C core's cost
 -- functions - in three modules, one concern each: this one, the price of an op by its kind (KINDS:
 -- each kind's forward, compile-to-the-core and backward handlers in one table, with the GEMM
--- primitives they share; past 400 lines so that a kind stays in one place);
+-- primitives they share; the core's pass array is written by tilewave.cost.pass_steps);
 -- tilewave.cost.price_context, the context an op is priced in; and tilewave.cost.price_step, the
 -- prices of a whole step or system (collectives, the decode step, the memory budget, the roofline,
 -- attention IO; re-exported here).
@@ -190,33 +190,9 @@ local function attention_pred(ctx, op)
   return floored(p, limits.op(ctx, op))
 end
 
--- core.pass's flat array (src/ltilewave_pass.c; `n` values in `t` so far): per op count, layer,
--- steps, floor, then per step kind, part and six values
-local function push(t, n, kind, part, a, b, c, d, e, f)
-  t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7], t[n + 8] = kind, part, a, b, c, d, e, f
-  return n + 8
-end
-
--- memory-bound kernels `list` of classes `cls`, their bytes times `scale` (M.kernels_s's); push()
--- written out (the hot loop of compile)
-local function kernel_steps(ctx, t, n, list, cls, part, scale)
-  local kbw, bytes = ctx.kbw, 0
-  for i = 1, #list do
-    local b = scale * list[i]
-    t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7], t[n + 8] =
-      1, part, b, kbw[cls and cls[i] or "vector"], 0, 0, 0, 0
-    n, bytes = n + 8, bytes + b
-  end
-  return n, #list, bytes
-end
-
--- a GEMM step: push() written out
-local function gemm_step(ctx, t, n, m, nn, k, batch)
-  local e = ctx.e
-  t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7], t[n + 8] =
-    0, 0, m, nn, k, batch or 1, e.in_bytes, e.out_bytes
-  return n + 8
-end
+-- the writers of core.pass's flat array (tilewave.cost.pass_steps)
+local steps_ = require "tilewave.cost.pass_steps"
+local push, kernel_steps, gemm_step = steps_.push, steps_.kernel_steps, steps_.gemm_step
 
 -- the sum of a kernel list's bytes
 local function sum(list)
