@@ -179,7 +179,9 @@ typedef struct {
     tw_serve_stat ttft_s, tpot_s, itl_s, e2e_s, queue_s;
     double mean_in_system, mean_running;
     double kv_peak_fraction; /* most KV blocks in use over capacity, of any replica */
-    double preemptions, steps, prefill_tokens, recomputed_tokens, output_tokens;
+    double preemptions, steps, prefill_tokens, output_tokens;
+    double recomputed_tokens; /* tokens preemption discarded from the cache (a hit's prefix included: if
+                                 the readmitted request hits again, cached_tokens counts it again) */
     double goodput_rps;      /* requests meeting both SLOs per second (0 when none given) */
     double spec_tokens_per_step; /* speculative decoding: tokens a sequence emitted per decode step */
     double decode_tokens;    /* tokens decode steps wrote to the KV cache (accepted drafts included, rejected

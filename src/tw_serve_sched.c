@@ -71,7 +71,9 @@ static void preempt_tail(sim_t *s, rep_t *r, int32_t *run)
     q->running = 0;
     free_blocks(s, r, q);
     tw__prefix_release(s, r, q);
-    s->recomputed += q->computed - q->cached; /* a hit's skipped tokens were never computed by it */
+    /* every token the attempt holds is discarded, a hit's prefix included: the conservation of
+       tw_serve.h then holds with every hit in cached_tokens, a readmission's hit again too */
+    s->recomputed += q->computed;
     q->computed = 0;
     q->cached = 0;
     q->n_sched = 0;
