@@ -218,4 +218,22 @@ return function(add)
     err = "serve.disagg.decode.hw: unknown device 'h900'" })
   add("ignored", "--replicas with pools", { cmd = D .. "--prefill-pool t=1 --decode-pool t=1 --replicas 2",
     err = "serve.replicas: --replicas does not apply with --prefill-pool and --decode-pool" })
+
+  -- 16. expert parallelism
+  local E = "serve mixtral-8x7b --rate 1 --isl 10 --osl 10 "
+  add("names", "ep on a dense model", { cmd = D .. "--ep 2",
+    err = "serve.ep: pythia-70m has no experts to spread (expected ep = 1)" })
+  add("names", "ep that does not divide the experts", { cmd = E .. "--ep 3",
+    err = "serve.ep: expected a divisor of the 8 experts, got 3" })
+  add("names", "ep beside t", { cmd = E .. "--ep 2 --t 2",
+    err = "serve.ep: expected t = 1 with expert parallelism (attention data-parallel), got 2" })
+  add("names", "an expert imbalance without ep", { cmd = E .. "--expert-imbalance 1.2",
+    err = "serve.expert_imbalance: expected none without ep > 1, got 1.2" })
+  add("ranges", "an expert imbalance past ep", { cmd = E .. "--ep 2 --expert-imbalance 3",
+    err = "serve.expert_imbalance: expected a number in [1, 2]" })
+  add("ranges", "an expert imbalance below 1", { cmd = E .. "--ep 2 --expert-imbalance 0.5",
+    err = "serve.expert_imbalance: expected a number in [1, 2]" })
+  add("names", "ep with disaggregated pools", { cmd = "serve mixtral-8x7b --rate 1 --isl 10 --osl 10 --ep 2 "
+    .. "--prefill-pool t=2 --decode-pool t=2", err = "serve.ep: --ep does not apply with --prefill-pool" })
+  add("names", "a negative ep", { cmd = E .. "--ep -2", err = "serve.ep: expected positive integer, got -2" })
 end

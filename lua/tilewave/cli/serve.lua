@@ -83,6 +83,12 @@ function M.define(p)
     .. "every device with a price).")
   c:option("--t", "Tensor-parallel size per replica."):default("1"):convert(args_.int_arg("serve.t"))
   c:option("--replicas", "Data-parallel replicas behind a router."):default("1"):convert(args_.int_arg("serve.replicas"))
+  c:option("--ep", "Expert-parallel GPUs per replica of a MoE model (attention data-parallel over them, t = 1; "
+    .. "SGLang --enable-dp-attention, vLLM --enable-expert-parallel).")
+    :default("1"):convert(args_.int_arg("serve.ep"))
+  c:option("--expert-imbalance", "With --ep: routing skew, the busiest rank's routed tokens over the mean beyond "
+    .. "one batch's random spread (default 1: an EPLB-balanced placement).")
+    :convert(args_.num_arg("serve.expert_imbalance"))
   c:option("--prefill-pool", "Disaggregated prefill pool: t=1,replicas=1,hw=DEVICE (hw default --hw; with "
     .. "--decode-pool)."):convert(M.pool("serve.prefill_pool"))
   c:option("--decode-pool", "Disaggregated decode pool: t=1,replicas=1,hw=DEVICE (another device type makes mixed "
@@ -162,10 +168,10 @@ end
 
 -- options that only one of the two modes reads, with their defaults: given to the other, an error
 local SEARCH_ONLY = { modes = "agg", max_gpus = 8, price = false, confidence = 0.9, samples = 16, top = 10 }
-local SIMULATE_ONLY = { t = 1, replicas = 1, router = "round_robin", max_num_seqs = false,
+local SIMULATE_ONLY = { t = 1, ep = 1, replicas = 1, router = "round_robin", max_num_seqs = false,
                         max_num_batched_tokens = false, cv = false, concurrency = false, offline = false, trace = false,
                         requests_out = false, series_out = false, replay = false, requests_format = false,
-                        prefill_pool = false, decode_pool = false }
+                        prefill_pool = false, decode_pool = false, expert_imbalance = false }
 
 local function refuse(a, options, why)
   local names = {}
@@ -212,9 +218,11 @@ local function check_combinations(a)
     error(format("serve.%s: expected with --%s (disaggregated serving takes both pools)",
       a.prefill_pool and "prefill_pool" or "decode_pool", a.prefill_pool and "decode-pool" or "prefill-pool"), 0)
   end
-  if a.prefill_pool and (a.t ~= 1 or a.replicas ~= 1) then
-    error(format("serve.%s: --%s does not apply with --prefill-pool and --decode-pool (each pool gives its own)",
-      a.t ~= 1 and "t" or "replicas", a.t ~= 1 and "t" or "replicas"), 0)
+  for _, k in ipairs { "t", "replicas", "ep" } do
+    if a.prefill_pool and a[k] ~= 1 then
+      error(format("serve.%s: --%s does not apply with --prefill-pool and --decode-pool (each pool gives its own)",
+        k, k), 0)
+    end
   end
 end
 
@@ -233,6 +241,7 @@ local function simulate_loads(a, sched)
     if not w.isl and not w.osl and not w.dataset and not w.trace then w.dataset = "sharegpt" end
     local pools = a.prefill_pool and { prefill = a.prefill_pool, decode = a.decode_pool }
     local so = { model = a.model, hw = a.hw, t = not pools and a.t or nil, replicas = not pools and a.replicas or nil,
+      ep = a.ep ~= 1 and a.ep or nil, expert_imbalance = a.expert_imbalance,
       router = a.router, disagg = pools,
       engine = a.engine, scheduler = sched, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, workload = w,
       seed = a.seed, slo = a.slo, detail = (a.requests_out or a.series_out or a.plots) and true or nil,

@@ -28,6 +28,7 @@ local engines = require "tilewave.cost.engines"
 local kernels = require "tilewave.cost.kernels"
 local forward = require "tilewave.cost.forward"
 local price = require "tilewave.cost.price"
+local expert_parallel = require "tilewave.cost.expert_parallel"
 local tables = require "tilewave.util.tables"
 
 local M = {}
@@ -83,8 +84,9 @@ local function weights(c, t, fmt, batch, ep)
       if op.role == "mlp_down" then moe_layers = moe_layers + op.count end
     end
   end
+  local expert_bytes, expert_params = 0, 0
   if (ep or 1) > 1 then
-    local expert_bytes = quant.weight_bytes(experts, fmt, c.num_hidden_layers, batch)
+    expert_bytes, expert_params = quant.weight_bytes(experts, fmt, c.num_hidden_layers, batch)
     bytes = bytes - expert_bytes + expert_bytes / ep
   end
   -- norms and biases: the non-embedding parameters outside the layer GEMMs, kept in 16 bits
@@ -95,7 +97,7 @@ local function weights(c, t, fmt, batch, ep)
     end
   end
   local other = math.max(0, models.params(c).non_embedding - layer_gemm)
-  return bytes + 2 * other, params, ops, moe_layers, experts[1]
+  return bytes + 2 * other, params, ops, moe_layers, experts[1], expert_params
 end
 
 --- The bandwidth between the ranks of a device (NVLink, fabric or PCIe), byte/s (bidirectional
@@ -117,18 +119,13 @@ function M.link_bw(spec, what, n)
   return link
 end
 
--- Validate an expert-parallel size: 1, or a divisor of the experts and of the batch
--- (attention runs data-parallel: batch / ep sequences per rank) with t = 1.
+-- Validate an expert-parallel size (tilewave.cost.expert_parallel.check) and, for a step, that it
+-- divides the batch (attention runs data-parallel: batch / ep sequences per rank).
 local function check_ep(c, ep, t, batch, path)
-  ep = check.positive_int(ep or 1, path .. ".ep")
-  if ep == 1 then return 1 end
-  local E = models.experts(c)
-  if not E then error(format("%s.ep: %s has no experts to spread (expected ep = 1)", path, c.id or c.name), 0) end
-  if E % ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of the %d experts", E), ep) end
-  if batch and batch % ep ~= 0 then
+  ep = expert_parallel.check(c, ep, t, path .. ".ep")
+  if ep > 1 and batch and batch % ep ~= 0 then
     check.fail(path .. ".ep", format("expected a divisor of the batch %d (batch / ep sequences per rank)", batch), ep)
   end
-  if t > 1 then check.fail(path .. ".ep", "expected t = 1 with expert parallelism", ep) end
   return ep
 end
 
@@ -159,7 +156,8 @@ local function in_range(path, batch, context, f, ...)
 end
 
 local DECODE = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
-                 kv_dtype = true, t = true, engine = true, allow_long_context = true, ep = true, speculative = true }
+                 kv_dtype = true, t = true, engine = true, allow_long_context = true, ep = true, speculative = true,
+                 expert_imbalance = true }
 
 --- A context length within the model's trained maximum (max_position_embeddings), unless
 -- `allow` (the user's allow_long_context = true, e.g. for RoPE scaling the config does not show).
@@ -206,7 +204,9 @@ end
 --   context above the model's max_position_embeddings), `ep` (expert-parallel size for MoE
 --   models, default 1: each of ep ranks holds 1/ep of the experts and runs attention over
 --   batch/ep sequences; every MoE layer adds two all-to-alls, dispatch and combine, of the
---   rank's batch/ep * k token copies of h elements; the step is one rank's)
+--   rank's batch/ep * k token copies of h elements; the step is the busiest rank's, its expert
+--   FLOP and copies times the imbalance of tilewave.cost.expert_parallel.imbalance),
+--   `expert_imbalance` (with ep > 1: the routing skew there, in [1, ep], default 1)
 -- @return `{ tpot_s, tokens_per_s, aggregate_tokens_per_s, bytes, flops,
 --   weight_bytes, kv_bytes, achieved_bw, bound, compute_s, memory_s,
 --   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s,
@@ -229,7 +229,11 @@ function M.decode(o)
   local g = hw.gemm_params(spec)
   local cdt = compute_dtype(spec, fmt)
   local ep = check_ep(c, o.ep, t, batch, "decode")
-  local wbytes, params, ops, moe_layers, expert_op = weights(c, t, fmt, batch, ep)
+  local wbytes, params, ops, moe_layers, expert_op, expert_params = weights(c, t, fmt, batch, ep)
+  -- the busiest rank's share of the batch's routed copies (tilewave.cost.expert_parallel.imbalance)
+  local imb = expert_parallel.imbalance(batch * (expert_op and expert_op.experts_per_token or 0), ep,
+    expert_parallel.check_skew(o.expert_imbalance, ep, "decode.expert_imbalance"))
+  params = params + expert_params * (imb - 1)
   -- bits per stored weight: every matrix (all experts) once, scales included
   local stored_bytes, _, stored = quant.weight_bytes(ops, fmt, c.num_hidden_layers)
   local batch_all = batch
@@ -265,10 +269,11 @@ function M.decode(o)
       eng.comm_latency_s or 0)
   end
   if ep > 1 then
-    local link = M.link_bw(spec, "ep", ep)
-    -- dispatch and combine: each rank's batch * k token copies of h elements
-    local msg = batch * expert_op.experts_per_token * h * e
-    comm = comm + 2 * moe_layers * price.collective("alltoall", msg, ep, link / 2, eng.comm_latency_s or 0)
+    -- dispatch and combine: each rank's batch * k token copies of h elements, past one node over
+    -- its InfiniBand (tilewave.cost.expert_parallel.alltoall_pair_s)
+    local msg = batch * expert_op.experts_per_token * imb * h * e
+    comm = comm + moe_layers * expert_parallel.alltoall_pair_s(msg, ep, M.link_bw(spec, "ep", ep) / 2,
+      expert_parallel.inter_node_bw(), eng.comm_latency_s or 0, spec.interconnect.fabric_bw ~= nil)
   end
   r.comm_s = comm
   r.tpot_s = r.tpot_s + comm
@@ -281,6 +286,7 @@ function M.decode(o)
   if comm > math.max(r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "communication" end
   if r.host_s > math.max(comm, r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "host" end
   r.model, r.hw, r.batch, r.context, r.t, r.ep = c.id or c.name, spec.id, batch_all, context, t, ep
+  r.expert_imbalance = ep > 1 and imb or nil
   r.weight_dtype, r.kv_dtype, r.engine, r.compute_dtype = fmt.name, o.kv_dtype or "bf16", eng.name, cdt
   r.group, r.weight_dtype_source = fmt.group, fmt.source -- the source when the format is the checkpoint's
   r.bits_per_weight = 8 * stored_bytes / stored

@@ -99,6 +99,10 @@ function M.render(runs, fmt)
   end
   local r = runs[1]
   local where = format("%s x %d (t = %d, %d replica%s)", r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s")
+  if (r.ep or 1) > 1 then -- expert parallelism: attention data-parallel over the group's ranks
+    where = format("%s x %d (ep = %d, attention data-parallel, expert imbalance x%g; %d replica%s)", r.hw, r.gpus, r.ep,
+      r.expert_imbalance, r.replicas, r.replicas == 1 and "" or "s")
+  end
   if r.mode == "disagg" then -- disaggregated pools, each on its device, the KV cache over the link between them
     local p, d = r.prefill, r.decode
     where = format("prefill %d x %s (t = %d), decode %d x %s (t = %d), the KV cache at %s %s", p.replicas, p.hw,

@@ -3,14 +3,15 @@
 --
 -- Each flag is the one the engine release documents, for the setting the simulation used:
 --   vLLM (`vllm serve`; docs.vllm.ai "Engine Arguments", vllm/engine/arg_utils.py):
---     --tensor-parallel-size, --max-num-seqs, --max-num-batched-tokens, --gpu-memory-utilization,
+--     --tensor-parallel-size, --data-parallel-size with --enable-expert-parallel, --max-num-seqs, --max-num-batched-tokens, --gpu-memory-utilization,
 --     --quantization fp8, --kv-cache-dtype fp8; --num-scheduler-steps (v0.6 - v0.7 only: multi-step
 --     scheduling, removed with the v0 engine)
 --   SGLang (`python -m sglang.launch_server`; sglang/srt/server_args.py, docs "Server Arguments"):
---     --model-path, --tp-size, --max-running-requests, --chunked-prefill-size,
+--     --model-path, --tp-size, --dp-size with --enable-dp-attention and --ep-size, --max-running-requests, --chunked-prefill-size,
 --     --mem-fraction-static, --quantization fp8, --kv-cache-dtype fp8_e5m2
 --   TensorRT-LLM (`trtllm-serve`; nvidia.github.io/TensorRT-LLM 0.18.2 commands/trtllm-serve):
---     --backend pytorch (1.0 and later; 0.x runs its TensorRT engine), --tp_size, --max_batch_size,
+--     --backend pytorch (1.0 and later; 0.x runs its TensorRT engine), --tp_size, --ep_size
+--     (attention DP: enable_attention_dp in the --extra_llm_api_options YAML), --max_batch_size,
 --     --max_num_tokens, --kv_cache_free_gpu_memory_fraction; FP8 weights come from an FP8
 --     checkpoint (no flag quantizes on load)
 -- Replicas are that many copies of the command behind a load balancer (the simulation routes to
@@ -28,8 +29,11 @@ end
 
 local BUILD = {
   vllm = function(d, model, t, name)
-    local parts = { "vllm serve " .. model, "--tensor-parallel-size " .. t, "--max-num-seqs " .. d.max_num_seqs,
-      "--max-num-batched-tokens " .. d.max_num_batched_tokens,
+    -- expert parallelism: each data-parallel engine core its own limits, the group's over ep
+    local n = d.ep or 1
+    local ep = n > 1 and format(" --data-parallel-size %d --enable-expert-parallel", n) or ""
+    local parts = { "vllm serve " .. model, "--tensor-parallel-size " .. t .. ep, "--max-num-seqs " .. d.max_num_seqs // n,
+      "--max-num-batched-tokens " .. d.max_num_batched_tokens // n,
       format("--gpu-memory-utilization %.2f", d.gpu_memory_utilization) }
     if d.weight_dtype == "fp8" then parts[#parts + 1] = "--quantization fp8" end
     if d.kv_dtype == "fp8" then parts[#parts + 1] = "--kv-cache-dtype fp8" end
@@ -39,7 +43,9 @@ local BUILD = {
     return table.concat(parts, " ")
   end,
   sglang = function(d, model, t)
-    local parts = { "python -m sglang.launch_server --model-path " .. model, "--tp-size " .. t,
+    -- expert parallelism: tp-size counts every GPU, DP attention over them (docs "DP Attention")
+    local tp = (d.ep or 1) > 1 and format("%d --dp-size %d --enable-dp-attention --ep-size %d", d.ep, d.ep, d.ep) or t
+    local parts = { "python -m sglang.launch_server --model-path " .. model, "--tp-size " .. tp,
       "--max-running-requests " .. d.max_num_seqs, "--chunked-prefill-size " .. d.max_num_batched_tokens,
       format("--mem-fraction-static %.2f", d.gpu_memory_utilization) }
     if d.weight_dtype == "fp8" then parts[#parts + 1] = "--quantization fp8" end
@@ -49,9 +55,9 @@ local BUILD = {
   trtllm = function(d, model, t, name)
     local parts = { "trtllm-serve " .. model }
     if not name:find("^trtllm@0") then parts[#parts + 1] = "--backend pytorch" end
-    parts[#parts + 1] = "--tp_size " .. t
-    parts[#parts + 1] = "--max_batch_size " .. d.max_num_seqs
-    parts[#parts + 1] = "--max_num_tokens " .. d.max_num_batched_tokens
+    parts[#parts + 1] = "--tp_size " .. ((d.ep or 1) > 1 and d.ep .. " --ep_size " .. d.ep or t)
+    parts[#parts + 1] = "--max_batch_size " .. d.max_num_seqs // (d.ep or 1) -- per attention-DP rank
+    parts[#parts + 1] = "--max_num_tokens " .. d.max_num_batched_tokens // (d.ep or 1)
     parts[#parts + 1] = format("--kv_cache_free_gpu_memory_fraction %.2f", d.gpu_memory_utilization)
     return table.concat(parts, " ")
   end,
@@ -83,6 +89,9 @@ function M.of(d, model)
   else
     out.command, out.copies = build(d, m, d.t, name), d.replicas
     if d.replicas > 1 then out.note = format("%d copies behind a load balancer (least loaded)", d.replicas) end
+  end
+  if (d.ep or 1) > 1 and fam == "trtllm" then
+    out.note = (out.note and out.note .. "; " or "") .. "enable_attention_dp: true in --extra_llm_api_options"
   end
   if d.weight_dtype == "fp8" and fam == "trtllm" then
     out.note = (out.note and out.note .. "; " or "") .. "an FP8 checkpoint (trtllm-serve quantizes none on load)"

@@ -10,7 +10,10 @@
 -- TensorRT-LLM; "static": of device memory for weights + KV, activations outside it, as SGLang's
 -- mem_fraction_static), `watermark` (fraction of blocks kept free when admitting), `router`
 -- ("round_robin" or "least_loaded", across data-parallel replicas), `multi_step` (decode steps run
--- as one block before prompts are scheduled again: vLLM's --num-scheduler-steps; default 1).
+-- as one block before prompts are scheduled again: vLLM's --num-scheduler-steps; default 1),
+-- `dp_attention_tokens` (an expert-parallel group's token budget: "per_rank", default, each
+-- data-parallel attention rank its own max_num_batched_tokens, as vLLM's data-parallel engine
+-- cores; "global", the budget the group's, split over its ranks, as SGLang's DP attention).
 -- Defaults drift between releases: each preset names the version and the file it follows
 -- (../shared/reference/serving/facts.md, §2, quotes them). Users compose: `{ base = "vllm",
 -- max_num_seqs = 64 }`.
@@ -72,9 +75,12 @@ M.presets = {
     max_num_seqs = 1024, max_num_batched_tokens = 8192, block_size = 1,
     gpu_memory_utilization = 0.88, memory_basis = "static", watermark = 0,
     small = { max_memory_bytes = 25 * 2 ^ 30, max_num_batched_tokens = 2048 },
+    dp_attention_tokens = "global",
     source = FACTS .. " §2.6 (server_args.py: chunked_prefill_size 8192, 2048 below 25 GB; page_size 1; "
       .. "mem_fraction_static 0.88 at TP 1; no mixed batches by default); max_num_seqs 1024: an assumption "
-      .. "(max_running_requests is derived from memory)",
+      .. "(max_running_requests is derived from memory); with --enable-dp-attention the chunked prefill "
+      .. "size is the group's, each rank given chunked_prefill_size // dp_size (server_args.py "
+      .. "_handle_data_parallelism)",
   },
   trtllm = {
     description = "TensorRT-LLM in-flight batching, GUARANTEED_NO_EVICT: KV for prompt + output reserved",
@@ -100,6 +106,7 @@ local FIELDS = {
   watermark = function(v, p) check.within(v, 0, 0.5, "fraction", p) end,
   router = function(v, p) check.one_of(v, { round_robin = true, least_loaded = true }, p) end,
   multi_step = function(v, p) check.positive_int(v, p); check.within(v, 1, 1000, "steps", p) end,
+  dp_attention_tokens = function(v, p) check.one_of(v, { per_rank = true, global = true }, p) end,
 }
 
 --- Resolve a scheduler for a device: nil (`default`, the engine's), a preset name, or a table

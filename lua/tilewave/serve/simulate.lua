@@ -40,7 +40,7 @@ M.datasets = workload.datasets
 local OPTIONS = { model = true, hw = true, t = true, ep = true, weight_dtype = true, kv_dtype = true, group = true,
                   engine = true, scheduler = true, replicas = true, workload = true, seed = true, slo = true,
                   detail = true, allow_long_context = true, router = true, speculative = true, disagg = true,
-                  prefix_caching = true }
+                  prefix_caching = true, expert_imbalance = true }
 local STATS = { "ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s" }
 local FIELDS = { "mean", "p50", "p90", "p99", "max" }
 
@@ -82,6 +82,35 @@ function M.disagg_of(d, c, _, replicas_given)
   return out
 end
 
+--- Validate `expert_imbalance` (the routing skew of tilewave.cost.expert_parallel.imbalance, in
+-- [1, ep]; default M.ROUTING_SKEW there) for an expert-parallel size `ep`: only with ep > 1, and
+-- ep > 1 neither with disaggregated pools nor with speculative decoding (not simulated).
+-- @raise `serve.expert_imbalance: ...`, `serve.ep: ...`
+function M.imbalance_of(skew, ep, dis, sd)
+  skew = require("tilewave.cost.expert_parallel").check_skew(skew, ep, "serve.expert_imbalance")
+  if ep > 1 and dis then
+    check.fail("serve.ep", "expected 1 with disagg (expert parallelism in pools is not simulated)", ep)
+  end
+  if ep > 1 and sd then check.fail("serve.ep", "expected 1 with speculative decoding (not simulated together)", ep) end
+  return skew
+end
+
+--- An expert-parallel group of `ep` ranks as one replica of the event loop: each rank holds its
+-- own sequences' KV cache and schedules its own sequences (one scheduler per data-parallel
+-- attention rank, every step in lockstep for the MoE layers), so the group's KV capacity and
+-- sequence limit are ep times a rank's; its token budget too, unless the scheduler's
+-- `dp_attention_tokens` is "global" (SGLang splits one budget over the ranks). A request still
+-- needs one rank's KV (checked before).
+function M.ep_group(kv, sched, ep)
+  kv = tables.copy(kv)
+  kv.rank_kv_capacity_tokens = kv.kv_capacity_tokens
+  kv.kv_capacity_tokens, kv.kv_bytes = kv.kv_capacity_tokens * ep, kv.kv_bytes * ep
+  sched = tables.copy(sched)
+  sched.max_num_seqs = sched.max_num_seqs * ep
+  if sched.dp_attention_tokens ~= "global" then sched.max_num_batched_tokens = sched.max_num_batched_tokens * ep end
+  return kv, sched
+end
+
 --- Everything a run resolves, validated, in the order its errors are raised; the step tables
 -- priced. Shared with callers that run many loads of one deployment (tilewave.serve.size).
 -- @raise `serve.<field>: ...`
@@ -99,7 +128,7 @@ function M.prepare(o)
   local pool_hw = type(o.disagg) == "table" and type(o.disagg.prefill) == "table" and o.disagg.prefill.hw
   if pool_hw then spec = hw.resolve(pool_hw, "serve.disagg.prefill.hw") end
   local t = transformer.check_t(c, check.positive_int(o.t or 1, "serve.t"), "serve.t")
-  if (o.ep or 1) ~= 1 then check.fail("serve.ep", "expected 1 (expert parallelism is not simulated yet)", o.ep) end
+  local ep = require("tilewave.cost.expert_parallel").check(c, o.ep, t, "serve.ep")
   local eng = engines.check_device(engines.resolve(o.engine or "vllm", "serve.engine"), spec, "serve.engine")
   local sched = schedulers.resolve(o.scheduler, eng.scheduler or "vllm", spec, "serve.scheduler")
   if o.router ~= nil then sched.router = check.one_of(o.router, { round_robin = true, least_loaded = true }, "serve.router") end
@@ -122,12 +151,14 @@ function M.prepare(o)
   -- target's
   opts.draft = sd and spm.check_draft(sd, c, "serve.speculative")
   if dis then opts.t = dis.prefill.t end
+  opts.ep, opts.expert_imbalance = ep, M.imbalance_of(o.expert_imbalance, ep, dis, sd)
   local kv = steps.kv_capacity(c, spec, opts, sched)
   local max_context = w.max_isl + w.max_osl
   if max_context > kv.kv_capacity_tokens then
     check.fail("serve.workload", format("expected requests within the KV capacity of %d tokens (isl + osl up to %d)",
       kv.kv_capacity_tokens, max_context), max_context)
   end
+  if ep > 1 then kv, sched = M.ep_group(kv, sched, ep) end
   if c.max_position_embeddings and max_context > c.max_position_embeddings and not o.allow_long_context then
     check.fail("serve.workload", format("expected isl + osl within max_position_embeddings %d of %s (or allow_long_context)",
       c.max_position_embeddings, c.id or c.name), max_context)
@@ -173,7 +204,7 @@ function M.prepare(o)
     local dlo, dhi, dborrowed = steps.interval(dis.decode.spec)
     lo, hi, borrowed = math.min(lo, dlo), math.max(hi, dhi), borrowed or dborrowed
   end
-  return { c = c, spec = spec, t = t, eng = eng, sched = sched, replicas = replicas, w = w, seed = seed, slo = slo,
+  return { c = c, spec = spec, t = t, ep = ep, expert_imbalance = opts.expert_imbalance, eng = eng, sched = sched, replicas = replicas, w = w, seed = seed, slo = slo,
            speculative = sd, disagg = dis,
            kv = kv, tables = tables, scale_low = lo, scale_high = hi, borrowed = borrowed, detail = o.detail,
            prefix_caching = caching and not dis or false,
@@ -223,7 +254,8 @@ local function shape(x, r)
   local out = {
     model = x.c.id or x.c.name, hw = x.spec.id, t = x.t, replicas = x.replicas,
     gpus = x.disagg and (x.disagg.prefill.t * x.disagg.prefill.replicas + x.disagg.decode.t * x.disagg.decode.replicas)
-      or x.t * x.replicas, mode = x.disagg and "disagg" or "agg",
+      or x.t * x.ep * x.replicas, mode = x.disagg and "disagg" or "agg", ep = x.ep > 1 and x.ep or nil,
+    expert_imbalance = x.ep > 1 and (x.expert_imbalance or require("tilewave.cost.expert_parallel").ROUTING_SKEW) or nil,
     prefill = x.disagg and { hw = x.spec.id, t = x.disagg.prefill.t, replicas = x.disagg.prefill.replicas,
                              gpus = x.disagg.prefill.t * x.disagg.prefill.replicas } or nil,
     decode = x.disagg and { hw = x.disagg.decode.spec.id, t = x.disagg.decode.t, replicas = x.disagg.decode.replicas,

@@ -44,7 +44,7 @@ M.BISECT_TOL = 0.04
 local OPTIONS = { model = true, workload = true, rate = true, slo = true, hw = true, max_gpus = true, modes = true,
                   confidence = true, samples = true, engine = true, scheduler = true, weight_dtype = true,
                   kv_dtype = true, group = true, seed = true, prices = true, t = true, allow_long_context = true,
-                  speculative = true }
+                  speculative = true, ep = true }
 
 -- the step-cost scales p_meet draws (tilewave.serve.uncertainty); the SLO test of a raw run
 -- (tilewave.serve.simulate.meets: one test)
@@ -99,8 +99,8 @@ function M.max_rate(x, slo, bisections, pools, cap)
   return lo, cap
 end
 
-local function options_of(o, spec, t, rate)
-  return { model = o.model, hw = spec, t = t, engine = o.engine, scheduler = o.scheduler,
+local function options_of(o, spec, t, rate, ep)
+  return { model = o.model, hw = spec, t = t, ep = ep, engine = o.engine, scheduler = o.scheduler,
            weight_dtype = o.weight_dtype, kv_dtype = o.kv_dtype, group = o.group, seed = o.seed,
            allow_long_context = o.allow_long_context, slo = o.slo, speculative = o.speculative,
            workload = (function()
@@ -253,13 +253,14 @@ local function confident(o, best, t)
   return p
 end
 
--- evaluate one (device, t): nil and a reason, or the deployment
-local function evaluate(o, spec, t, cost_h)
-  local x0, why0 = prepared(options_of(o, spec, t, o.rate))
+-- evaluate one (device, t) or expert-parallel group (t = 1, ep): nil and a reason, or the
+-- deployment
+local function evaluate(o, spec, t, cost_h, ep)
+  local x0, why0 = prepared(options_of(o, spec, t, o.rate, ep))
   if not x0 then return nil, why0 end
-  local best, why = best_batch_limit(o, x0, t)
+  local best, why = best_batch_limit(o, x0, t * (ep or 1)) -- GPUs per replica
   if not best then return nil, why end
-  local p = confident(o, best, t)
+  local p = confident(o, best, t * (ep or 1))
   local d = simulate.shape(best.y, best.r)
   d.max_rate_rps, d.max_rate_per_replica_rps = best.one * best.replicas, best.one
   return priced(d, best.r, p, o.samples, cost_h, o.model)
@@ -272,7 +273,10 @@ end
 --   (default 8), `modes` (default { "agg" }; "disagg" adds prefill/decode pools of every pair of
 --   tensor-parallel sizes, the fewest GPUs whose split meets the SLO at the rate), `confidence`
 --   (default 0.9), `samples` (p_meet draws, default M.SAMPLES), `prices` ({ [hw id] = USD per
---   GPU-hour }), `t` (a list of tensor-parallel sizes, default M.T_SIZES), and simulate()'s
+--   GPU-hour }), `t` (a list of tensor-parallel sizes, default M.T_SIZES), `ep` (a list of
+--   expert-parallel sizes of a MoE model, each a replica of ep GPUs at t = 1; default
+--   tilewave.serve.size_devices.ep_sizes),
+--   and simulate()'s
 --   `engine`, `scheduler`, `weight_dtype`, `kv_dtype`, `group`, `seed`, `allow_long_context`,
 --   `speculative`
 -- @return `{ deployments (p_meet >= confidence, cheapest first per million output tokens),
@@ -285,7 +289,7 @@ end
 --   engine command that starts it: tilewave.serve.launch)
 -- @raise `size.<field>: ...`
 function M.size(o)
-  -- 94 lines, one function: the options checked in error order, the device x t loop, the ranking
+  -- 99 lines, one function: the options checked in error order, the device x t loop, the ranking
   check.table(o, "size")
   check.options(o, OPTIONS, "size")
   if o.rate == nil then check.fail("size.rate", "expected positive number (request/s)", nil) end
@@ -324,6 +328,7 @@ function M.size(o)
   local ts = o.t or M.T_SIZES
   check.table(ts, "size.t")
   local specs, unpriced = sizedev.list(q)
+  local eps = modes.agg and sizedev.ep_sizes(c, o.ep, q.max_gpus) or {}
   local array = require("tilewave.util.json").array -- every list a JSON array, [] when empty
   local result = { deployments = array(), below_confidence = array(), rejected = array(), unpriced = array(unpriced),
                    rate = o.rate, confidence = q.confidence, samples = q.samples }
@@ -356,6 +361,9 @@ function M.size(o)
         elseif modes.agg then
           file(spec.id, t, evaluate(qd, spec, t, cost_h))
         end
+      end
+      for _, ep in ipairs(eps) do
+        file(spec.id, "ep" .. ep, evaluate(qd, spec, 1, cost_h, ep))
       end
       if modes.disagg then
         for _, tp in ipairs(ts) do

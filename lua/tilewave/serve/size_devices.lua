@@ -61,4 +61,22 @@ function M.list(o)
   return out, unpriced
 end
 
+--- Expert-parallel sizes the search tries for model `c` (tilewave.cost.expert_parallel; t = 1,
+-- attention data-parallel): `given` (a list), else every power of two from 2 to `max_gpus` that
+-- divides its experts; none for a dense model.
+-- @raise `size.ep: ...` (a given size the model cannot take)
+function M.ep_sizes(c, given, max_gpus)
+  local ep_parallel = require "tilewave.cost.expert_parallel"
+  local models = require "tilewave.data.models"
+  if given ~= nil then
+    check.table(given, "size.ep")
+    for i, e in ipairs(given) do ep_parallel.check(c, e, 1, format("size.ep[%d]", i)) end
+    return given
+  end
+  local out, E = {}, models.experts(c)
+  local e = 2
+  while E and e <= max_gpus and E % e == 0 do out[#out + 1] = e; e = e * 2 end
+  return out
+end
+
 return M

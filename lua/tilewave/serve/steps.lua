@@ -20,6 +20,7 @@ local quant = require "tilewave.data.quant"
 local forward = require "tilewave.cost.forward"
 local inference = require "tilewave.cost.inference"
 local price = require "tilewave.cost.price"
+local ep_parallel = require "tilewave.cost.expert_parallel"
 local versions = require "tilewave.cost.engine_versions"
 
 local M = {}
@@ -75,7 +76,8 @@ function M.kv_capacity(c, spec, o, sched)
   local mem = require("tilewave.data.hw").memory(spec)
   if not mem then error(format("serve.hw: %s has no memory size in its spec", spec.id), 0) end
   local m = inference.memory { model = c, hw = spec, t = o.t, weight_dtype = o.weight_dtype, group = o.group,
-                               kv_dtype = o.kv_dtype, context = 1, workspace_bytes = 0, allow_long_context = true }
+                               kv_dtype = o.kv_dtype, context = 1, workspace_bytes = 0, allow_long_context = true,
+                               ep = o.ep }
   if o.draft then
     -- speculative decoding: the draft's weights, and its KV cache beside each sequence's (vLLM
     -- allocates both models' blocks from the one gpu_memory_utilization budget)
@@ -102,9 +104,9 @@ function M.kv_capacity(c, spec, o, sched)
     local need, has = m.weight_bytes + act + block, mem * u
     if sched.memory_basis == "free" then need, has = m.weight_bytes + act + block / u, mem
     elseif sched.memory_basis == "static" then need = m.weight_bytes + block end
-    error(format("serve: %s does not fit on %s at t = %d: needs %.3g GB (weights %.3g GB, activations %.3g GB, "
+    error(format("serve: %s does not fit on %s at t = %d%s: needs %.3g GB (weights %.3g GB, activations %.3g GB, "
       .. "one KV block), has %.3g GB (%.3g GB %s, gpu_memory_utilization %.2f)",
-      c.id or c.name or "the model", spec.id, o.t, need / 1e9, m.weight_bytes / 1e9, act / 1e9, has / 1e9, mem / 1e9,
+      c.id or c.name or "the model", spec.id, o.t, (o.ep or 1) > 1 and format(", ep = %d", o.ep) or "", need / 1e9, m.weight_bytes / 1e9, act / 1e9, has / 1e9, mem / 1e9,
       spec.usable_memory_bytes and "as NVML reports it" or "on the datasheet", u), 0)
   end
   return { kv_capacity_tokens = cap, kv_bytes_per_token = per, weight_bytes = m.weight_bytes, activation_bytes = act,
@@ -115,7 +117,10 @@ end
 -- @param c the model config
 -- @param spec the device (tilewave.data.hw)
 -- @param eng the resolved engine (tilewave.cost.engines)
--- @tparam table o the run's options: t, weight_dtype, group, kv_dtype, allow_long_context
+-- @tparam table o the run's options: t, weight_dtype, group, kv_dtype, allow_long_context, ep
+--   (expert-parallel ranks of one replica, default 1: M.ep_lin; attention A(S), the cached-token
+--   term and the per-sequence host time over ep, the ranks running their own sequences at once),
+--   expert_imbalance (the routing skew of tilewave.cost.expert_parallel.imbalance)
 -- @tparam table lim `{ max_tokens (most tokens in one step), max_context (most tokens of one
 --   request), max_seqs, exact (token counts to price exactly, e.g. a fixed prompt length) }`
 -- @return `{ tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s, host_s,
@@ -133,6 +138,7 @@ function M.tables(c, spec, eng, o, lim)
   local e = dtype.residual_bytes(fdt) -- the all-reduce sums the residual stream
   local lin, attn = {}, {}
   local last = eng.logits == "last"
+  local ep = o.ep or 1
   for _, n in ipairs(union) do
     local est = forward.estimate(c, spec, { b = 1, s = n, t = t, dtype = fdt, attention = "flash", engine = eng })
     local a, l = 0, 0
@@ -144,15 +150,20 @@ function M.tables(c, spec, eng, o, lim)
       l = l + 2 * c.num_hidden_layers * price.collective("allreduce", n * c.hidden_size * e, t, link,
         eng.comm_latency_s or 0)
     end
-    lin[n], attn[n] = l, a
+    -- expert parallelism: the group's requests spread over its ep ranks' attention
+    lin[n], attn[n] = l, a / ep
+  end
+  if ep > 1 then
+    for _, n in ipairs(tok) do lin[n] = M.ep_lin(c, spec, eng, ep, n, fdt, o.expert_imbalance, last) end
   end
   local r = { tok_grid = tok, ctx_grid = ctx, lin_s = {}, attn_s = {}, host_s = eng.token_host_s or 0,
-              seq_host_s = eng.seq_host_s or 0, host_overlap = eng.host_overlap or 0 }
+              seq_host_s = (eng.seq_host_s or 0) / ep, host_overlap = eng.host_overlap or 0 }
   -- decode attention per cached token: the KV bytes of one token on this rank at the bandwidth
-  -- decode streams it (the difference of two decode steps one context token apart, memory-bound)
+  -- decode streams it (the difference of two decode steps one context token apart, memory-bound);
+  -- with ep ranks each streams its own sequences' caches at once
   local d1 = inference.decode { model = c, hw = spec, batch = 1, context = 1, t = t, engine = eng, weight_dtype = o.weight_dtype,
                                 group = o.group, kv_dtype = o.kv_dtype }
-  r.kv_s_per_token = d1.kv_bytes / (spec.mem_bw * (eng.mem_frac or hw.gemm_params(spec).mem_frac))
+  r.kv_s_per_token = d1.kv_bytes / (spec.mem_bw * (eng.mem_frac or hw.gemm_params(spec).mem_frac)) / ep
   for i, n in ipairs(tok) do r.lin_s[i] = lin[n] end
   for i, n in ipairs(ctx) do r.attn_s[i] = attn[n] end
   r.seq_grid = grid(lim.max_seqs, 1.25)
@@ -160,21 +171,45 @@ function M.tables(c, spec, eng, o, lim)
   r.logits_s, r.decode_s = {}, {}
   for i, b in ipairs(r.seq_grid) do
     local lm = 0
-    if last then
-      local est = forward.estimate(c, spec, { b = b, s = 1, t = t, dtype = fdt, attention = "flash", engine = eng })
+    if last then -- with ep ranks, each samples its own sequences
+      local est = forward.estimate(c, spec, { b = -(-b // ep), s = 1, t = t, dtype = fdt, attention = "flash", engine = eng })
       for _, op in ipairs(est.ops) do if op.role == "logits" then lm = lm + op.total_s end end
     end
     r.logits_s[i] = lm
-    -- a CUDA graph runs the next captured batch: the GPU's work at that batch, the host's at b
-    local g = versions.graph_batch(eng.graph_sizes, b, lim.max_seqs)
+    -- a CUDA graph runs the next captured batch: the GPU's work at that batch, the host's at b;
+    -- with ep ranks, the busiest rank's ceil(b / ep) sequences on every rank
+    local g = versions.graph_batch(eng.graph_sizes, -(-b // ep), lim.max_seqs) * ep
     for _, cx in ipairs(r.dctx_grid) do
       local d = inference.decode { model = c, hw = spec, batch = g, context = cx, t = t, engine = eng,
                                    weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype,
-                                   allow_long_context = true }
+                                   allow_long_context = true, ep = ep > 1 and ep or nil,
+                                   expert_imbalance = ep > 1 and o.expert_imbalance or nil }
       r.decode_s[#r.decode_s + 1] = d.tpot_s - r.seq_host_s * (g - b)
     end
   end
   return r
+end
+
+--- lin(n) of an expert-parallel group of `ep` ranks (tilewave.cost.expert_parallel), s: the
+-- step's n tokens spread over the ranks' data-parallel attention, ceil(n / ep) each; every MoE
+-- layer's experts at the busiest rank's share of the n x k routed copies
+-- (expert_parallel.imbalance, times `skew`), and its dispatch and combine all-to-alls of those
+-- copies x h elements over the device's link (past 8 GPUs, InfiniBand); the logits apart when
+-- `last`.
+function M.ep_lin(c, spec, eng, ep, n, fdt, skew, last)
+  local per = -(-n // ep)
+  local probe = forward.estimate(c, spec, { b = 1, s = 1, t = 1, dtype = fdt, attention = "flash", engine = eng, ep = ep })
+  local layers, k = ep_parallel.moe_layers(probe.ops)
+  local imb = ep_parallel.imbalance(n * k, ep, skew)
+  local est = forward.estimate(c, spec, { b = 1, s = per, t = 1, dtype = fdt, attention = "flash", engine = eng, ep = ep,
+                                          imbalance = imb })
+  local l = 0
+  for _, op in ipairs(est.ops) do
+    if op.role ~= "attention" and (op.role ~= "logits" or not last) then l = l + op.total_s end
+  end
+  local bytes = per * k * imb * c.hidden_size * dtype.get(fdt).in_bytes
+  return l + layers * ep_parallel.alltoall_pair_s(bytes, ep, inference.link_bw(spec, "ep", ep) / 2,
+    ep_parallel.inter_node_bw(), eng.comm_latency_s or 0, (spec.interconnect or {}).fabric_bw ~= nil)
 end
 
 --- D(b, c) of model `c` on the grids given (row-major, seq x dctx): tilewave.inference.decode per
