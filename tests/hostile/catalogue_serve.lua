@@ -56,7 +56,7 @@ return function(add)
   add("ignored", "calibrate: --rounds without --base", { cmd = "calibrate --rounds -1",
     err = "calibrate.rounds: --rounds applies in fit mode only" })
   add("ignored", "search: CSV is CSV (control)", { cmd = S .. SLO .. "--format csv",
-    ok = "rank,hw,mode,weight_dtype,gpus,t,replicas,max_num_seqs,max_rate_rps,ttft_s,tpot_s" })
+    ok = "rank,hw,mode,weight_dtype,gpus,t,ep,replicas,max_num_seqs,max_rate_rps,ttft_s,tpot_s" })
 
   -- 2. a search that cannot run is an error naming the option, never "no deployment meets the SLO"
   add("cannot-run", "search: an unknown --dataset", { cmd = S .. SLO .. "--dataset nope", err = "size.workload.dataset" })

@@ -121,7 +121,7 @@ describe("serving with expert parallelism", function()
       .. "the mean), got 0.5", err(function() serve { ep = 8, expert_imbalance = 0.5 } end))
     assert.matches("^serve.expert_imbalance: expected a number in %[1, 8%]",
       err(function() serve { ep = 8, expert_imbalance = "x" } end))
-    assert.are.equal("serve.ep: expected 1 with disagg (expert parallelism in pools is not simulated), got 8",
+    assert.are.equal("serve.ep: expected 1 with disagg (pools run tensor parallelism only), got 8",
       err(function() serve { ep = 8, disagg = { prefill = { t = 8 }, decode = { t = 8 } } } end))
     assert.matches("^serve: deepseek%-v3 does not fit on h100_sxm5 at t = 1, ep = 8: needs",
       err(function() serve { hw = "h100_sxm5", ep = 8 } end))

@@ -84,14 +84,14 @@ end
 
 --- Validate `expert_imbalance` (the routing skew of tilewave.cost.expert_parallel.imbalance, in
 -- [1, ep]; default M.ROUTING_SKEW there) for an expert-parallel size `ep`: only with ep > 1, and
--- ep > 1 neither with disaggregated pools nor with speculative decoding (not simulated).
+-- ep > 1 neither with disaggregated pools nor with speculative decoding (the simulator runs them apart).
 -- @raise `serve.expert_imbalance: ...`, `serve.ep: ...`
 function M.imbalance_of(skew, ep, dis, sd)
   skew = require("tilewave.cost.expert_parallel").check_skew(skew, ep, "serve.expert_imbalance")
   if ep > 1 and dis then
-    check.fail("serve.ep", "expected 1 with disagg (expert parallelism in pools is not simulated)", ep)
+    check.fail("serve.ep", "expected 1 with disagg (pools run tensor parallelism only)", ep)
   end
-  if ep > 1 and sd then check.fail("serve.ep", "expected 1 with speculative decoding (not simulated together)", ep) end
+  if ep > 1 and sd then check.fail("serve.ep", "expected 1 with speculative decoding (the simulator runs one or the other)", ep) end
   return skew
 end
 
