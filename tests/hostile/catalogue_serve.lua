@@ -56,7 +56,7 @@ return function(add)
   add("ignored", "calibrate: --rounds without --base", { cmd = "calibrate --rounds -1",
     err = "calibrate.rounds: --rounds applies in fit mode only" })
   add("ignored", "search: CSV is CSV (control)", { cmd = S .. SLO .. "--format csv",
-    ok = "rank,hw,mode,weight_dtype,gpus,t,ep,replicas,max_num_seqs,max_rate_rps,ttft_s,tpot_s" })
+    ok = "rank,hw,mode,weight_dtype,gpus,t,ep,pp,replicas,max_num_seqs,max_rate_rps,ttft_s,tpot_s" })
 
   -- 2. a search that cannot run is an error naming the option, never "no deployment meets the SLO"
   add("cannot-run", "search: an unknown --dataset", { cmd = S .. SLO .. "--dataset nope", err = "size.workload.dataset" })
@@ -235,5 +235,15 @@ return function(add)
     err = "serve.expert_imbalance: expected a number in [1, 2]" })
   add("names", "ep with disaggregated pools", { cmd = "serve mixtral-8x7b --rate 1 --isl 10 --osl 10 --ep 2 "
     .. "--prefill-pool t=2 --decode-pool t=2", err = "serve.ep: --ep does not apply with --prefill-pool" })
+  -- 17. pipeline parallelism
+  add("names", "pp past the layers", { cmd = D .. "--pp 7",
+    err = "serve.pp: expected at most num_hidden_layers 6 of pythia-70m (a stage holds one layer at least), got 7" })
+  add("names", "pp beside ep", { cmd = E .. "--ep 2 --pp 2",
+    err = "serve.pp: expected 1 with ep > 1 (expert parallelism runs one stage), got 2" })
+  add("names", "pp with disaggregated pools", { cmd = D .. "--pp 2 --prefill-pool t=1 --decode-pool t=1",
+    err = "serve.pp: --pp does not apply with --prefill-pool" })
+  add("ranges", "pp times replicas past the schedulers", { cmd = D .. "--pp 6 --replicas 1000",
+    err = "serve.replicas: expected at most 682 with pp = 6" })
+  add("names", "a zero pp", { cmd = D .. "--pp 0", err = "serve.pp: expected positive integer, got 0" })
   add("names", "a negative ep", { cmd = E .. "--ep -2", err = "serve.ep: expected positive integer, got -2" })
 end

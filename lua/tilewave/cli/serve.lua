@@ -83,6 +83,9 @@ function M.define(p)
     .. "every device with a price).")
   c:option("--t", "Tensor-parallel size per replica."):default("1"):convert(args_.int_arg("serve.t"))
   c:option("--replicas", "Data-parallel replicas behind a router."):default("1"):convert(args_.int_arg("serve.replicas"))
+  c:option("--pp", "Pipeline-parallel stages per replica, each of --t GPUs (vLLM --pipeline-parallel-size: pp "
+    .. "micro-batches in flight); with --search, pipelines of this many stages beside none.")
+    :default("1"):convert(args_.int_arg("serve.pp"))
   c:option("--ep", "Expert-parallel GPUs per replica of a MoE model (attention data-parallel over them, t = 1; "
     .. "SGLang --enable-dp-attention, vLLM --enable-expert-parallel).")
     :default("1"):convert(args_.int_arg("serve.ep"))
@@ -218,7 +221,7 @@ local function check_combinations(a)
     error(format("serve.%s: expected with --%s (disaggregated serving takes both pools)",
       a.prefill_pool and "prefill_pool" or "decode_pool", a.prefill_pool and "decode-pool" or "prefill-pool"), 0)
   end
-  for _, k in ipairs { "t", "replicas", "ep" } do
+  for _, k in ipairs { "t", "replicas", "ep", "pp" } do
     if a.prefill_pool and a[k] ~= 1 then
       error(format("serve.%s: --%s does not apply with --prefill-pool and --decode-pool (each pool gives its own)",
         k, k), 0)
@@ -241,7 +244,7 @@ local function simulate_loads(a, sched)
     if not w.isl and not w.osl and not w.dataset and not w.trace then w.dataset = "sharegpt" end
     local pools = a.prefill_pool and { prefill = a.prefill_pool, decode = a.decode_pool }
     local so = { model = a.model, hw = a.hw, t = not pools and a.t or nil, replicas = not pools and a.replicas or nil,
-      ep = a.ep ~= 1 and a.ep or nil, expert_imbalance = a.expert_imbalance,
+      ep = a.ep ~= 1 and a.ep or nil, expert_imbalance = a.expert_imbalance, pp = a.pp ~= 1 and a.pp or nil,
       router = a.router, disagg = pools,
       engine = a.engine, scheduler = sched, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, workload = w,
       seed = a.seed, slo = a.slo, detail = (a.requests_out or a.series_out or a.plots) and true or nil,

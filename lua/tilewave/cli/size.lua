@@ -53,7 +53,8 @@ function M.options(a, w, hws, slo)
   return { model = a.model, workload = w, rate = a.rate[1], slo = slo, hw = hws, max_gpus = a.max_gpus,
     modes = modes_of(a.modes), confidence = a.confidence, samples = a.samples, prices = prices(a.price),
     engine = a.engine, scheduler = a.scheduler, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, seed = a.seed,
-    allow_long_context = a.allow_long_context or nil, speculative = a.speculative }
+    allow_long_context = a.allow_long_context or nil, speculative = a.speculative,
+    pp = a.pp ~= 1 and { 1, a.pp } or nil }
 end
 
 --- Run the search for parsed arguments `a`.

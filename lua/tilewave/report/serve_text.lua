@@ -99,6 +99,10 @@ function M.render(runs, fmt)
   end
   local r = runs[1]
   local where = format("%s x %d (t = %d, %d replica%s)", r.hw, r.gpus, r.t, r.replicas, r.replicas == 1 and "" or "s")
+  if (r.pp or 1) > 1 then -- pipeline stages: as many micro-batches in flight, each its own scheduler
+    where = format("%s x %d (t = %d, pp = %d: %d micro-batches in flight, each its own scheduler and KV share; "
+      .. "%d replica%s)", r.hw, r.gpus, r.t, r.pp, r.pp, r.replicas, r.replicas == 1 and "" or "s")
+  end
   if (r.ep or 1) > 1 then -- expert parallelism: attention data-parallel over the group's ranks
     where = format("%s x %d (ep = %d, attention data-parallel, expert imbalance x%g; %d replica%s)", r.hw, r.gpus, r.ep,
       r.expert_imbalance, r.replicas, r.replicas == 1 and "" or "s")
@@ -109,11 +113,11 @@ function M.render(runs, fmt)
       p.t, d.replicas, d.hw, d.t, si(r.kv_transfer.link_bw, "B/s"), r.kv_transfer.link)
   end
   local head = format("serve %s on %s: %s engine, %s scheduler (max_num_seqs %d, "
-    .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per replica; "
+    .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per %s; "
     .. "mode: %s\n",
     r.model, where, r.engine, r.scheduler, r.max_num_seqs,
     r.max_num_batched_tokens, r.weight_dtype, r.weight_dtype_source and " (the checkpoint's: " .. r.weight_dtype_source
-    .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, M.mode(r))
+    .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, (r.pp or 1) > 1 and "micro-batch's scheduler" or "replica", M.mode(r))
   local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
     .. "Metrics as vLLM's benchmark_serving; running = mean requests in the batch.\n", r.interval.scale_low,
     r.interval.scale_high, r.interval.borrowed and ", borrowed from the H100" or "")

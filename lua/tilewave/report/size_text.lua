@@ -10,12 +10,12 @@ local table_text = require("tilewave.report.format").table
 local M = {}
 local format = string.format
 
-local HEADER = { "rank", "hw", "mode", "weights", "GPUs", "t/ep", "replicas", "max seqs", "max req/s", "TTFT p99", "TPOT p99", "p_meet", "tok/s/GPU",
+local HEADER = { "rank", "hw", "mode", "weights", "GPUs", "t/ep/pp", "replicas", "max seqs", "max req/s", "TTFT p99", "TPOT p99", "p_meet", "tok/s/GPU",
                  "tok/s/user", "$/hour", "$/M out tok" }
 
 -- the search as CSV, numbers in SI units: one row per deployment ranked, then those below the
 -- confidence (rank empty)
-local CSV_HEADER = { "rank", "hw", "mode", "weight_dtype", "gpus", "t", "ep", "replicas", "max_num_seqs", "max_rate_rps", "ttft_s",
+local CSV_HEADER = { "rank", "hw", "mode", "weight_dtype", "gpus", "t", "ep", "pp", "replicas", "max_num_seqs", "max_rate_rps", "ttft_s",
                      "tpot_s", "slo_percentile", "p_meet", "output_tokens_per_s_per_gpu", "tokens_per_s_per_user",
                      "usd_per_hour", "usd_per_million_output_tokens", "launch_command" }
 local function csv_of(r, a)
@@ -26,7 +26,7 @@ local function csv_of(r, a)
       if i > a.top then break end
       local q = "p" .. tostring(math.tointeger(d.slo.percentile) or d.slo.percentile)
       local dis = d.mode == "disagg"
-      local row = { part[2] and i or "", d.hw, d.mode, d.weight_dtype, d.gpus, dis and format("%d/%d", d.prefill.t, d.decode.t) or d.t, d.ep or 1,
+      local row = { part[2] and i or "", d.hw, d.mode, d.weight_dtype, d.gpus, dis and format("%d/%d", d.prefill.t, d.decode.t) or d.t, d.ep or 1, d.pp or 1,
         dis and format("%dP%dD", d.prefill.replicas, d.decode.replicas) or d.replicas, d.max_num_seqs, d.max_rate_rps,
         d.ttft_s[q], d.tpot_s[q], d.slo.percentile, d.p_meet, d.output_tokens_per_s_per_gpu, d.tokens_per_s_per_user,
         d.cost_per_hour, d.cost_per_million_output_tokens }
@@ -48,7 +48,8 @@ local function rows_of(list, top, start)
     local q = "p" .. tostring(math.tointeger(d.slo.percentile) or d.slo.percentile)
     local dis = d.mode == "disagg"
     rows[#rows + 1] = { start and tostring(i) or "-", d.hw, d.mode, d.weight_dtype, tostring(d.gpus),
-      dis and format("%d/%d", d.prefill.t, d.decode.t) or (d.ep or 1) > 1 and "ep " .. d.ep or tostring(d.t),
+      dis and format("%d/%d", d.prefill.t, d.decode.t) or (d.ep or 1) > 1 and "ep " .. d.ep
+        or (d.pp or 1) > 1 and format("%dx%dpp", d.t, d.pp) or tostring(d.t),
       dis and format("%dP%dD", d.prefill.replicas, d.decode.replicas) or tostring(d.replicas), tostring(d.max_num_seqs),
       format("%.1f", d.max_rate_rps), si(d.ttft_s[q], "s"), si(d.tpot_s[q], "s"), format("%.2f", d.p_meet),
       format("%.0f", d.output_tokens_per_s_per_gpu), format("%.1f", d.tokens_per_s_per_user),

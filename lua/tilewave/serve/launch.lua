@@ -3,14 +3,16 @@
 --
 -- Each flag is the one the engine release documents, for the setting the simulation used:
 --   vLLM (`vllm serve`; docs.vllm.ai "Engine Arguments", vllm/engine/arg_utils.py):
---     --tensor-parallel-size, --data-parallel-size with --enable-expert-parallel, --max-num-seqs, --max-num-batched-tokens, --gpu-memory-utilization,
+--     --tensor-parallel-size, --pipeline-parallel-size, --data-parallel-size with
+--     --enable-expert-parallel, --max-num-seqs, --max-num-batched-tokens, --gpu-memory-utilization,
 --     --quantization fp8, --kv-cache-dtype fp8; --num-scheduler-steps (v0.6 - v0.7 only: multi-step
 --     scheduling, removed with the v0 engine)
 --   SGLang (`python -m sglang.launch_server`; sglang/srt/server_args.py, docs "Server Arguments"):
---     --model-path, --tp-size, --dp-size with --enable-dp-attention and --ep-size, --max-running-requests, --chunked-prefill-size,
+--     --model-path, --tp-size, --pp-size, --dp-size with --enable-dp-attention and --ep-size,
+--     --max-running-requests, --chunked-prefill-size,
 --     --mem-fraction-static, --quantization fp8, --kv-cache-dtype fp8_e5m2
 --   TensorRT-LLM (`trtllm-serve`; nvidia.github.io/TensorRT-LLM 0.18.2 commands/trtllm-serve):
---     --backend pytorch (1.0 and later; 0.x runs its TensorRT engine), --tp_size, --ep_size
+--     --backend pytorch (1.0 and later; 0.x runs its TensorRT engine), --tp_size, --pp_size, --ep_size
 --     (attention DP: enable_attention_dp in the --extra_llm_api_options YAML), --max_batch_size,
 --     --max_num_tokens, --kv_cache_free_gpu_memory_fraction; FP8 weights come from an FP8
 --     checkpoint (no flag quantizes on load)
@@ -31,7 +33,8 @@ local BUILD = {
   vllm = function(d, model, t, name)
     -- expert parallelism: each data-parallel engine core its own limits, the group's over ep
     local n = d.ep or 1
-    local ep = n > 1 and format(" --data-parallel-size %d --enable-expert-parallel", n) or ""
+    local ep = n > 1 and format(" --data-parallel-size %d --enable-expert-parallel", n)
+      or (d.pp or 1) > 1 and " --pipeline-parallel-size " .. d.pp or ""
     local parts = { "vllm serve " .. model, "--tensor-parallel-size " .. t .. ep, "--max-num-seqs " .. d.max_num_seqs // n,
       "--max-num-batched-tokens " .. d.max_num_batched_tokens // n,
       format("--gpu-memory-utilization %.2f", d.gpu_memory_utilization) }
@@ -44,7 +47,8 @@ local BUILD = {
   end,
   sglang = function(d, model, t)
     -- expert parallelism: tp-size counts every GPU, DP attention over them (docs "DP Attention")
-    local tp = (d.ep or 1) > 1 and format("%d --dp-size %d --enable-dp-attention --ep-size %d", d.ep, d.ep, d.ep) or t
+    local tp = (d.ep or 1) > 1 and format("%d --dp-size %d --enable-dp-attention --ep-size %d", d.ep, d.ep, d.ep)
+      or (d.pp or 1) > 1 and t .. " --pp-size " .. d.pp or t
     local parts = { "python -m sglang.launch_server --model-path " .. model, "--tp-size " .. tp,
       "--max-running-requests " .. d.max_num_seqs, "--chunked-prefill-size " .. d.max_num_batched_tokens,
       format("--mem-fraction-static %.2f", d.gpu_memory_utilization) }
@@ -55,7 +59,8 @@ local BUILD = {
   trtllm = function(d, model, t, name)
     local parts = { "trtllm-serve " .. model }
     if not name:find("^trtllm@0") then parts[#parts + 1] = "--backend pytorch" end
-    parts[#parts + 1] = "--tp_size " .. ((d.ep or 1) > 1 and d.ep .. " --ep_size " .. d.ep or t)
+    parts[#parts + 1] = "--tp_size " .. ((d.ep or 1) > 1 and d.ep .. " --ep_size " .. d.ep
+      or (d.pp or 1) > 1 and t .. " --pp_size " .. d.pp or t)
     parts[#parts + 1] = "--max_batch_size " .. d.max_num_seqs // (d.ep or 1) -- per attention-DP rank
     parts[#parts + 1] = "--max_num_tokens " .. d.max_num_batched_tokens // (d.ep or 1)
     parts[#parts + 1] = format("--kv_cache_free_gpu_memory_fraction %.2f", d.gpu_memory_utilization)

@@ -40,7 +40,7 @@ M.datasets = workload.datasets
 local OPTIONS = { model = true, hw = true, t = true, ep = true, weight_dtype = true, kv_dtype = true, group = true,
                   engine = true, scheduler = true, replicas = true, workload = true, seed = true, slo = true,
                   detail = true, allow_long_context = true, router = true, speculative = true, disagg = true,
-                  prefix_caching = true, expert_imbalance = true }
+                  prefix_caching = true, expert_imbalance = true, pp = true }
 local STATS = { "ttft_s", "tpot_s", "itl_s", "e2e_s", "queue_s" }
 local FIELDS = { "mean", "p50", "p90", "p99", "max" }
 
@@ -95,6 +95,37 @@ function M.imbalance_of(skew, ep, dis, sd)
   return skew
 end
 
+--- A pipeline-parallel size `pp` alone: with ep = 1, without disaggregated pools or speculative
+-- decoding (the simulator runs them apart).
+-- @raise `serve.pp: expected 1 with ...`
+function M.pp_alone(pp, ep, dis, sd)
+  if pp == 1 then return 1 end
+  if ep > 1 then check.fail("serve.pp", "expected 1 with ep > 1 (expert parallelism runs one stage)", pp) end
+  if dis then check.fail("serve.pp", "expected 1 with disagg (pools run tensor parallelism only)", pp) end
+  if sd then check.fail("serve.pp", "expected 1 with speculative decoding (the simulator runs one or the other)", pp) end
+  return pp
+end
+
+--- A pipeline of `pp` stages as pp replicas of the event loop: vLLM's virtual engines, each its
+-- own scheduler with one micro-batch in flight and 1/pp of the KV blocks (vllm/core/scheduler.py),
+-- a new request going to the one with the fewest unfinished requests (llm_engine.py add_request:
+-- the router "least_loaded", unless `router` is given). Each step is the whole model's (the tables
+-- at t plus the hand-offs), so one engine alone leaves pp - 1 stages idle: the bubble at low load.
+-- @raise `serve: <model> leaves no KV block per pipeline micro-batch ...`
+function M.pp_engines(kv, sched, pp, router)
+  kv = tables.copy(kv)
+  kv.pipeline_kv_capacity_tokens = kv.kv_capacity_tokens
+  local per = math.floor(kv.kv_capacity_tokens / pp / sched.block_size) * sched.block_size
+  if per < sched.block_size then
+    error(format("serve.pp: %d tokens of KV cache leave no %d-token block to each of %d micro-batches in flight",
+      kv.kv_capacity_tokens, sched.block_size, pp), 0)
+  end
+  kv.kv_capacity_tokens, kv.kv_bytes = per, kv.kv_bytes_per_token * per
+  sched = tables.copy(sched)
+  if router == nil then sched.router = "least_loaded" end
+  return kv, sched
+end
+
 --- An expert-parallel group of `ep` ranks as one replica of the event loop: each rank holds its
 -- own sequences' KV cache and schedules its own sequences (one scheduler per data-parallel
 -- attention rank, every step in lockstep for the MoE layers), so the group's KV capacity and
@@ -129,6 +160,7 @@ function M.prepare(o)
   if pool_hw then spec = hw.resolve(pool_hw, "serve.disagg.prefill.hw") end
   local t = transformer.check_t(c, check.positive_int(o.t or 1, "serve.t"), "serve.t")
   local ep = require("tilewave.cost.expert_parallel").check(c, o.ep, t, "serve.ep")
+  local pp = require("tilewave.cost.pipeline_parallel").check(c, o.pp, "serve.pp")
   local eng = engines.check_device(engines.resolve(o.engine or "vllm", "serve.engine"), spec, "serve.engine")
   local sched = schedulers.resolve(o.scheduler, eng.scheduler or "vllm", spec, "serve.scheduler")
   if o.router ~= nil then sched.router = check.one_of(o.router, { round_robin = true, least_loaded = true }, "serve.router") end
@@ -152,7 +184,9 @@ function M.prepare(o)
   opts.draft = sd and spm.check_draft(sd, c, "serve.speculative")
   if dis then opts.t = dis.prefill.t end
   opts.ep, opts.expert_imbalance = ep, M.imbalance_of(o.expert_imbalance, ep, dis, sd)
+  opts.pp = M.pp_alone(pp, ep, dis, sd)
   local kv = steps.kv_capacity(c, spec, opts, sched)
+  if pp > 1 then kv, sched = M.pp_engines(kv, sched, pp, o.router) end
   local max_context = w.max_isl + w.max_osl
   if max_context > kv.kv_capacity_tokens then
     check.fail("serve.workload", format("expected requests within the KV capacity of %d tokens (isl + osl up to %d)",
@@ -177,6 +211,11 @@ function M.prepare(o)
   if w.isl.kind == "fixed" and w.prefix_tokens then exact[2] = w.isl.a + w.prefix_tokens end
   local tables = steps.tables(c, spec, eng, opts, { max_tokens = max(1, math.min(max_tokens, 2 ^ 24)),
     max_context = max_context, max_seqs = sched.max_num_seqs, exact = exact })
+  if replicas * pp > 4096 then
+    check.fail("serve.replicas", format("expected at most %d with pp = %d (4096 pipeline micro-batch schedulers)",
+      4096 // pp, pp), replicas)
+  end
+  replicas = replicas * pp -- each pipeline's virtual engines
   if dis then
     -- the decode pool: its own t, KV capacity and tables; the transfer over the link between pools
     local dopts = { t = dis.decode.t, weight_dtype = opts.weight_dtype, group = opts.group, kv_dtype = o.kv_dtype }
@@ -204,7 +243,7 @@ function M.prepare(o)
     local dlo, dhi, dborrowed = steps.interval(dis.decode.spec)
     lo, hi, borrowed = math.min(lo, dlo), math.max(hi, dhi), borrowed or dborrowed
   end
-  return { c = c, spec = spec, t = t, ep = ep, expert_imbalance = opts.expert_imbalance, eng = eng, sched = sched, replicas = replicas, w = w, seed = seed, slo = slo,
+  return { c = c, spec = spec, t = t, ep = ep, pp = pp, expert_imbalance = opts.expert_imbalance, eng = eng, sched = sched, replicas = replicas, w = w, seed = seed, slo = slo,
            speculative = sd, disagg = dis,
            kv = kv, tables = tables, scale_low = lo, scale_high = hi, borrowed = borrowed, detail = o.detail,
            prefix_caching = caching and not dis or false,
@@ -252,7 +291,7 @@ M.run = run
 --- The figures of a raw run in the shape simulate() returns (without `interval`).
 local function shape(x, r)
   local out = {
-    model = x.c.id or x.c.name, hw = x.spec.id, t = x.t, replicas = x.replicas,
+    model = x.c.id or x.c.name, hw = x.spec.id, t = x.t, replicas = x.replicas // x.pp, pp = x.pp > 1 and x.pp or nil,
     gpus = x.disagg and (x.disagg.prefill.t * x.disagg.prefill.replicas + x.disagg.decode.t * x.disagg.decode.replicas)
       or x.t * x.ep * x.replicas, mode = x.disagg and "disagg" or "agg", ep = x.ep > 1 and x.ep or nil,
     expert_imbalance = x.ep > 1 and (x.expert_imbalance or require("tilewave.cost.expert_parallel").ROUTING_SKEW) or nil,

@@ -44,7 +44,7 @@ M.BISECT_TOL = 0.04
 local OPTIONS = { model = true, workload = true, rate = true, slo = true, hw = true, max_gpus = true, modes = true,
                   confidence = true, samples = true, engine = true, scheduler = true, weight_dtype = true,
                   kv_dtype = true, group = true, seed = true, prices = true, t = true, allow_long_context = true,
-                  speculative = true, ep = true }
+                  speculative = true, ep = true, pp = true }
 
 -- the step-cost scales p_meet draws (tilewave.serve.uncertainty); the SLO test of a raw run
 -- (tilewave.serve.simulate.meets: one test)
@@ -68,7 +68,7 @@ local function at_rate(x, rate, replicas, pools)
     w.requests = math.max(steady.MIN_REQUESTS, x.w.requests)
     w.measure_from, w.measure_to = 0, w.requests
   end
-  y.w, y.replicas = w, replicas or 1
+  y.w, y.replicas = w, (replicas or 1) * (x.pp or 1) -- a pipeline's micro-batch schedulers
   y.sched = tables.copy(x.sched)
   y.sched.router = (replicas or 1) > 1 and "least_loaded" or x.sched.router
   if pools then
@@ -99,8 +99,8 @@ function M.max_rate(x, slo, bisections, pools, cap)
   return lo, cap
 end
 
-local function options_of(o, spec, t, rate, ep)
-  return { model = o.model, hw = spec, t = t, ep = ep, engine = o.engine, scheduler = o.scheduler,
+local function options_of(o, spec, t, rate, ep, pp)
+  return { model = o.model, hw = spec, t = t, ep = ep, pp = pp, engine = o.engine, scheduler = o.scheduler,
            weight_dtype = o.weight_dtype, kv_dtype = o.kv_dtype, group = o.group, seed = o.seed,
            allow_long_context = o.allow_long_context, slo = o.slo, speculative = o.speculative,
            workload = (function()
@@ -255,12 +255,13 @@ end
 
 -- evaluate one (device, t) or expert-parallel group (t = 1, ep): nil and a reason, or the
 -- deployment
-local function evaluate(o, spec, t, cost_h, ep)
-  local x0, why0 = prepared(options_of(o, spec, t, o.rate, ep))
+local function evaluate(o, spec, t, cost_h, ep, pp)
+  local x0, why0 = prepared(options_of(o, spec, t, o.rate, ep, pp))
   if not x0 then return nil, why0 end
-  local best, why = best_batch_limit(o, x0, t * (ep or 1)) -- GPUs per replica
+  local g = t * (ep or 1) * (pp or 1) -- GPUs per replica
+  local best, why = best_batch_limit(o, x0, g)
   if not best then return nil, why end
-  local p = confident(o, best, t * (ep or 1))
+  local p = confident(o, best, g)
   local d = simulate.shape(best.y, best.r)
   d.max_rate_rps, d.max_rate_per_replica_rps = best.one * best.replicas, best.one
   return priced(d, best.r, p, o.samples, cost_h, o.model)
@@ -275,7 +276,8 @@ end
 --   (default 0.9), `samples` (p_meet draws, default M.SAMPLES), `prices` ({ [hw id] = USD per
 --   GPU-hour }), `t` (a list of tensor-parallel sizes, default M.T_SIZES), `ep` (a list of
 --   expert-parallel sizes of a MoE model, each a replica of ep GPUs at t = 1; default
---   tilewave.serve.size_devices.ep_sizes),
+--   tilewave.serve.size_devices.ep_sizes), `pp` (pipeline stages to try at each t, a list; default
+--   { 1 }: no pipeline),
 --   and simulate()'s
 --   `engine`, `scheduler`, `weight_dtype`, `kv_dtype`, `group`, `seed`, `allow_long_context`,
 --   `speculative`
@@ -289,7 +291,7 @@ end
 --   engine command that starts it: tilewave.serve.launch)
 -- @raise `size.<field>: ...`
 function M.size(o)
-  -- 99 lines, one function: the options checked in error order, the device x t loop, the ranking
+  -- 102 lines, one function: the options checked in error order, the device x t loop, the ranking
   check.table(o, "size")
   check.options(o, OPTIONS, "size")
   if o.rate == nil then check.fail("size.rate", "expected positive number (request/s)", nil) end
@@ -329,6 +331,7 @@ function M.size(o)
   check.table(ts, "size.t")
   local specs, unpriced = sizedev.list(q)
   local eps = modes.agg and sizedev.ep_sizes(c, o.ep, q.max_gpus) or {}
+  local pps = sizedev.pp_sizes(c, o.pp)
   local array = require("tilewave.util.json").array -- every list a JSON array, [] when empty
   local result = { deployments = array(), below_confidence = array(), rejected = array(), unpriced = array(unpriced),
                    rate = o.rate, confidence = q.confidence, samples = q.samples }
@@ -359,7 +362,9 @@ function M.size(o)
         elseif t > q.max_gpus then
           result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = "t above max_gpus" }
         elseif modes.agg then
-          file(spec.id, t, evaluate(qd, spec, t, cost_h))
+          for _, pp in ipairs(pps) do
+            if t * pp <= q.max_gpus then file(spec.id, pp > 1 and t .. "x" .. pp or t, evaluate(qd, spec, t, cost_h, nil, pp)) end
+          end
         end
       end
       for _, ep in ipairs(eps) do

@@ -79,4 +79,15 @@ function M.ep_sizes(c, given, max_gpus)
   return out
 end
 
+--- Pipeline sizes the search tries at each t: `given` (a list, each checked against the model's
+-- layers, tilewave.cost.pipeline_parallel.check), else { 1 }.
+-- @raise `size.pp[i]: ...`
+function M.pp_sizes(c, given)
+  if given == nil then return { 1 } end
+  check.table(given, "size.pp")
+  if #given == 0 then check.fail("size.pp", "expected a list of pipeline sizes", "an empty list") end
+  for i, p in ipairs(given) do require("tilewave.cost.pipeline_parallel").check(c, p, format("size.pp[%d]", i)) end
+  return given
+end
+
 return M

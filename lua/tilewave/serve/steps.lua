@@ -21,6 +21,7 @@ local forward = require "tilewave.cost.forward"
 local inference = require "tilewave.cost.inference"
 local price = require "tilewave.cost.price"
 local ep_parallel = require "tilewave.cost.expert_parallel"
+local pp_parallel = require "tilewave.cost.pipeline_parallel"
 local versions = require "tilewave.cost.engine_versions"
 
 local M = {}
@@ -86,6 +87,10 @@ function M.kv_capacity(c, spec, o, sched)
     m = { weight_bytes = m.weight_bytes + d.weight_bytes, kv_bytes_per_token = m.kv_bytes_per_token + d.kv_bytes_per_token,
           weight_dtype = m.weight_dtype }
   end
+  if (o.pp or 1) > 1 then -- pipeline stages: the busiest stage's layers and embedding matrix
+    local ws, ks = pp_parallel.stage_share(c, o.pp)
+    m = { weight_bytes = m.weight_bytes * ws, kv_bytes_per_token = m.kv_bytes_per_token * ks, weight_dtype = m.weight_dtype }
+  end
   local e = dtype.get(prefill_dtype(spec, m.weight_dtype or o.weight_dtype or "bf16")).in_bytes
   local tokens = sched.max_num_batched_tokens
   local ffn = c.intermediate_size or 4 * c.hidden_size
@@ -106,7 +111,8 @@ function M.kv_capacity(c, spec, o, sched)
     elseif sched.memory_basis == "static" then need = m.weight_bytes + block end
     error(format("serve: %s does not fit on %s at t = %d%s: needs %.3g GB (weights %.3g GB, activations %.3g GB, "
       .. "one KV block), has %.3g GB (%.3g GB %s, gpu_memory_utilization %.2f)",
-      c.id or c.name or "the model", spec.id, o.t, (o.ep or 1) > 1 and format(", ep = %d", o.ep) or "", need / 1e9, m.weight_bytes / 1e9, act / 1e9, has / 1e9, mem / 1e9,
+      c.id or c.name or "the model", spec.id, o.t, (o.ep or 1) > 1 and format(", ep = %d", o.ep)
+      or (o.pp or 1) > 1 and format(", pp = %d", o.pp) or "", need / 1e9, m.weight_bytes / 1e9, act / 1e9, has / 1e9, mem / 1e9,
       spec.usable_memory_bytes and "as NVML reports it" or "on the datasheet", u), 0)
   end
   return { kv_capacity_tokens = cap, kv_bytes_per_token = per, weight_bytes = m.weight_bytes, activation_bytes = act,
@@ -120,7 +126,8 @@ end
 -- @tparam table o the run's options: t, weight_dtype, group, kv_dtype, allow_long_context, ep
 --   (expert-parallel ranks of one replica, default 1: M.ep_lin; attention A(S), the cached-token
 --   term and the per-sequence host time over ep, the ranks running their own sequences at once),
---   expert_imbalance (the routing skew of tilewave.cost.expert_parallel.imbalance)
+--   expert_imbalance (the routing skew of tilewave.cost.expert_parallel.imbalance), pp (pipeline
+--   stages, default 1: the whole model's step at t plus pp - 1 hand-offs, M.handoff)
 -- @tparam table lim `{ max_tokens (most tokens in one step), max_context (most tokens of one
 --   request), max_seqs, exact (token counts to price exactly, e.g. a fixed prompt length) }`
 -- @return `{ tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s, host_s,
@@ -156,6 +163,9 @@ function M.tables(c, spec, eng, o, lim)
   if ep > 1 then
     for _, n in ipairs(tok) do lin[n] = M.ep_lin(c, spec, eng, ep, n, fdt, o.expert_imbalance, last) end
   end
+  -- pipeline stages: a micro-batch of n tokens hands its hidden states on pp - 1 times
+  local handoff = M.handoff(spec, eng, t, o.pp or 1)
+  for _, n in ipairs(tok) do lin[n] = lin[n] + handoff(n * c.hidden_size * e) end
   local r = { tok_grid = tok, ctx_grid = ctx, lin_s = {}, attn_s = {}, host_s = eng.token_host_s or 0,
               seq_host_s = (eng.seq_host_s or 0) / ep, host_overlap = eng.host_overlap or 0 }
   -- decode attention per cached token: the KV bytes of one token on this rank at the bandwidth
@@ -184,7 +194,7 @@ function M.tables(c, spec, eng, o, lim)
                                    weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype,
                                    allow_long_context = true, ep = ep > 1 and ep or nil,
                                    expert_imbalance = ep > 1 and o.expert_imbalance or nil }
-      r.decode_s[#r.decode_s + 1] = d.tpot_s - r.seq_host_s * (g - b)
+      r.decode_s[#r.decode_s + 1] = d.tpot_s - r.seq_host_s * (g - b) + handoff(g * c.hidden_size * e)
     end
   end
   return r
@@ -210,6 +220,15 @@ function M.ep_lin(c, spec, eng, ep, n, fdt, skew, last)
   local bytes = per * k * imb * c.hidden_size * dtype.get(fdt).in_bytes
   return l + layers * ep_parallel.alltoall_pair_s(bytes, ep, inference.link_bw(spec, "ep", ep) / 2,
     ep_parallel.inter_node_bw(), eng.comm_latency_s or 0, (spec.interconnect or {}).fabric_bw ~= nil)
+end
+
+--- The hand-offs between `pp` pipeline stages of `t` GPUs on `spec` under engine `eng`, as a
+-- function of the bytes one micro-batch hands on, s (tilewave.cost.pipeline_parallel.handoff_s; 0
+-- when pp = 1).
+function M.handoff(spec, eng, t, pp)
+  if pp <= 1 then return function() return 0 end end
+  local link, inter = inference.link_bw(spec, "pp", pp) / 2, ep_parallel.inter_node_bw()
+  return function(bytes) return pp_parallel.handoff_s(bytes, t, pp, link, inter, eng.comm_latency_s or 0) end
 end
 
 --- D(b, c) of model `c` on the grids given (row-major, seq x dctx): tilewave.inference.decode per
