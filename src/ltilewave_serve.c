@@ -2,7 +2,7 @@
  * ltilewave_serve.c - Lua binding of tw_serve (src/tw_serve.h).
  *
  *   core.serve{ arrival = "poisson" | "gamma" | "offline" | "closed" | "trace", rate, cv, concurrency,
- *     requests, measure_from, measure_to, prefix_tokens, prefix_share, seed, isl = { kind = "fixed" | "uniform" | "lognormal" | "trace", a, b,
+ *     requests, measure_from, measure_to, prefix_tokens, prefix_share, turns, think_s, seed, isl = { kind = "fixed" | "uniform" | "lognormal" | "trace", a, b,
  *     lo, hi }, osl, trace_arrival, trace_isl, trace_osl, policy = "continuous" | "static", mix, chunked,
  *     reserve, async_output, prefix_caching, records (booleans), max_num_seqs, max_num_batched_tokens, block_size,
  *     kv_capacity_tokens, watermark, replicas, multi_step, spec_k, spec_alpha, router = "round_robin" |
@@ -198,6 +198,8 @@ static void read_workload(lua_State *L, tw_serve_workload *w)
     w->measure_to = tw_lua_get_num(L, 1, "measure_to", P, 0.0);
     w->prefix_tokens = tw_lua_get_num(L, 1, "prefix_tokens", P, 0.0);
     w->prefix_share = tw_lua_get_num(L, 1, "prefix_share", P, 0.0);
+    w->turns = tw_lua_get_num(L, 1, "turns", P, 1.0);
+    w->think_s = tw_lua_get_num(L, 1, "think_s", P, 0.0);
     seed = tw_lua_get_num(L, 1, "seed", P, 0.0);
     if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed)))
         tw_lua_raise(L, "%s.seed: expected an integer in [0, 2^53], got %g", P, seed);

@@ -110,19 +110,29 @@ static int fail(const char **bad_field, const char *field, int status)
 static const char *draw(sim_t *s, size_t n)
 {
     const tw_serve_workload *w = s->w;
-    tw__rng ra, rl, rp;
+    tw__rng ra, rl, rp, rt;
     double t = 0.0;
     size_t i;
     tw__rng_seed(&ra, w->seed, 1);
     tw__rng_seed(&rl, w->seed, 2);
     tw__rng_seed(&rp, w->seed, 4);
+    tw__rng_seed(&rt, w->seed, 5);
     for (i = 0; i < n; i++) {
         req_t *q = &s->req[i];
+        size_t turn = i % s->turns;
         memset(q, 0, sizeof *q);
         q->first = q->sched = q->done = -1.0;
         q->next = q->pend_next = -1;
+        q->lru_prev = q->lru_next = -1;
         q->isl = (int32_t)tw__serve_draw_length(&w->isl, w->trace_isl, i, &rl);
         q->osl = (int32_t)tw__serve_draw_length(&w->osl, w->trace_osl, i, &rl);
+        if (turn > 0) {
+            /* a later turn: the previous prompt and its answer, then this turn's own tokens */
+            double isl = (double)q[-1].isl + q[-1].osl + q->isl;
+            if (isl > TW_SERVE_MAX_TOKENS) return "workload.isl+osl";
+            q->isl = (int32_t)isl;
+            q->think = w->think_s > 0.0 ? -w->think_s * log(1.0 - tw__rng_uniform(&rt)) : 0.0;
+        }
         /* the shared prefix comes before the request's own prompt (its own stream: no other draw moves) */
         if (w->prefix_tokens > 0.0 && w->prefix_share > 0.0 && tw__rng_uniform(&rp) < w->prefix_share) {
             q->shared = 1;
@@ -136,7 +146,9 @@ static const char *draw(sim_t *s, size_t n)
         } else if (tw__blocks_for((double)q->isl + q->osl, s->bs) > s->blocks_total) {
             return "workload.isl+osl";
         }
-        if (w->arrival == TW_ARRIVE_POISSON || w->arrival == TW_ARRIVE_GAMMA) {
+        if (turn > 0) {
+            q->arrival = INFINITY; /* think time after the previous turn's last token */
+        } else if (w->arrival == TW_ARRIVE_POISSON || w->arrival == TW_ARRIVE_GAMMA) {
             if (i > 0) t += tw__serve_draw_gap(w, &ra);
             if (!(t <= TW__SERVE_MAX_TIME)) return "workload.rate";
             q->arrival = t;
@@ -226,6 +238,7 @@ static const char *check_run(const tw_serve_workload *w, const tw_serve_policy *
     if (work == NULL || ((uintptr_t)work & 7u) != 0 || work_bytes < h->total) return "work";
     if (p->prefill_replicas > 0 && (c->decode_pool == NULL || tw__serve_check_costs(c->decode_pool) != NULL))
         return "costs.decode_pool";
+    if (p->prefill_replicas > 0 && w->turns > 1.0) return "workload.turns";
     return NULL;
 }
 
@@ -256,6 +269,7 @@ static void setup(sim_t *s, const tw_serve_workload *w, const tw_serve_policy *p
     s->series_max = series_max;
     s->stride = 1;
     s->gap_last = -1.0;
+    s->turns = w->turns > 1.0 ? (size_t)w->turns : 1;
     tw__rng_seed(&s->spec_rng, w->seed, 3);
     memset(s->bins, 0, TW__ITL_BINS * sizeof(uint64_t));
     for (i = 0; i < h->n_rep; i++) {
@@ -263,6 +277,7 @@ static void setup(sim_t *s, const tw_serve_workload *w, const tw_serve_policy *p
         memset(r, 0, sizeof *r);
         r->head = r->tail = -1;
         r->pend = -1;
+        r->lru_head = r->lru_tail = -1;
         r->role = n_pre == 0 ? ROLE_BOTH : i < n_pre ? ROLE_PREFILL : ROLE_DECODE;
         r->c = r->role == ROLE_DECODE ? c->decode_pool : c;
         r->blocks_total = r->role == ROLE_DECODE ? s->dec_blocks : s->blocks_total;
@@ -279,8 +294,9 @@ static const char *run_events(sim_t *s, size_t n, size_t n_rep)
 {
     const tw_serve_policy *p = s->p;
     size_t i, next = 0, completed = 0, n_pre = (size_t)p->prefill_replicas;
+    size_t T = s->turns, n_conv = n / T;
     size_t spawn = s->w->arrival == TW_ARRIVE_CLOSED
-                       ? (size_t)(s->w->concurrency < (double)n ? s->w->concurrency : (double)n) : n;
+                       ? T * (size_t)(s->w->concurrency < (double)n_conv ? s->w->concurrency : (double)n_conv) : n;
     while (completed < n) {
         double ta = next < spawn ? s->req[next].arrival : INFINITY, ts = INFINITY, now;
         double tk = s->heap_n > 0 ? s->heap_t[0] : INFINITY;
@@ -291,7 +307,18 @@ static const char *run_events(sim_t *s, size_t n, size_t n_rep)
         if (tk < now) now = tk;
         if (!isfinite(now)) return "policy"; /* nothing can move */
         tw__advance(s, now);
-        while (s->heap_n > 0 && s->heap_t[0] <= now) {
+        while (T > 1 && s->heap_n > 0 && s->heap_t[0] <= now) {
+            /* a conversation's next turn: to the replica caching its history, else as any arrival */
+            int32_t q = tw__heap_pop(s);
+            const req_t *prev = &s->req[q - 1];
+            size_t r = prev->ent_blocks > 0 ? (size_t)prev->replica
+                                            : route(s, (size_t)q / T, 0, n_rep, p->router == TW_ROUTE_LEAST_LOADED);
+            tw__push_back(s, &s->rep[r], q);
+            s->req[q].replica = (int32_t)r;
+            s->n_sys++;
+            s->rep[r].dirty = 1;
+        }
+        while (T == 1 && s->heap_n > 0 && s->heap_t[0] <= now) {
             int32_t q = tw__heap_pop(s);
             size_t r = route(s, (size_t)q, n_pre, n_rep, 1);
             s->req[q].computed = s->req[q].isl; /* the prompt's KV arrived */
@@ -300,12 +327,12 @@ static const char *run_events(sim_t *s, size_t n, size_t n_rep)
             s->rep[r].dirty = 1;
         }
         while (next < spawn && s->req[next].arrival <= now) {
-            size_t r = route(s, next, 0, n_pre > 0 ? n_pre : n_rep, p->router == TW_ROUTE_LEAST_LOADED);
+            size_t r = route(s, next / T, 0, n_pre > 0 ? n_pre : n_rep, p->router == TW_ROUTE_LEAST_LOADED);
             tw__push_back(s, &s->rep[r], (int32_t)next);
             s->req[next].replica = (int32_t)r;
             s->n_sys++;
             s->rep[r].dirty = 1;
-            next++;
+            next += T; /* the next conversation's first turn (a request when T = 1) */
         }
         for (i = 0; i < n_rep; i++) {
             if (s->rep[i].busy && s->rep[i].busy_until <= now) {

@@ -104,6 +104,14 @@ typedef struct {
     double prefix_tokens;  /* a shared system prompt of this many tokens, integer 0..TW_SERVE_MAX_TOKENS (0: none) */
     double prefix_share;   /* the probability that a request starts with it, [0, 1]: its prompt is then the
                               prefix's tokens and its own (isl) */
+    double turns;          /* multi-turn conversations: turns per conversation, integer 0..1000 (0 and 1: every
+                              request alone); requests is a multiple, request i turn i % turns of conversation
+                              i / turns. The arrival process starts conversations (CLOSED: concurrency of
+                              them in flight); a later turn arrives think time after its previous turn's last
+                              token, its prompt the previous prompt, that answer and isl new tokens. Not with
+                              TRACE arrivals, prefix_tokens or prefill_replicas */
+    double think_s;        /* mean think time between turns, s, [0, 1e6]: exponential draws, one per turn
+                              (0: the next turn at once) */
     double measure_from, measure_to; /* the latency statistics (TTFT, TPOT, ITL, E2E, queue, goodput) are
                                         of requests measure_from .. measure_to - 1 in arrival order (a
                                         steady window: warm-up and drain left out); integers, 0 <=
@@ -140,7 +148,10 @@ typedef struct {
                                       a request starting with it skips them (vLLM's automatic prefix
                                       caching, SGLang's radix cache); they are shared, not copied, and
                                       evicted when nothing running uses them and blocks are short (LRU of
-                                      one entry); 0: every prompt is computed whole. Not with
+                                      one entry); with turns > 1 (continuous policy) a finished turn's full
+                                      blocks stay cached for its conversation's next turn, which goes to
+                                      that replica and skips them, evicted least recently used first when
+                                      blocks are short; 0: every prompt is computed whole. Not with
                                       prefill_replicas > 0 */
     int async_output;              /* 1: the client sees a step's first and last tokens of each request
                                       when the replica's next step ends (vLLM 0.6's asynchronous output
@@ -190,8 +201,10 @@ typedef struct {
     double kv_blocks_end;    /* KV blocks still held when the run ended: 0, as every block taken is freed */
     double series_n;         /* time-series samples written */
     double measured;         /* requests in the latency statistics (measure_to - measure_from) */
-    double prefix_lookups;   /* admissions of requests that start with the shared prefix (from scratch) */
-    double prefix_hits;      /* of those, the ones that found it cached and skipped its tokens */
+    double prefix_lookups;   /* admissions of requests that start with the shared prefix, or of later turns of
+                                a conversation (from scratch) */
+    double prefix_hits;      /* of those, the ones that found it (the conversation's history) cached and
+                                skipped its tokens */
     double cached_tokens;    /* prompt tokens skipped by hits (they are in no prefill_tokens); with caching
                                 the token conservation reads prefill_tokens + decode_tokens = sum(input +
                                 output - 1) + recomputed_tokens - cached_tokens, and kv_blocks_end counts

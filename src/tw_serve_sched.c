@@ -141,6 +141,8 @@ static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now
         if (p->prefix_caching && q->shared && s->pfx_nblocks > 0.0 && q->computed == 0) {
             share = s->pfx_nblocks;
             if (r->pfx_blocks > 0.0 && r->pfx_ready) skip = s->pfx_tokens;
+        } else {
+            tw__conv_peek(s, r, q, &share, &skip); /* a conversation's history (not with a shared prefix) */
         }
         n = remaining(q) - skip;
         if (n > *budget) {
@@ -157,6 +159,7 @@ static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now
             break;
         }
         tw__prefix_admit(s, r, q);
+        tw__conv_admit(s, r, q);
         nb -= extra;
         pop_front(s, r);
         take_blocks(s, r, q, nb);
@@ -344,12 +347,19 @@ size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
             q->done = t;
             pend(s, q, 2);
             q->running = 0;
-            free_blocks(s, r, q);
+            if (!tw__conv_keep(s, r, q)) free_blocks(s, r, q);
             tw__prefix_release(s, r, q);
             s->n_running--;
             s->n_sys--;
             done++;
-            if (s->w->arrival == TW_ARRIVE_CLOSED && *spawn < n_total) s->req[(*spawn)++].arrival = t;
+            if (s->turns > 1 && (size_t)i % s->turns + 1 < s->turns) {
+                /* the conversation's next turn, its think time after this last token */
+                s->req[i + 1].arrival = t + s->req[i + 1].think;
+                tw__heap_push(s, s->req[i + 1].arrival, i + 1);
+            } else if (s->w->arrival == TW_ARRIVE_CLOSED && *spawn < n_total) {
+                s->req[*spawn].arrival = t; /* the next conversation (request) of the closed loop */
+                *spawn += s->turns;
+            }
         } else {
             run[kept++] = i;
         }

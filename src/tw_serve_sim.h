@@ -15,6 +15,9 @@ typedef struct {
     int32_t shared;          /* 1: the prompt starts with the workload's shared prefix */
     int32_t pfx_blocks;      /* prefix caching: the cache's blocks this request uses (not its own) */
     int32_t cached;          /* prompt tokens it skipped on a hit (not prefilled by it) */
+    int32_t ent_blocks;      /* multi-turn caching: blocks of this finished turn kept for the next one */
+    int32_t lru_prev, lru_next; /* and its place in its replica's LRU list (-1: none) */
+    double think;            /* multi-turn: the think time before this turn, s */
 } req_t;
 
 /* What a replica serves: both phases (aggregated), or one pool of a disaggregated deployment. */
@@ -40,6 +43,7 @@ typedef struct {
     double pfx_blocks;       /* prefix caching: blocks the cache holds for the shared prefix (0: none) */
     int32_t pfx_refs;        /* running requests using them */
     int pfx_ready;           /* 1 once a request has computed the prefix into them */
+    int32_t lru_head, lru_tail; /* multi-turn caching: finished turns' cached blocks, least recent first */
     int busy, dirty;
 } rep_t;
 
@@ -84,6 +88,7 @@ typedef struct {
     double prefix_lookups, prefix_hits, cached_tokens;
     double gap_last;                        /* the last ITL binned and its bin: the sequences of one */
     size_t gap_bin;                         /* step mostly share their gap */
+    size_t turns;                           /* turns per conversation (1: none) */
 } sim_t;
 
 /* tw_serve.c: a time-series sample of the state when a step starts at t */
@@ -101,6 +106,14 @@ void tw__prefix_release(sim_t *s, rep_t *r, req_t *q);
 int tw__prefix_evict(sim_t *s, rep_t *r);
 /* request q's step ended: the prefix is ready for hits once q has computed past it */
 void tw__prefix_step(sim_t *s, rep_t *r, const req_t *q);
+/* multi-turn caching: the blocks (*share) and tokens (*skip) of q's conversation history cached on
+   replica r, 0 when none (q not a later turn, not from scratch, or its history evicted) */
+void tw__conv_peek(const sim_t *s, const rep_t *r, const req_t *q, double *share, double *skip);
+/* q admitted on r: a lookup; a hit takes the history's blocks over and skips its tokens */
+void tw__conv_admit(sim_t *s, rep_t *r, req_t *q);
+/* finished turn q keeps its full blocks for the next turn on r (LRU tail); 1 when it did (q->blocks
+   then 0, the rest freed), 0 when caching does not apply (the caller frees its blocks) */
+int tw__conv_keep(sim_t *s, rep_t *r, req_t *q);
 
 /* tw_serve_sched.c */
 /* KV blocks of `tokens` tokens in blocks of bs */

@@ -138,6 +138,10 @@ const char *tw__serve_check_workload(const tw_serve_workload *w)
     if (!(isfinite(w->prefix_share) && w->prefix_share >= 0.0 && w->prefix_share <= 1.0)) return "workload.prefix_share";
     if (!(count(w->measure_from, 0, w->requests - 1) &&
           (w->measure_to == 0.0 || w->measure_from < w->measure_to))) return "workload.measure_from";
+    if (!count(w->turns, 0, 1000)) return "workload.turns";
+    if (w->turns > 1.0 && (fmod(w->requests, w->turns) != 0.0 || w->arrival == TW_ARRIVE_TRACE || w->prefix_tokens > 0.0))
+        return "workload.turns";
+    if (!(isfinite(w->think_s) && w->think_s >= 0.0 && w->think_s <= 1e6)) return "workload.think_s";
     switch (w->arrival) {
     case TW_ARRIVE_POISSON:
         if (!positive(w->rate) || w->rate > 1e9) return "workload.rate";

@@ -114,6 +114,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     w.prefix_share = fuzz_double(&in);
     w.measure_from = fuzz_double(&in);
     w.measure_to = fuzz_double(&in);
+    w.turns = fuzz_byte(&in) % 5; /* multi-turn conversations: 0 and 1 none */
+    w.think_s = fuzz_double(&in);
 
     /* keep the run small: requests, tokens, replicas, sequences and a budget of at least 16 */
     if (!(w.requests >= 1 && w.requests <= 64) || !small_lengths(&w.isl) || !small_lengths(&w.osl) ||
@@ -145,6 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             written += q.input_tokens + q.output_tokens - 1.0;
         }
         check(tokens == r.output_tokens, "output tokens not conserved");
+        /* every block taken is freed, a conversation's cached history by its next turn or eviction */
+        check(w.prefix_tokens > 0 || r.kv_blocks_end == 0, "KV blocks held at the end");
         /* every token written once, a preempted one again, a cached prefix's never by a hit */
         check(r.prefill_tokens + r.decode_tokens == written + r.recomputed_tokens - r.cached_tokens,
               "KV tokens not conserved");

@@ -245,5 +245,19 @@ return function(add)
   add("ranges", "pp times replicas past the schedulers", { cmd = D .. "--pp 6 --replicas 1000",
     err = "serve.replicas: expected at most 682 with pp = 6" })
   add("names", "a zero pp", { cmd = D .. "--pp 0", err = "serve.pp: expected positive integer, got 0" })
+  -- 18. multi-turn conversations
+  local C = "serve pythia-70m --rate 1 --isl 10 --osl 10 "
+  add("names", "--think-time without --turns", { cmd = C .. "--think-time 5s",
+    err = "serve.think_time: --think-time applies with --turns" })
+  add("units", "a think time without its unit", { cmd = C .. "--turns 3 --think-time 5",
+    err = "serve.think_time: expected a duration with its unit (s, ms, us), got '5'" })
+  add("ranges", "zero turns", { cmd = C .. "--turns 0",
+    err = "serve.workload.conversation.turns: expected positive integer, got 0" })
+  add("names", "turns beside a shared prefix", { cmd = C .. "--turns 3 --prefix-tokens 100",
+    err = "serve.workload.conversation: expected no shared prefix" })
+  add("names", "turns over sharegpt_multi", { cmd = "serve pythia-70m --rate 1 --dataset sharegpt_multi --turns 3",
+    err = "serve.workload.conversation: expected a per-turn dataset" })
+  add("names", "turns with disaggregated pools", { cmd = C .. "--turns 3 --prefill-pool t=1 --decode-pool t=1",
+    err = "serve.workload.conversation: expected none with disagg" })
   add("names", "a negative ep", { cmd = E .. "--ep -2", err = "serve.ep: expected positive integer, got -2" })
 end

@@ -125,6 +125,11 @@ function M.define(p)
     return ks
   end)(), ", ") .. ".")
   c:option("--speculative", "Speculative decoding: draft=MODEL,k=4,acceptance=0.7."):convert(args_.speculative)
+  c:option("--turns", "Multi-turn conversations of N turns: the rate starts conversations, --requests counts them; "
+    .. "each turn's prompt holds the earlier turns (prefix caching keeps them).")
+    :convert(args_.int_arg("serve.workload.conversation.turns"))
+  c:option("--think-time", "With --turns: mean think time between a turn's answer and the next turn, e.g. 10s "
+    .. "(exponential; default none).")
   c:option("--prefix-tokens", "A shared system prompt of N tokens before the prompts (prefix caching skips it on a hit).")
     :convert(args_.int_arg("serve.prefix_tokens"))
   c:option("--prefix-share", "With --prefix-tokens: the share of prompts that start with it (default 1).")
@@ -188,6 +193,12 @@ local function refuse(a, options, why)
   end
 end
 
+--- The workload's `conversation` of parsed arguments `a` (--turns, --think-time with its unit), or nil.
+function M.conversation(a)
+  if not a.turns then return nil end
+  return { turns = a.turns, think_s = a.think_time and seconds(a.think_time, "serve.think_time") or nil }
+end
+
 --- The lengths' options together: --isl and --osl both, or neither (a --dataset or --trace gives
 -- the other side), so that a missing one is named as the one missing.
 -- @raise `serve.osl: expected --osl with --isl ...` (and the converse)
@@ -204,6 +215,7 @@ end
 local function check_combinations(a)
   M.check_lengths(a)
   if a.cv and not a.rate then error("serve.cv: --cv applies with --rate (gamma arrivals) only", 0) end
+  if a.think_time ~= nil and not a.turns then error("serve.think_time: --think-time applies with --turns", 0) end
   if a.prefix_share ~= nil and not a.prefix_tokens then
     error("serve.prefix_share: --prefix-share applies with --prefix-tokens", 0)
   end
@@ -240,7 +252,8 @@ local function simulate_loads(a, sched)
     local w = { arrival = l.arrival, rate = l.rate, cv = l.cv, concurrency = l.concurrency, trace = l.trace,
                 requests = a.requests, isl = M.length(a.isl, "serve.isl"), osl = M.length(a.osl, "serve.osl"),
                 dataset = a.dataset, measure = l.rate and not a.replay and "steady" or nil,
-                prefix = a.prefix_tokens and { tokens = a.prefix_tokens, share = a.prefix_share } or nil }
+                prefix = a.prefix_tokens and { tokens = a.prefix_tokens, share = a.prefix_share } or nil,
+                conversation = M.conversation(a) }
     if not w.isl and not w.osl and not w.dataset and not w.trace then w.dataset = "sharegpt" end
     local pools = a.prefill_pool and { prefill = a.prefill_pool, decode = a.decode_pool }
     local so = { model = a.model, hw = a.hw, t = not pools and a.t or nil, replicas = not pools and a.replicas or nil,

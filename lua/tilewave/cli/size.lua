@@ -70,7 +70,7 @@ function M.run(a, out)
   local hws = devices(a.hw)
   local length = require("tilewave.cli.serve").length
   local w = { requests = a.requests, isl = length(a.isl, "serve.isl"), osl = length(a.osl, "serve.osl"),
-              dataset = a.dataset }
+              dataset = a.dataset, conversation = require("tilewave.cli.serve").conversation(a) }
   if not w.isl and not w.osl and not w.dataset then w.dataset = "sharegpt" end
   local r = tw.serve.size(M.options(a, w, hws, a.slo))
   local text

@@ -18,9 +18,12 @@ function M.mode(r)
   local m = r.measure or {}
   if m.mode == "steady" then
     local steady = require "tilewave.serve.steady"
-    return format("steady state, each run at least %d requests and %d s of arrivals (--requests raises it; %d "
-      .. "at %g/s), percentiles without the first %.0f%% of requests (warm-up) and the last %.0f%% (drain)",
-      steady.MIN_REQUESTS, steady.MIN_SECONDS, r.requests, r.rate, 100 * steady.WARMUP, 100 * steady.DRAIN)
+    local c = r.conversation -- its rate and --requests count conversations
+    local what = c and format("conversations (%d turns each)", c.turns) or "requests"
+    return format("steady state, each run at least %d %s and %d s of arrivals (--requests raises it; %d "
+      .. "at %g/s), percentiles without the first %.0f%% of %s (warm-up) and the last %.0f%% (drain)",
+      steady.MIN_REQUESTS, what, steady.MIN_SECONDS, c and c.conversations or r.requests, r.rate, 100 * steady.WARMUP,
+      c and "conversations" or "requests", 100 * steady.DRAIN)
   end
   return format("benchmark replay, %d requests a run (--requests) sent as vllm bench serve sends them, ramp and "
     .. "drain included", r.requests)
@@ -121,7 +124,16 @@ function M.render(runs, fmt)
   local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
     .. "Metrics as vLLM's benchmark_serving; running = mean requests in the batch.\n", r.interval.scale_low,
     r.interval.scale_high, r.interval.borrowed and ", borrowed from the H100" or "")
-  if r.prefix then
+  if r.conversation then
+    local hits, looks = 0, 0
+    for _, x in ipairs(runs) do hits, looks = hits + x.prefix.hits, looks + x.prefix.lookups end
+    local c = r.conversation
+    foot = foot .. format("Conversations: %d turns each (the rate starts conversations; --requests counts them), "
+      .. "think time %s mean between turns; prefix caching %s%s.\n", c.turns, si(c.think_s, "s"),
+      r.prefix.caching and "on" or "off", r.prefix.caching and format(", hit rate %.1f%% (%d of %d later turns "
+      .. "found their history cached, %.0f tokens each on average)", looks > 0 and 100 * hits / looks or 0, hits,
+      looks, r.prefix.hits > 0 and r.prefix.cached_tokens / r.prefix.hits or 0) or "")
+  elseif r.prefix then
     local hits, looks = 0, 0
     for _, x in ipairs(runs) do hits, looks = hits + x.prefix.hits, looks + x.prefix.lookups end
     foot = foot .. format("Shared prefix: %d tokens before %.0f%% of the prompts; prefix caching %s%s.\n",
@@ -133,9 +145,13 @@ function M.render(runs, fmt)
   local cap
   for _, x in ipairs(runs) do cap = cap or x.stability end
   if cap then
-    foot = foot .. format("Capacity %.3g req/s [%.3g, %.3g] for these requests (their steady offline throughput: no arrival "
+    foot = foot .. format("Capacity %.3g %s [%.3g, %.3g] for these requests (their steady offline throughput: no arrival "
       .. "rate completes more); above it a load is UNSTABLE: its queue grows every second and its TTFT with the run's "
-      .. "length, so none is printed.\n", cap.capacity_rps, cap.capacity_interval[1], cap.capacity_interval[2])
+      .. "length, so none is printed.%s\n", cap.capacity_rps, r.conversation and "conversations/s" or "req/s",
+      cap.capacity_interval[1], cap.capacity_interval[2], r.conversation and r.prefix.caching and " With "
+      .. "conversations it is a lower bound: every conversation started at once evicts the histories prefix caching "
+      .. "keeps at a steady rate, so a load above it may yet be stable (judged unstable here, never the reverse)."
+      or "")
   end
   return head .. tw.report.table(header, rows) .. "\n" .. foot
 end

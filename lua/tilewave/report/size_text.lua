@@ -65,8 +65,10 @@ function M.render(r, a)
   if a.format == "json" then return json.encode(r) .. "\n" end
   if a.format == "csv" then return csv_of(r, a) end
   local slo = r.slo
-  local lines = { format("size %s: %g req/s within %s at p%s (%s), cheapest first; p_meet over %d step-cost draws, "
-    .. "ranked at >= %.2f", a.model, r.rate,
+  -- a conversation workload's rate starts conversations (tilewave.serve.workload.conversation)
+  local unit = a.turns and format("conversations/s of %d turns (the max rate column too)", a.turns) or "req/s"
+  local lines = { format("size %s: %g %s within %s at p%s (%s), cheapest first; p_meet over %d step-cost draws, "
+    .. "ranked at >= %.2f", a.model, r.rate, unit,
     table.concat({ slo.ttft_s and ("TTFT <= " .. si(slo.ttft_s, "s")) or nil,
                    slo.tpot_s and ("TPOT <= " .. si(slo.tpot_s, "s")) or nil }, ", "),
     tostring(slo.percentile or 99), a.engine, r.samples, r.confidence) }

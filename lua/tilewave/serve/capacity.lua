@@ -22,21 +22,23 @@ local M = {}
 
 --- The steady completion rate of a raw run with records (tilewave.serve.simulate.run(x, s, true)):
 -- the completions between the WARMUP-th and the (1 - DRAIN)-th share of the run over the time
--- between them, request/s.
-function M.steady_rate(r)
+-- between them, request/s; with `turns` per conversation, conversations/s (the unit of a
+-- conversation workload's rate).
+function M.steady_rate(r, turns)
   local f = {}
   for i, t in ipairs(r.records.finish_s) do f[i] = t end
   table.sort(f)
   local n = #f
   local a, b = math.max(1, math.floor(steady.WARMUP * n)), math.max(2, n - math.floor(steady.DRAIN * n))
-  if b <= a or not (f[b] > f[a]) then return r.requests_per_s end
-  return (b - a) / (f[b] - f[a])
+  if b <= a or not (f[b] > f[a]) then return r.requests_per_s / (turns or 1) end
+  return (b - a) / (f[b] - f[a]) / (turns or 1)
 end
 
 --- The capacity of the deployment and workload of serve options `o` (tilewave.serve.simulate's),
 -- whatever their arrival process.
 -- @return `{ requests_per_s, low, high (the interval's bounds), output_tokens_per_s, requests (the
---   run's length) }` (request/s, token/s)
+--   run's length) }` (request/s, token/s; with a conversation workload, requests_per_s, low and high
+--   in conversations/s, its rate's unit)
 -- @raise simulate()'s errors
 function M.of(o)
   local q, w = {}, {}
@@ -46,11 +48,12 @@ function M.of(o)
   if w.trace == nil then w.requests = math.max(steady.MIN_REQUESTS, w.requests or 0) end
   q.workload, q.detail, q.slo = w, nil, nil
   local x = simulate.prepare(q)
-  local nominal = simulate.run(x, 1, true)
-  local rate = M.steady_rate(nominal)
-  local lo, hi = M.steady_rate(simulate.run(x, x.scale_high, true)), M.steady_rate(simulate.run(x, x.scale_low, true))
+  local nominal, turns = simulate.run(x, 1, true), x.w.turns
+  local rate = M.steady_rate(nominal, turns)
+  local lo, hi = M.steady_rate(simulate.run(x, x.scale_high, true), turns),
+    M.steady_rate(simulate.run(x, x.scale_low, true), turns)
   return { requests_per_s = rate, low = math.min(lo, rate), high = math.max(hi, rate),
-           output_tokens_per_s = rate * nominal.output_tokens / nominal.requests, requests = nominal.requests }
+           output_tokens_per_s = rate * (turns or 1) * nominal.output_tokens / nominal.requests, requests = nominal.requests }
 end
 
 --- The state of an open-loop run at `rate` (request/s) against capacity `c` (M.of): "stable" below

@@ -187,7 +187,8 @@ function M.prepare(o)
   opts.pp = M.pp_alone(pp, ep, dis, sd)
   local kv = steps.kv_capacity(c, spec, opts, sched)
   if pp > 1 then kv, sched = M.pp_engines(kv, sched, pp, o.router) end
-  local max_context = w.max_isl + w.max_osl
+  -- a conversation's last turn holds every earlier prompt and answer
+  local max_context = (w.max_isl + w.max_osl) * (w.turns or 1)
   if max_context > kv.kv_capacity_tokens then
     check.fail("serve.workload", format("expected requests within the KV capacity of %d tokens (isl + osl up to %d)",
       kv.kv_capacity_tokens, max_context), max_context)
@@ -201,6 +202,10 @@ function M.prepare(o)
   local caching = o.prefix_caching
   if caching == nil then caching = eng.prefix_caching or false end
   if type(caching) ~= "boolean" then check.fail("serve.prefix_caching", "expected true or false", caching) end
+  if dis and w.turns then
+    check.fail("serve.workload.conversation", "expected none with disagg (a conversation's cache stays on one replica)",
+      w.turns)
+  end
   if o.prefix_caching and dis and w.prefix_tokens then
     check.fail("serve.prefix_caching", "expected false with disagg (prefix caching is not simulated across pools)", caching)
   end
@@ -261,6 +266,7 @@ local function run(x, scale, detail)
     arrival = w.arrival, rate = w.rate, cv = w.cv, concurrency = w.concurrency, requests = w.requests, seed = x.seed,
     measure_from = w.measure_from, measure_to = w.measure_to,
     prefix_tokens = w.prefix_tokens or 0, prefix_share = w.prefix_share or 0, prefix_caching = x.prefix_caching,
+    turns = w.turns or 1, think_s = w.think_s or 0,
     isl = len(w.isl), osl = len(w.osl), trace_arrival = w.trace_arrival, trace_isl = w.trace_isl,
     trace_osl = w.trace_osl,
     policy = s.policy, mix = s.mix, chunked = s.chunked, reserve = s.reserve, max_num_seqs = s.max_num_seqs,
@@ -314,7 +320,8 @@ local function shape(x, r)
     preemptions = r.preemptions, steps = r.steps, output_tokens = r.output_tokens,
     prefill_tokens = r.prefill_tokens, recomputed_tokens = r.recomputed_tokens, decode_tokens = r.decode_tokens,
     kv_blocks_end = r.kv_blocks_end,
-    prefix = x.w.prefix_tokens and { tokens = x.w.prefix_tokens, share = x.w.prefix_share, caching = x.prefix_caching,
+    conversation = x.w.turns and { turns = x.w.turns, think_s = x.w.think_s, conversations = x.w.conversations } or nil,
+    prefix = (x.w.prefix_tokens or x.w.turns) and { tokens = x.w.prefix_tokens, share = x.w.prefix_share, caching = x.prefix_caching,
       lookups = r.prefix_lookups, hits = r.prefix_hits, cached_tokens = r.cached_tokens,
       hit_rate = r.prefix_lookups > 0 and r.prefix_hits / r.prefix_lookups or 0 } or nil,
     max_num_seqs = x.sched.max_num_seqs, max_num_batched_tokens = x.sched.max_num_batched_tokens,

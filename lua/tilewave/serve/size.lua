@@ -59,13 +59,14 @@ M.meets = meets
 local function at_rate(x, rate, replicas, pools)
   local y = tables.copy(x)
   local w = tables.copy(x.w)
+  local T = x.w.turns or 1 -- a conversation workload: the plan counts conversations of T requests
   if rate then
     local plan = steady.plan(rate)
     w.arrival, w.rate, w.measure = "poisson", rate, "steady"
-    w.requests, w.measure_from, w.measure_to = plan.requests, plan.measure_from, plan.measure_to
+    w.requests, w.measure_from, w.measure_to = plan.requests * T, plan.measure_from * T, plan.measure_to * T
   else
     w.arrival, w.rate, w.measure = "offline", nil, "replay"
-    w.requests = math.max(steady.MIN_REQUESTS, x.w.requests)
+    w.requests = math.max(steady.MIN_REQUESTS * T, x.w.requests)
     w.measure_from, w.measure_to = 0, w.requests
   end
   y.w, y.replicas = w, (replicas or 1) * (x.pp or 1) -- a pipeline's micro-batch schedulers
@@ -88,7 +89,7 @@ end
 -- bracket is within M.BISECT_TOL of it, request/s; 0 when none. Also returns that capacity (`cap`,
 -- when the caller has run it already).
 function M.max_rate(x, slo, bisections, pools, cap)
-  cap = cap or capacity.steady_rate(simulate.run(at_rate(x, nil, nil, pools), 1, true))
+  cap = cap or capacity.steady_rate(simulate.run(at_rate(x, nil, nil, pools), 1, true), x.w.turns)
   -- at the capacity itself the queue has no steady state: the bracket starts below it
   local lo, hi = 0, cap
   for _ = 1, bisections or M.BISECT_STEPS do
@@ -220,7 +221,7 @@ local function best_batch_limit(o, x0, t)
     -- best replica's max rate so far is not bisected
     local one, cap = 0, nil
     if best_one and seqs < x0.sched.max_num_seqs then
-      cap = capacity.steady_rate(simulate.run(at_rate(x, nil), 1, true))
+      cap = capacity.steady_rate(simulate.run(at_rate(x, nil), 1, true), x.w.turns)
     end
     if not (cap and cap <= best_one) then
       one = M.max_rate(x, x0.slo, nil, nil, cap) -- the capacity run not repeated

@@ -171,7 +171,7 @@ local function read_trace(path, where)
 end
 
 local FIELDS = { arrival = true, rate = true, cv = true, concurrency = true, requests = true, isl = true, osl = true,
-                 dataset = true, trace = true, measure = true, lengths = true, prefix = true }
+                 dataset = true, trace = true, measure = true, lengths = true, prefix = true, conversation = true }
 local ARRIVALS = { poisson = true, gamma = true, offline = true, closed = true, trace = true }
 
 --- Resolve a workload into the core's fields.
@@ -184,7 +184,8 @@ local ARRIVALS = { poisson = true, gamma = true, offline = true, closed = true, 
 --   prefix_tokens, prefix_share (`prefix = { tokens, share = 1 }`: a shared system prompt of that
 --     many
 --   tokens before that share of the prompts; max_isl counts it),
---   requests_asked (the requests given, before steady state raised them) }`
+--   requests_asked (the requests given, before steady state raised them), turns, think_s and
+--   conversations (M.conversation) }`
 -- @raise `<path>.<field>: <expectation>, got <value>`
 function M.resolve(o, path)
   -- 102 lines, one function: a workload validated field by field, in the order its errors are
@@ -288,7 +289,35 @@ function M.resolve(o, path)
   else
     w.measure_from, w.measure_to = 0, w.requests
   end
+  if o.conversation ~= nil then M.conversation(w, o, path) end
   return w
+end
+
+--- Multi-turn conversations (`conversation = { turns, think_s = 0 }`, src/tw_serve.h turns): the
+-- arrival process starts conversations, `requests` counts them (each `turns` requests), each turn's
+-- isl new tokens after the previous prompt and answer, its think time exponential of mean think_s
+-- after the previous answer's last token. Sets w.turns, w.think_s and scales the request counts.
+-- @raise `<path>.conversation...: ...` (turns 1..1000, think_s 0..1e6 s; not with a trace, given
+--   lengths, a shared prefix or the sharegpt_multi dataset, whose prompts hold their history)
+function M.conversation(w, o, path)
+  local p = path .. ".conversation"
+  check.table(o.conversation, p)
+  check.options(o.conversation, { turns = true, think_s = true }, p)
+  local turns = check.positive_int(o.conversation.turns, p .. ".turns")
+  if turns > 1000 then check.fail(p .. ".turns", "expected at most 1000", turns) end
+  w.turns = turns
+  w.think_s = check.within(o.conversation.think_s or 0, 0, 1e6, "seconds", p .. ".think_s")
+  if w.trace_isl then check.fail(p, "expected no trace or given lengths (each request is one turn there)", "both") end
+  if w.prefix_tokens then check.fail(p, "expected no shared prefix (a conversation's history is its prefix)", "both") end
+  if o.dataset == "sharegpt_multi" then
+    check.fail(p, "expected a per-turn dataset (sharegpt_multi's prompts hold their history already)", o.dataset)
+  end
+  if w.requests * turns > 1e7 then
+    check.fail(path .. ".requests", format("expected at most 1e7 requests (%d conversations of %d turns)",
+      w.requests, turns), w.requests * turns)
+  end
+  w.conversations = w.requests
+  w.requests, w.measure_from, w.measure_to = w.requests * turns, w.measure_from * turns, w.measure_to * turns
 end
 
 return M
