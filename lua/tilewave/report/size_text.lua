@@ -10,6 +10,11 @@ local table_text = require("tilewave.report.format").table
 local M = {}
 local format = string.format
 
+--- The device column of deployment `d`: its device, or prefill+decode devices of mixed pools.
+function M.hw_of(d)
+  return d.decode and d.decode.hw ~= d.hw and d.hw .. "+" .. d.decode.hw or d.hw
+end
+
 local HEADER = { "rank", "hw", "mode", "weights", "GPUs", "t/ep/pp", "replicas", "max seqs", "max req/s", "TTFT p99", "TPOT p99", "p_meet", "tok/s/GPU",
                  "tok/s/user", "$/hour", "$/M out tok" }
 
@@ -26,7 +31,7 @@ local function csv_of(r, a)
       if i > a.top then break end
       local q = "p" .. tostring(math.tointeger(d.slo.percentile) or d.slo.percentile)
       local dis = d.mode == "disagg"
-      local row = { part[2] and i or "", d.hw, d.mode, d.weight_dtype, d.gpus, dis and format("%d/%d", d.prefill.t, d.decode.t) or d.t, d.ep or 1, d.pp or 1,
+      local row = { part[2] and i or "", M.hw_of(d), d.mode, d.weight_dtype, d.gpus, dis and format("%d/%d", d.prefill.t, d.decode.t) or d.t, d.ep or 1, d.pp or 1,
         dis and format("%dP%dD", d.prefill.replicas, d.decode.replicas) or d.replicas, d.max_num_seqs, d.max_rate_rps,
         d.ttft_s[q], d.tpot_s[q], d.slo.percentile, d.p_meet, d.output_tokens_per_s_per_gpu, d.tokens_per_s_per_user,
         d.cost_per_hour, d.cost_per_million_output_tokens }
@@ -47,7 +52,7 @@ local function rows_of(list, top, start)
     if i > top then break end
     local q = "p" .. tostring(math.tointeger(d.slo.percentile) or d.slo.percentile)
     local dis = d.mode == "disagg"
-    rows[#rows + 1] = { start and tostring(i) or "-", d.hw, d.mode, d.weight_dtype, tostring(d.gpus),
+    rows[#rows + 1] = { start and tostring(i) or "-", M.hw_of(d), d.mode, d.weight_dtype, tostring(d.gpus),
       dis and format("%d/%d", d.prefill.t, d.decode.t) or (d.ep or 1) > 1 and "ep " .. d.ep
         or (d.pp or 1) > 1 and format("%dx%dpp", d.t, d.pp) or tostring(d.t),
       dis and format("%dP%dD", d.prefill.replicas, d.decode.replicas) or tostring(d.replicas), tostring(d.max_num_seqs),
@@ -84,8 +89,11 @@ function M.render(r, a)
       if i > a.top then break end
       local l = d.launch or {}
       if l.pools then
-        lines[#lines + 1] = format("  %d  prefill x%d: %s", i, l.pools.prefill.copies, l.pools.prefill.command)
-        lines[#lines + 1] = format("     decode x%d: %s", l.pools.decode.copies, l.pools.decode.command)
+        local mixed = d.decode.hw ~= d.hw -- each pool named by its device
+        lines[#lines + 1] = format("  %d  prefill x%d%s: %s", i, l.pools.prefill.copies, mixed and " on " .. d.hw or "",
+          l.pools.prefill.command)
+        lines[#lines + 1] = format("     decode x%d%s: %s", l.pools.decode.copies, mixed and " on " .. d.decode.hw or "",
+          l.pools.decode.command)
       elseif l.command then
         lines[#lines + 1] = format("  %d  %s%s", i, l.command, l.copies > 1 and format("  (x%d)", l.copies) or "")
       end

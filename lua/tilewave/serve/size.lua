@@ -22,7 +22,6 @@
 -- s, request/s, token/s, USD.
 -- @module tilewave.serve.size
 local check = require "tilewave.util.check"
-local transformer = require "tilewave.ops.transformer"
 local models = require "tilewave.data.models"
 local simulate = require "tilewave.serve.simulate"
 local steps = require "tilewave.serve.steps"
@@ -75,8 +74,8 @@ local function at_rate(x, rate, replicas, pools)
   if pools then
     -- disaggregated: P prefill and D decode replicas, the transfer over the link they then share
     local d = tables.copy(x.disagg)
-    d.prefill = { t = x.disagg.prefill.t, replicas = pools[1] }
-    d.decode = { t = x.disagg.decode.t, replicas = pools[2] }
+    d.prefill = { t = x.disagg.prefill.t, replicas = pools[1], spec = x.disagg.prefill.spec }
+    d.decode = { t = x.disagg.decode.t, replicas = pools[2], spec = x.disagg.decode.spec }
     d.transfer = steps.transfer(x.c, x.spec, { weight_dtype = x.weight_dtype, kv_dtype = x.kv_dtype }, d)
     y.disagg, y.replicas = d, pools[1] + pools[2]
   end
@@ -141,13 +140,16 @@ function M.seq_limits(default)
 end
 
 -- the sizing figures of deployment result d (simulate()'s shape) of run r, and its launch command
-local function priced(d, r, p, samples, cost_h, model)
+-- (mixed pools: the decode pool's GPUs at `dcost_h`, USD per GPU-hour, the price per GPU-hour their
+-- mean)
+local function priced(d, r, p, samples, cost_h, model, dcost_h)
   d.launch = require("tilewave.serve.launch").of(d, model)
   d.p_meet, d.p_meet_samples = p, samples
   d.output_tokens_per_s_per_gpu = r.output_tokens_per_s / d.gpus
   d.tokens_per_s_per_user = r.tpot_s.mean > 0 and 1 / r.tpot_s.mean or 0
-  d.price_per_gpu_hour, d.cost_per_hour = cost_h, cost_h * d.gpus
-  d.cost_per_million_output_tokens = cost_h * d.gpus / (r.output_tokens_per_s * 3600) * 1e6
+  d.cost_per_hour = dcost_h and cost_h * d.prefill.gpus + dcost_h * d.decode.gpus or cost_h * d.gpus
+  d.price_per_gpu_hour = d.cost_per_hour / d.gpus
+  d.cost_per_million_output_tokens = d.cost_per_hour / (r.output_tokens_per_s * 3600) * 1e6
   return d
 end
 
@@ -163,9 +165,9 @@ end
 
 -- evaluate disaggregated pools of (tp, td) on a device: the fewest GPUs whose xPyD split meets the
 -- SLO at the rate (nominal step costs), then its p_meet; nil and a reason when none within max_gpus
-local function evaluate_disagg(o, spec, tp, td, cost_h)
+local function evaluate_disagg(o, spec, tp, td, cost_h, dspec, dcost_h)
   local opts = options_of(o, spec, 1, o.rate)
-  opts.disagg = { prefill = { t = tp, replicas = 1 }, decode = { t = td, replicas = 1 } }
+  opts.disagg = { prefill = { t = tp, replicas = 1 }, decode = { t = td, replicas = 1, hw = dspec ~= spec and dspec or nil } }
   local x, why = prepared(opts)
   if not x then return nil, why end
   for total = tp + td, o.max_gpus do
@@ -179,7 +181,7 @@ local function evaluate_disagg(o, spec, tp, td, cost_h)
           local p = M.p_meet(x, o.rate, nil, x.slo, o.samples, pools)
           local d = simulate.shape(y, r)
           d.max_rate_rps = math.max(o.rate, M.max_rate(x, x.slo, nil, pools))
-          return priced(d, r, p, o.samples, cost_h, o.model)
+          return priced(d, r, p, o.samples, cost_h, o.model, dspec ~= spec and dcost_h or nil)
         end
       end
     end
@@ -272,7 +274,8 @@ end
 -- @tparam table o `model`, `workload` (tilewave.serve.workload, its arrival replaced by Poisson at
 --   `rate`), `rate` (request/s, required), `slo = { ttft_s, tpot_s, percentile = 99 }` (required),
 --   `hw` (device id or list; default every hw file with a price or a `prices` entry), `max_gpus`
---   (default 8), `modes` (default { "agg" }; "disagg" adds prefill/decode pools of every pair of
+--   (default 8), `modes` (default { "agg" }; "mixed" adds pools on two device types,
+--   tilewave.serve.size_candidates; "disagg" adds prefill/decode pools of every pair of
 --   tensor-parallel sizes, the fewest GPUs whose split meets the SLO at the rate), `confidence`
 --   (default 0.9), `samples` (p_meet draws, default M.SAMPLES), `prices` ({ [hw id] = USD per
 --   GPU-hour }), `t` (a list of tensor-parallel sizes, default M.T_SIZES), `ep` (a list of
@@ -292,7 +295,7 @@ end
 --   engine command that starts it: tilewave.serve.launch)
 -- @raise `size.<field>: ...`
 function M.size(o)
-  -- 102 lines, one function: the options checked in error order, the device x t loop, the ranking
+  -- 70 lines, one function: the options checked in error order, the device x t loop, the ranking
   check.table(o, "size")
   check.options(o, OPTIONS, "size")
   if o.rate == nil then check.fail("size.rate", "expected positive number (request/s)", nil) end
@@ -312,10 +315,10 @@ function M.size(o)
   check.table(o.modes or {}, "size.modes")
   if o.modes and #o.modes == 0 then check.fail("size.modes", "expected agg and/or disagg", "an empty list") end
   for i, m in ipairs(o.modes or { "agg" }) do
-    check.one_of(m, { agg = true, disagg = true }, format("size.modes[%d]", i))
+    check.one_of(m, { agg = true, disagg = true, mixed = true }, format("size.modes[%d]", i))
     modes[m] = true
   end
-  if modes.disagg and not modes.agg and q.max_gpus < 2 then
+  if (modes.disagg or modes.mixed) and not modes.agg and q.max_gpus < 2 then
     check.fail("size.max_gpus", "expected at least 2 with modes disagg (a prefill and a decode pool)", q.max_gpus)
   end
   -- the workload and the options every deployment shares, checked once here: a bad one is the
@@ -334,52 +337,20 @@ function M.size(o)
   local eps = modes.agg and sizedev.ep_sizes(c, o.ep, q.max_gpus) or {}
   local pps = sizedev.pp_sizes(c, o.pp)
   local array = require("tilewave.util.json").array -- every list a JSON array, [] when empty
-  local result = { deployments = array(), below_confidence = array(), rejected = array(), unpriced = array(unpriced),
-                   rate = o.rate, confidence = q.confidence, samples = q.samples }
-  -- a candidate ranks, waits below the confidence, or is rejected with its reason
-  local function file(hw_id, t, d, why)
+  local cands, rejected, prices = require("tilewave.serve.size_candidates").list(q, c, specs, modes, ts, eps, pps)
+  local result = { deployments = array(), below_confidence = array(), rejected = array(rejected),
+                   unpriced = array(unpriced), rate = o.rate, confidence = q.confidence, samples = q.samples,
+                   prices = array(prices) } -- each device's price, USD per GPU-hour, and where it came from
+  for _, k in ipairs(cands) do
+    local d, why
+    if k.kind == "agg" then d, why = evaluate(k.q, k.spec, k.t, k.cost_h, k.ep, k.pp)
+    else d, why = evaluate_disagg(k.q, k.spec, k.tp, k.td, k.cost_h, k.dspec, k.dcost_h) end
+    -- a candidate ranks, waits below the confidence, or is rejected with its reason
     if d then
       local list = d.p_meet >= q.confidence and result.deployments or result.below_confidence
       list[#list + 1] = d
     else
-      result.rejected[#result.rejected + 1] = { hw = hw_id, t = t, reason = why }
-    end
-  end
-  result.prices = array() -- the price of each device searched, USD per GPU-hour, and where it came from
-  for _, spec in ipairs(specs) do
-    local cost_h, src = sizedev.price_of(spec, o.prices, "size")
-    if cost_h then result.prices[#result.prices + 1] = { hw = spec.id, per_gpu_hour = cost_h, source = src } end
-    if not cost_h then
-      result.rejected[#result.rejected + 1] = { hw = spec.id, reason = "no price (give one in prices)" }
-    else
-      -- the weight format deployed on this device (tilewave.serve.size_devices), the other named
-      local wd, left = sizedev.choice(q, spec, c)
-      if left then result.rejected[#result.rejected + 1] = { hw = spec.id, reason = left } end
-      local qd = setmetatable({ weight_dtype = wd }, { __index = q })
-      for _, t in ipairs(ts) do
-        local okt = pcall(transformer.check_t, c, t, "size.t")
-        if not okt then
-          result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = "t does not divide the heads" }
-        elseif t > q.max_gpus then
-          result.rejected[#result.rejected + 1] = { hw = spec.id, t = t, reason = "t above max_gpus" }
-        elseif modes.agg then
-          for _, pp in ipairs(pps) do
-            if t * pp <= q.max_gpus then file(spec.id, pp > 1 and t .. "x" .. pp or t, evaluate(qd, spec, t, cost_h, nil, pp)) end
-          end
-        end
-      end
-      for _, ep in ipairs(eps) do
-        file(spec.id, "ep" .. ep, evaluate(qd, spec, 1, cost_h, ep))
-      end
-      if modes.disagg then
-        for _, tp in ipairs(ts) do
-          for _, td in ipairs(ts) do
-            if tp + td <= q.max_gpus and pcall(transformer.check_t, c, tp, "t") and pcall(transformer.check_t, c, td, "t") then
-              file(spec.id, tp .. "P/" .. td .. "D", evaluate_disagg(qd, spec, tp, td, cost_h))
-            end
-          end
-        end
-      end
+      result.rejected[#result.rejected + 1] = { hw = k.hw or k.spec.id, t = k.label, reason = why }
     end
   end
   local function by_cost(a, b)
