@@ -21,6 +21,20 @@ describe("prefix caching", function()
       assert.are.equal(992 * on.prefix.hits, on.prefix.cached_tokens)
     end
   end)
+  it("at a 0% share (no prompt starts with the prefix) is the run without one, bit for bit, at every load", function()
+    for _, rate in ipairs { 2, 10, 30 } do
+      local w = { rate = rate, requests = 300, dataset = "sharegpt" }
+      local none = tw.serve.simulate { model = "llama-3.1-8b", hw = "h100_sxm5", prefix_caching = true, workload = w }
+      local zero = run("vllm", rate, true, 0)
+      local plain = tw.serve.simulate { model = "llama-3.1-8b", hw = "h100_sxm5", prefix_caching = true, detail = true,
+        workload = { rate = rate, requests = 400, dataset = "sharegpt" } }
+      assert.are.equal(0, zero.prefix.hits)
+      for _, k in ipairs { "ttft_s", "tpot_s", "e2e_s", "itl_s" } do assert.are.same(plain[k], zero[k]) end
+      assert.are.same(plain.throughput, zero.throughput)
+      assert.are.equal(plain.steps, zero.steps)
+      assert.is_nil(none.prefix)
+    end
+  end)
   it("conserves tokens: prefill + decode = sum(input + output - 1) + recomputed - cached", function()
     for _, share in ipairs { 0.3, 1 } do
       local r = run("vllm", 12, true, share)

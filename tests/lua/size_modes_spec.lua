@@ -38,6 +38,17 @@ describe("size with disaggregated and mixed pools", function()
     end
     assert.are.equal(2, mixed) -- h100 prefill + h200 decode, and the reverse
   end)
+  it("never returns a more expensive best deployment when it may choose more weight formats", function()
+    for _, rate in ipairs { 2, 8 } do
+      local function best(dtype)
+        local r = tw.serve.size { model = "llama-3.1-8b", hw = { "h100_sxm5" }, rate = rate, weight_dtype = dtype,
+          max_gpus = 2, samples = 4, slo = { ttft_s = 1, tpot_s = 0.05 }, workload = { dataset = "sharegpt", requests = 100 } }
+        return r.deployments[1].cost_per_million_output_tokens
+      end
+      -- bf16 only, against the search's own choice (fp8 where the GPU has FP8 tensor cores)
+      assert.is_true(best(nil) <= best("bf16"), "rate " .. rate)
+    end
+  end)
   it("refuses an unknown mode by name", function()
     local ok, e = pcall(search, { "hybrid" }, { "h100_sxm5" })
     assert.is_false(ok)
