@@ -102,7 +102,7 @@ describe("tilewave.serve.size", function()
   end)
 
   it("refuses what it cannot do, naming the field", function()
-    local ok, e = pcall(tw.serve.size, { model = "llama-3.1-8b", rate = 1, slo = { tpot_s = 0.05 }, modes = { "mixed" } })
+    local ok, e = pcall(tw.serve.size, { model = "llama-3.1-8b", rate = 1, slo = { tpot_s = 0.05 }, modes = { "hybrid" } })
     assert.is_false(ok)
     assert.truthy(e:find("size.modes[1]", 1, true))
     ok, e = pcall(tw.serve.size, { model = "llama-3.1-8b", slo = { tpot_s = 0.05 } })

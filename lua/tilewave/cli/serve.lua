@@ -149,7 +149,8 @@ function M.define(p)
     .. "serve_timeline.svg (the last run) into DIR (gnuplot).")
   c:flag("--search", "Rank deployments (device, t, replicas) serving --rate R within --slo by cost per million "
     .. "output tokens, with the probability of meeting the SLO (tilewave.serve.size).")
-  c:option("--modes", "With --search: agg, disagg, mixed or a list (disagg: prefill/decode pools, their xPyD split searched; mixed: the pools on two device types)."):default("agg")
+  c:option("--modes", "With --search: agg, disagg, mixed or a list (disagg: prefill/decode pools, their xPyD "
+    .. "split searched; mixed: the pools on two device types)."):default("agg")
   c:option("--max-gpus", "With --search: most GPUs of a deployment."):default("8"):convert(args_.int_arg("size.max_gpus"))
   c:option("--price", "With --search: USD per GPU-hour, e.g. h100_sxm5=2.49,l40s=0.99 (overrides the hw files).")
   c:option("--confidence", "With --search: the p_meet a deployment needs to rank."):default("0.9")

@@ -25,6 +25,7 @@ local engines = require "tilewave.cost.engines"
 local schedulers = require "tilewave.serve.schedulers"
 local workload = require "tilewave.serve.workload"
 local steps = require "tilewave.serve.steps"
+local groups = require "tilewave.serve.parallel_groups"
 local core = require "tilewave.core"
 local tables = require "tilewave.util.tables"
 
@@ -82,66 +83,6 @@ function M.disagg_of(d, c, _, replicas_given)
   return out
 end
 
---- Validate `expert_imbalance` (the routing skew of tilewave.cost.expert_parallel.imbalance, in
--- [1, ep]; default M.ROUTING_SKEW there) for an expert-parallel size `ep`: only with ep > 1, and
--- ep > 1 neither with disaggregated pools nor with speculative decoding (the simulator runs them apart).
--- @raise `serve.expert_imbalance: ...`, `serve.ep: ...`
-function M.imbalance_of(skew, ep, dis, sd)
-  skew = require("tilewave.cost.expert_parallel").check_skew(skew, ep, "serve.expert_imbalance")
-  if ep > 1 and dis then
-    check.fail("serve.ep", "expected 1 with disagg (pools run tensor parallelism only)", ep)
-  end
-  if ep > 1 and sd then check.fail("serve.ep", "expected 1 with speculative decoding (the simulator runs one or the other)", ep) end
-  return skew
-end
-
---- A pipeline-parallel size `pp` alone: with ep = 1, without disaggregated pools or speculative
--- decoding (the simulator runs them apart).
--- @raise `serve.pp: expected 1 with ...`
-function M.pp_alone(pp, ep, dis, sd)
-  if pp == 1 then return 1 end
-  if ep > 1 then check.fail("serve.pp", "expected 1 with ep > 1 (expert parallelism runs one stage)", pp) end
-  if dis then check.fail("serve.pp", "expected 1 with disagg (pools run tensor parallelism only)", pp) end
-  if sd then check.fail("serve.pp", "expected 1 with speculative decoding (the simulator runs one or the other)", pp) end
-  return pp
-end
-
---- A pipeline of `pp` stages as pp replicas of the event loop: vLLM's virtual engines, each its
--- own scheduler with one micro-batch in flight and 1/pp of the KV blocks (vllm/core/scheduler.py),
--- a new request going to the one with the fewest unfinished requests (llm_engine.py add_request:
--- the router "least_loaded", unless `router` is given). Each step is the whole model's (the tables
--- at t plus the hand-offs), so one engine alone leaves pp - 1 stages idle: the bubble at low load.
--- @raise `serve: <model> leaves no KV block per pipeline micro-batch ...`
-function M.pp_engines(kv, sched, pp, router)
-  kv = tables.copy(kv)
-  kv.pipeline_kv_capacity_tokens = kv.kv_capacity_tokens
-  local per = math.floor(kv.kv_capacity_tokens / pp / sched.block_size) * sched.block_size
-  if per < sched.block_size then
-    error(format("serve.pp: %d tokens of KV cache leave no %d-token block to each of %d micro-batches in flight",
-      kv.kv_capacity_tokens, sched.block_size, pp), 0)
-  end
-  kv.kv_capacity_tokens, kv.kv_bytes = per, kv.kv_bytes_per_token * per
-  sched = tables.copy(sched)
-  if router == nil then sched.router = "least_loaded" end
-  return kv, sched
-end
-
---- An expert-parallel group of `ep` ranks as one replica of the event loop: each rank holds its
--- own sequences' KV cache and schedules its own sequences (one scheduler per data-parallel
--- attention rank, every step in lockstep for the MoE layers), so the group's KV capacity and
--- sequence limit are ep times a rank's; its token budget too, unless the scheduler's
--- `dp_attention_tokens` is "global" (SGLang splits one budget over the ranks). A request still
--- needs one rank's KV (checked before).
-function M.ep_group(kv, sched, ep)
-  kv = tables.copy(kv)
-  kv.rank_kv_capacity_tokens = kv.kv_capacity_tokens
-  kv.kv_capacity_tokens, kv.kv_bytes = kv.kv_capacity_tokens * ep, kv.kv_bytes * ep
-  sched = tables.copy(sched)
-  sched.max_num_seqs = sched.max_num_seqs * ep
-  if sched.dp_attention_tokens ~= "global" then sched.max_num_batched_tokens = sched.max_num_batched_tokens * ep end
-  return kv, sched
-end
-
 --- Everything a run resolves, validated, in the order its errors are raised; the step tables
 -- priced. Shared with callers that run many loads of one deployment (tilewave.serve.size).
 -- @raise `serve.<field>: ...`
@@ -183,17 +124,17 @@ function M.prepare(o)
   -- target's
   opts.draft = sd and spm.check_draft(sd, c, "serve.speculative")
   if dis then opts.t = dis.prefill.t end
-  opts.ep, opts.expert_imbalance = ep, M.imbalance_of(o.expert_imbalance, ep, dis, sd)
-  opts.pp = M.pp_alone(pp, ep, dis, sd)
+  opts.ep, opts.expert_imbalance = ep, groups.imbalance_of(o.expert_imbalance, ep, dis, sd)
+  opts.pp = groups.pp_alone(pp, ep, dis, sd)
   local kv = steps.kv_capacity(c, spec, opts, sched)
-  if pp > 1 then kv, sched = M.pp_engines(kv, sched, pp, o.router) end
+  if pp > 1 then kv, sched = groups.pp_engines(kv, sched, pp, o.router) end
   -- a conversation's last turn holds every earlier prompt and answer
   local max_context = (w.max_isl + w.max_osl) * (w.turns or 1)
   if max_context > kv.kv_capacity_tokens then
     check.fail("serve.workload", format("expected requests within the KV capacity of %d tokens (isl + osl up to %d)",
       kv.kv_capacity_tokens, max_context), max_context)
   end
-  if ep > 1 then kv, sched = M.ep_group(kv, sched, ep) end
+  if ep > 1 then kv, sched = groups.ep_group(kv, sched, ep) end
   if c.max_position_embeddings and max_context > c.max_position_embeddings and not o.allow_long_context then
     check.fail("serve.workload", format("expected isl + osl within max_position_embeddings %d of %s (or allow_long_context)",
       c.max_position_embeddings, c.id or c.name), max_context)
@@ -363,7 +304,12 @@ end
 --   (tilewave.cost.speculative; the result's `speculative.tokens_per_step` is what the run drew),
 --   `disagg = { prefill = { t, replicas, hw }, decode = { t, replicas, hw }, link_bw }` (disaggregated
 --   pools; M.disagg_of, tilewave.serve.steps.transfer; the result gains `mode = "disagg"`,
---   `prefill`, `decode` and `kv_transfer`); `ep` must be 1
+--   `prefill`, `decode` and `kv_transfer`); `ep` (expert-parallel GPUs of a MoE replica, t = 1:
+--   tilewave.cost.expert_parallel, tilewave.serve.parallel_groups.ep_group; the result gains `ep`, `expert_imbalance`),
+--   `expert_imbalance` (routing skew in [1, ep], default 1), `pp` (pipeline stages of t GPUs each,
+--   1..num_hidden_layers: tilewave.serve.parallel_groups.pp_engines; the result gains `pp`); a workload's `conversation = {
+--   turns, think_s }` (tilewave.serve.workload.conversation; the result gains `conversation` and
+--   `prefix` with the history hits)
 -- @return `{ model, hw, t, replicas, gpus, engine, scheduler, requests, duration_s (s), throughput
 --   = { requests_per_s, output_tokens_per_s, total_tokens_per_s }, ttft_s, tpot_s, itl_s, e2e_s,
 --   queue_s (each { mean, p50, p90, p99, max }, s), mean_in_system, mean_running (time averages,
