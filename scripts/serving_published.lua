@@ -35,6 +35,7 @@ local MODELS = { ["meta-llama/Llama-3.1-8B"] = "llama-3.1-8b", ["meta-llama/Llam
   ["meta-llama/Llama-3.1-70B"] = "llama-3.1-70b", ["meta-llama/Llama-3.1-70B-Instruct"] = "llama-3.1-70b",
   ["meta-llama/Llama-3.1-405B"] = "llama-3.1-405b", ["mistralai/Mistral-7B-v0.1"] = "mistral-7b",
   ["mistralai/Mixtral-8x7B-v0.1"] = "mixtral-8x7b", ["meta-llama/Llama-2-7b-hf"] = "llama-2-7b",
+  ["mistralai/Mixtral-8x22B-v0.1"] = "mixtral-8x22b",
   ["meta-llama/Llama-2-70b-hf"] = "llama-2-70b" }
 local GPUS = { ["H100-SXM5-80GB"] = "h100_sxm5", ["H200-SXM-141GB"] = "h200_sxm", ["A100-SXM4-80GB"] = "a100_sxm4_80gb",
   ["L40S-48GB"] = "l40s", ["GH200-480GB"] = "gh200_480gb" }

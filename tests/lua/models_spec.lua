@@ -93,8 +93,8 @@ describe("tilewave.data.models", function()
     it("lists every family's presets, lower-case ids", function()
       local all = tw.models.list()
       -- 36 + mistral-7b, mixtral-8x7b, qwen2.5-7b, qwen3-8b, phi-3-mini, gemma-2-9b, deepseek-v3, gpt-oss-20b,
-      -- gpt-oss-120b, gemma-3-1b, llama-4-scout, llama-4-maverick
-      assert.equal(48, #all)
+      -- gpt-oss-120b, gemma-3-1b, llama-4-scout, llama-4-maverick, mixtral-8x22b
+      assert.equal(49, #all)
       for _, id in ipairs(all) do assert.equal(id:lower(), id) end
       assert.same({ "modernbert-base", "modernbert-large" }, tw.models.list("modernbert"))
       assert.equal(8, #tw.models.list("gpt3"))

@@ -16,6 +16,13 @@ describe("Mistral, Qwen2 and Mixtral", function()
     p = tw.params("mixtral-8x7b")
     assert.equal(46702792704, p.total)
     assert.equal(12879925248, p.active)
+    -- Mixtral 8x22B by hand: a layer is attention 2 x 6144^2 + 2 x 6144 x 1024 = 88,080,384, 8 experts of
+    -- 3 x 6144 x 16384 = 2,415,919,104, the router 6144 x 8 and two norms 2 x 6144; 56 of them, two
+    -- 32000 x 6144 embeddings and the final norm
+    p = tw.params("mixtral-8x22b")
+    assert.equal(56 * (88080384 + 2415919104 + 49152 + 12288) + 2 * 32000 * 6144 + 6144, p.total)
+    assert.equal(140620634112, p.total)
+    assert.equal(56 * (88080384 + 2 * 301989888 + 49152 + 12288) + 2 * 32000 * 6144 + 6144, p.active)
   end)
 
   it("load each model type from its config.json, with the same counts as the presets", function()
