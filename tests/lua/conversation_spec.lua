@@ -3,20 +3,12 @@
 -- find it cached with prefix caching, tokens conserved, and bad input by name.
 local tw = require "tilewave"
 
+local case = dofile("tests/lua/helpers/serve_case.lua")
 local function run(o)
-  local q = { model = "llama-3.1-8b", hw = "h100_sxm5", detail = true,
-              workload = { rate = 1, requests = 60, dataset = "sharegpt", conversation = { turns = 4, think_s = 5 } } }
-  for k, v in pairs(o or {}) do
-    if k == "workload" then for a, b in pairs(v) do q.workload[a] = b end else q[k] = v end
-  end
-  return tw.serve.simulate(q)
+  return case.simulate({ model = "llama-3.1-8b", hw = "h100_sxm5", detail = true,
+    workload = { rate = 1, requests = 60, dataset = "sharegpt", conversation = { turns = 4, think_s = 5 } } }, o)
 end
-
-local function err(f)
-  local ok, e = pcall(f)
-  assert.is_false(ok)
-  return e
-end
+local err = case.err
 
 describe("multi-turn conversations", function()
   it("one turn is today's run, bit for bit", function()

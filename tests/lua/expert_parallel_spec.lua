@@ -7,18 +7,12 @@ local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
 local engines = require "tilewave.cost.engines"
 
+local case = dofile("tests/lua/helpers/serve_case.lua")
 local function serve(o)
-  local q = { model = "deepseek-v3", hw = "h200_sxm", weight_dtype = "fp8", engine = "sglang",
-              workload = { rate = 4, requests = 300, isl = 1000, osl = 100 } }
-  for k, v in pairs(o or {}) do q[k] = v end
-  return tw.serve.simulate(q)
+  return case.simulate({ model = "deepseek-v3", hw = "h200_sxm", weight_dtype = "fp8", engine = "sglang",
+                         workload = { rate = 4, requests = 300, isl = 1000, osl = 100 } }, o)
 end
-
-local function err(f)
-  local ok, e = pcall(f)
-  assert.is_false(ok)
-  return e
-end
+local err = case.err
 
 describe("expert_parallel.imbalance", function()
   it("is the balls-into-bins maximum over the mean, worked by hand", function()

@@ -5,17 +5,9 @@ local tw = require "tilewave"
 local pp_parallel = require "tilewave.cost.pipeline_parallel"
 local models = require "tilewave.data.models"
 
-local function serve(o)
-  local q = { model = "llama-3.1-8b", hw = "h100_sxm5" }
-  for k, v in pairs(o) do q[k] = v end
-  return tw.serve.simulate(q)
-end
-
-local function err(f)
-  local ok, e = pcall(f)
-  assert.is_false(ok)
-  return e
-end
+local case = dofile("tests/lua/helpers/serve_case.lua")
+local function serve(o) return case.simulate({ model = "llama-3.1-8b", hw = "h100_sxm5" }, o) end
+local err = case.err
 
 describe("pipeline_parallel", function()
   it("gives the busiest stage's share by hand", function()
