@@ -11,7 +11,8 @@
 --   rules     every offered fix predicted >= 1 + FIX_MARGIN faster (presets and random configs)
 --   nearby    every listed shape predicted faster than the config
 --   comm      a collective takes at least its bytes per rank over the link
---   serve     TPOT p50 >= the weights read once at the datasheet bandwidth; output tokens/s <=
+--   serve     (also with ep, pp and multi-turn conversations, their KV given back and conserved)
+--             TPOT p50 >= the weights read once at the datasheet bandwidth; output tokens/s <=
 --             GPUs x the device's largest peak / (2 x matmul params); every latency finite, ordered
 --             (p50 <= p90 <= p99 <= max), KV use <= capacity, goodput <= throughput
 -- Prints the number of checks per invariant and every violation; exits 1 on any.
@@ -274,6 +275,52 @@ do
             and r.goodput_rps <= r.throughput.requests_per_s * TOL,
             function() return format("%s: kv %g goodput %g", label, r.kv_peak_fraction, r.goodput_rps) end)
         end
+      end
+    end
+  end
+end
+
+-- serving with expert and pipeline parallelism and multi-turn conversations (issue 53): the same
+-- ceilings, per GPU of the group, and the KV cache within capacity and given back at the end
+do
+  local cases = {
+    { model = "mixtral-8x7b", hw = "h100_sxm5", ep = 2 }, { model = "mixtral-8x7b", hw = "h200_sxm", ep = 4 },
+    { model = "mixtral-8x7b", hw = "a100_sxm4_80gb", ep = 8, engine = "sglang" },
+    { model = "deepseek-v3", hw = "h200_sxm", ep = 8, weight_dtype = "fp8", engine = "sglang" },
+    { model = "llama-3.1-8b", hw = "h100_sxm5", pp = 2 }, { model = "llama-3.1-8b", hw = "l40s", pp = 4 },
+    { model = "llama-3.1-70b", hw = "h100_sxm5", t = 2, pp = 2, engine = "trtllm" },
+    { model = "llama-3.1-8b", hw = "h100_sxm5", turns = 3 }, { model = "llama-3.1-8b", hw = "l40s", turns = 4, off = true },
+    { model = "mixtral-8x7b", hw = "h200_sxm", ep = 2, turns = 2 },
+  }
+  local loads = { { rate = 1 }, { rate = 20 }, { arrival = "offline" } }
+  for i, c in ipairs(cases) do
+    for j, w in ipairs(loads) do
+      local wl = { arrival = w.arrival, rate = w.rate, requests = large and 1000 or 120, dataset = "sharegpt",
+                   conversation = c.turns and { turns = c.turns, think_s = 2 } or nil }
+      local o = { model = c.model, hw = c.hw, t = c.t, ep = c.ep, pp = c.pp, engine = c.engine, workload = wl,
+                  weight_dtype = c.weight_dtype, prefix_caching = c.off and false or nil, detail = true }
+      local okr, r = pcall(tw.serve.simulate, o)
+      if not okr then refused(r) else
+        local label = format("serve case %d load %d (%s on %s)", i, j, c.model, c.hw)
+        local spec = tw.hw.resolve(c.hw)
+        local d = tw.inference.decode { model = c.model, hw = c.hw, context = 1, t = c.t or 1,
+                                        weight_dtype = c.weight_dtype, batch = c.ep or 1, ep = c.ep }
+        local peak = 0
+        for _, v in pairs(spec.peak_flops) do if v > peak then peak = v end end
+        ok("serve ep/pp/turns tokens/s <= compute ceiling",
+          r.throughput.output_tokens_per_s <= r.gpus * peak / (2 * d.matmul_params) * TOL,
+          function() return format("%s: %g tok/s", label, r.throughput.output_tokens_per_s) end)
+        ok("serve ep/pp/turns TPOT >= a rank's weights at datasheet bandwidth",
+          r.tpot_s.p50 * TOL >= d.weight_bytes / spec.mem_bw,
+          function() return format("%s: TPOT %g s", label, r.tpot_s.p50) end)
+        ok("serve ep/pp/turns KV within capacity and all given back", r.kv_peak_fraction <= 1 and r.kv_blocks_end == 0,
+          function() return format("%s: kv %g, %g blocks left", label, r.kv_peak_fraction, r.kv_blocks_end) end)
+        local sum = 0
+        for k = 1, #r.records.input_tokens do sum = sum + r.records.input_tokens[k] + r.records.output_tokens[k] - 1 end
+        local cached = r.prefix and r.prefix.cached_tokens or 0
+        ok("serve ep/pp/turns KV tokens conserved", r.prefill_tokens + r.decode_tokens == sum + r.recomputed_tokens - cached,
+          function() return format("%s: %g written, %g expected", label, r.prefill_tokens + r.decode_tokens,
+            sum + r.recomputed_tokens - cached) end)
       end
     end
   end
