@@ -129,7 +129,8 @@ function M.render(runs, fmt)
     for _, x in ipairs(runs) do hits, looks = hits + x.prefix.hits, looks + x.prefix.lookups end
     local c = r.conversation
     foot = foot .. format("Conversations: %d turns each (the rate starts conversations; --requests counts them), "
-      .. "think time %s mean between turns; prefix caching %s%s.\n", c.turns, si(c.think_s, "s"),
+      .. "%s; prefix caching %s%s.\n", c.turns, c.think_s > 0 and si(c.think_s, "s") .. " mean think time between turns"
+      or "each turn at once after the previous answer (no think time)",
       r.prefix.caching and "on" or "off", r.prefix.caching and format(", hit rate %.1f%% (%d of %d later turns "
       .. "found their history cached, %.0f tokens each on average)", looks > 0 and 100 * hits / looks or 0, hits,
       looks, r.prefix.hits > 0 and r.prefix.cached_tokens / r.prefix.hits or 0) or "")
