@@ -146,13 +146,15 @@ function M.render(runs, fmt)
   local cap
   for _, x in ipairs(runs) do cap = cap or x.stability end
   if cap then
-    foot = foot .. format("Capacity %.3g %s [%.3g, %.3g] for these requests (their steady offline throughput: no arrival "
-      .. "rate completes more); above it a load is UNSTABLE: its queue grows every second and its TTFT with the run's "
-      .. "length, so none is printed.%s\n", cap.capacity_rps, r.conversation and "conversations/s" or "req/s",
-      cap.capacity_interval[1], cap.capacity_interval[2], r.conversation and r.prefix.caching and " With "
-      .. "conversations it is a lower bound: every conversation started at once evicts the histories prefix caching "
-      .. "keeps at a steady rate, so a load above it may yet be stable (judged unstable here, never the reverse)."
-      or "")
+    -- conversations with caching: the flood of an offline run evicts the histories a steady rate keeps
+    local lower = r.conversation and r.prefix.caching
+    foot = foot .. format("Capacity %.3g %s [%.3g, %.3g] for these requests (%s); above it a load is UNSTABLE: its "
+      .. "queue grows every second and its TTFT with the run's length, so none is printed.%s\n", cap.capacity_rps,
+      r.conversation and "conversations/s" or "req/s", cap.capacity_interval[1], cap.capacity_interval[2],
+      lower and "their steady offline throughput, every conversation started at once"
+      or "their steady offline throughput: no arrival rate completes more",
+      lower and " With conversations it is a lower bound: starting them all at once can evict histories a steady "
+      .. "rate keeps cached, so a load above it may yet be stable (judged unstable here, never the reverse)." or "")
   end
   return head .. tw.report.table(header, rows) .. "\n" .. foot
 end
