@@ -146,7 +146,8 @@ function M.tables(c, spec, eng, o, lim)
   local lin, attn = {}, {}
   local last = eng.logits == "last"
   local ep = o.ep or 1
-  for _, n in ipairs(union) do
+  -- with expert parallelism lin(n) is M.ep_lin's: this forward prices only the attention grid
+  for _, n in ipairs(ep > 1 and ctx or union) do
     local est = forward.estimate(c, spec, { b = 1, s = n, t = t, dtype = fdt, attention = "flash", engine = eng })
     local a, l = 0, 0
     for _, op in ipairs(est.ops) do
@@ -206,10 +207,14 @@ end
 -- (expert_parallel.imbalance, times `skew`), and its dispatch and combine all-to-alls of those
 -- copies x h elements over the device's link (past 8 GPUs, InfiniBand); the logits apart when
 -- `last`.
+local moe_of = setmetatable({}, { __mode = "k" }) -- config -> { MoE layers, k }, from its ops once
 function M.ep_lin(c, spec, eng, ep, n, fdt, skew, last)
   local per = -(-n // ep)
-  local probe = forward.estimate(c, spec, { b = 1, s = 1, t = 1, dtype = fdt, attention = "flash", engine = eng, ep = ep })
-  local layers, k = ep_parallel.moe_layers(probe.ops)
+  if not moe_of[c] then
+    local probe = forward.estimate(c, spec, { b = 1, s = 1, t = 1, dtype = fdt, attention = "flash", engine = eng, ep = ep })
+    moe_of[c] = { ep_parallel.moe_layers(probe.ops) }
+  end
+  local layers, k = moe_of[c][1], moe_of[c][2]
   local imb = ep_parallel.imbalance(n * k, ep, skew)
   local est = forward.estimate(c, spec, { b = 1, s = per, t = 1, dtype = fdt, attention = "flash", engine = eng, ep = ep,
                                           imbalance = imb })
