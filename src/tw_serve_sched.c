@@ -85,12 +85,39 @@ static void preempt_tail(sim_t *s, rep_t *r, int32_t *run)
 /* tokens request q needs before it emits its next token */
 static double remaining(const req_t *q) { return (double)q->isl + q->gen - q->computed; }
 
+/* 1 when request q has its prompt and at least one token: its next step is a decode */
+static int decoding(const req_t *q) { return q->gen > 0 && q->isl + q->gen - q->computed == 1; }
+
+/* What a step runs, tallied as the scheduler gives each request its tokens (in the order of the
+   running list, so every sum is the one a pass over that list would give). */
+typedef struct {
+    double pre_tokens, attn, b, ctx, k, dec_tokens;
+} comp_t;
+
+/* request q, given n tokens this step, joins the step's composition */
+static void tally(const rep_t *r, const req_t *q, double n, comp_t *m)
+{
+    if (decoding(q)) {
+        m->b += 1.0;
+        m->ctx += q->computed + 1.0;
+        m->k += 1.0;
+        m->dec_tokens += n;
+    } else {
+        double inc = tw__serve_attn(r->c, q->computed + n) - tw__serve_attn(r->c, q->computed);
+        double own = tw__serve_attn(r->c, n);
+        m->pre_tokens += n;
+        m->attn += inc > own ? inc : own;
+        if (n == remaining(q)) m->k += 1.0;
+    }
+}
+
 /* Schedule running requests (decode: 1 token; prefill: a chunk) of the phase asked.
  * Invariant: a request's KV blocks always cover its computed tokens plus what this step
  * schedules for it (tw__blocks_for(computed + n)); preemption frees the newest first, so the
  * requests before index j keep what they were given. Returns tokens scheduled; *preempted set
  * on preemption. */
-static double schedule_running(sim_t *s, rep_t *r, int32_t *run, phase_t phase, double *budget, int *preempted)
+static double schedule_running(sim_t *s, rep_t *r, int32_t *run, phase_t phase, double *budget, int *preempted,
+                               comp_t *m)
 {
     const tw_serve_policy *p = s->p;
     double tokens = 0.0;
@@ -109,7 +136,8 @@ static double schedule_running(sim_t *s, rep_t *r, int32_t *run, phase_t phase, 
             if (!p->chunked && n <= s->budget) continue; /* a whole prompt waits for a step with room */
             n = *budget;
         }
-        if (!p->reserve) {
+        /* the blocks it holds cover computed + n tokens already (most decode steps): none to take */
+        if (!p->reserve && q->computed + n > ((double)q->blocks + q->pfx_blocks) * s->bs) {
             nb = tw__blocks_for(q->computed + n, s->bs) - q->blocks - q->pfx_blocks;
             while (nb > r->blocks_total - r->blocks_used) {
                 int32_t victim = run[r->n_run - 1];
@@ -122,6 +150,7 @@ static double schedule_running(sim_t *s, rep_t *r, int32_t *run, phase_t phase, 
             if (nb > 0.0) take_blocks(s, r, q, nb);
         }
         q->n_sched = (int32_t)n;
+        tally(r, q, n, m);
         *budget -= n;
         tokens += n;
     }
@@ -129,7 +158,7 @@ static double schedule_running(sim_t *s, rep_t *r, int32_t *run, phase_t phase, 
 }
 
 /* Admit waiting requests first come first served within the budgets; returns tokens scheduled. */
-static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now)
+static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now, comp_t *m)
 {
     const tw_serve_policy *p = s->p;
     double tokens = 0.0, reserve_blocks = p->watermark * r->blocks_total;
@@ -168,6 +197,7 @@ static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now
         s->n_running++;
         if (q->sched < 0.0) q->sched = now;
         q->n_sched = (int32_t)n;
+        tally(r, q, n, m);
         *budget -= n;
         tokens += n;
     }
@@ -219,56 +249,40 @@ step_t tw__start_step(sim_t *s, rep_t *r, double t)
     const tw_serve_policy *p = s->p;
     int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
     double budget = p->policy == TW_SERVE_STATIC ? INFINITY : s->budget, tokens = 0.0;
-    double pre_tokens = 0.0, attn = 0.0, b = 0.0, ctx = 0.0, k = 0.0, dec_tokens = 0.0, time;
+    double time;
+    comp_t m = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
     int preempted = 0, prompts_ok;
-    size_t j;
     if (r->pend >= 0 && t > r->busy_until) drop(s, r);
     if (r->n_run == 0 && r->n_wait == 0) return STEP_OK;
     /* multi-step scheduling: prompts only between blocks of decode steps */
     prompts_ok = r->n_run == 0 || fmod(r->decode_run, p->multi_step) == 0.0;
     if (p->policy == TW_SERVE_STATIC) {
-        if (r->n_run == 0) tokens = admit(s, r, run, &budget, t);
-        else tokens = schedule_running(s, r, run, PHASE_BOTH, &budget, &preempted);
+        if (r->n_run == 0) tokens = admit(s, r, run, &budget, t, &m);
+        else tokens = schedule_running(s, r, run, PHASE_BOTH, &budget, &preempted, &m);
     } else if (p->mix) {
-        tokens = schedule_running(s, r, run, prompts_ok ? PHASE_BOTH : PHASE_DECODE, &budget, &preempted);
-        if (!preempted && prompts_ok) tokens += admit(s, r, run, &budget, t);
+        tokens = schedule_running(s, r, run, prompts_ok ? PHASE_BOTH : PHASE_DECODE, &budget, &preempted, &m);
+        if (!preempted && prompts_ok) tokens += admit(s, r, run, &budget, t, &m);
     } else {
         /* prefill first: unfinished prompts and new ones; else the decodes */
         if (prompts_ok) {
-            tokens = schedule_running(s, r, run, PHASE_PREFILL, &budget, &preempted);
-            if (!preempted) tokens += admit(s, r, run, &budget, t);
+            tokens = schedule_running(s, r, run, PHASE_PREFILL, &budget, &preempted, &m);
+            if (!preempted) tokens += admit(s, r, run, &budget, t, &m);
         }
-        if (tokens == 0.0) tokens = schedule_running(s, r, run, PHASE_DECODE, &budget, &preempted);
+        if (tokens == 0.0) tokens = schedule_running(s, r, run, PHASE_DECODE, &budget, &preempted, &m);
     }
     if (tokens == 0.0 && !prompts_ok && !preempted && p->policy != TW_SERVE_STATIC) {
         /* no decode left to run in the block: the prompts go now */
-        tokens = schedule_running(s, r, run, PHASE_PREFILL, &budget, &preempted);
-        if (!preempted) tokens += admit(s, r, run, &budget, t);
+        tokens = schedule_running(s, r, run, PHASE_PREFILL, &budget, &preempted, &m);
+        if (!preempted) tokens += admit(s, r, run, &budget, t, &m);
     }
     /* nothing scheduled although something waits or runs: no block can be had, ever */
     if (tokens == 0.0) return r->n_run > 0 || r->n_wait > 0 ? STEP_STUCK : STEP_OK;
-    for (j = 0; j < (size_t)r->n_run; j++) {
-        req_t *q = &s->req[run[j]];
-        double n = q->n_sched;
-        if (n <= 0.0) continue;
-        if (q->gen > 0 && remaining(q) == 1.0) {
-            b += 1.0;
-            ctx += q->computed + 1.0;
-            k += 1.0;
-            dec_tokens += n;
-        } else {
-            double inc = tw__serve_attn(r->c, q->computed + n) - tw__serve_attn(r->c, q->computed);
-            double own = tw__serve_attn(r->c, n);
-            pre_tokens += n;
-            attn += inc > own ? inc : own;
-            if (n == remaining(q)) k += 1.0;
-        }
-    }
-    r->decode_run = pre_tokens > 0.0 ? 0.0 : r->decode_run + 1.0;
+    r->decode_run = m.pre_tokens > 0.0 ? 0.0 : r->decode_run + 1.0;
     tw__sample(s, t);
-    time = r->c->scale * tw__serve_step(r->c, pre_tokens, attn, b, b > 0.0 ? ctx / b : 1.0, k, dec_tokens, p->spec_k);
+    time = r->c->scale
+           * tw__serve_step(r->c, m.pre_tokens, m.attn, m.b, m.b > 0.0 ? m.ctx / m.b : 1.0, m.k, m.dec_tokens, p->spec_k);
     if (!(isfinite(time) && time >= TW__SERVE_MIN_STEP) || t + time > TW__SERVE_MAX_TIME) return STEP_RANGE;
-    s->prefill_tokens += pre_tokens;
+    s->prefill_tokens += m.pre_tokens;
     s->steps++;
     r->busy = 1;
     r->busy_until = t + time;
@@ -282,7 +296,7 @@ step_t tw__start_step(sim_t *s, rep_t *r, double t)
    and request, however many tokens it emitted (a streamed chunk, as benchmark_serving counts). */
 static void step_tokens(sim_t *s, req_t *q, double t)
 {
-    int decode = q->gen > 0 && remaining(q) == 1.0;
+    int decode = decoding(q);
     int emits = decode || q->n_sched == remaining(q);
     double emitted = 1.0;
     if (decode && q->n_sched > 1) {

@@ -83,20 +83,32 @@ local function at_rate(x, rate, replicas, pools)
 end
 
 --- The highest rate one replica of prepared run `x` (or its disaggregated `pools` = { P, D })
--- serves within `slo` at the step costs as priced, in steady state: bisection between 0 and its
--- steady offline throughput (tilewave.serve.capacity: no rate above it is sustained) until the
--- bracket is within M.BISECT_TOL of it, request/s; 0 when none. Also returns that capacity (`cap`,
--- when the caller has run it already).
+-- serves within `slo` at the step costs as priced, in steady state, request/s; 0 when none. The
+-- rates tried lie on a grid of step cap / 2^k between 0 and the steady offline throughput `cap`
+-- (tilewave.serve.capacity: no rate above it is sustained; at cap itself the queue has no steady
+-- state), 2^-k the first at or below M.BISECT_TOL (k <= `bisections`): the answer is the highest
+-- grid rate that meets the SLO, as bisection of [0, cap] to that width finds it. The search gallops
+-- down from the top (cap - step, cap - 2 steps, cap - 4 steps, ...) and then bisects the bracket:
+-- the same grid point when meeting the SLO is monotone in the rate, in 1 or 2 runs instead of k when
+-- the answer lies near cap, as it does for most deployments (a bound the capacity run gives).
+-- Also returns cap (passed in when the caller has run it already).
 function M.max_rate(x, slo, bisections, pools, cap)
   cap = cap or capacity.steady_rate(simulate.run(at_rate(x, nil, nil, pools), 1, true), x.w.turns)
-  -- at the capacity itself the queue has no steady state: the bracket starts below it
-  local lo, hi = 0, cap
-  for _ = 1, bisections or M.BISECT_STEPS do
-    if hi - lo <= M.BISECT_TOL * cap then break end
-    local mid = (lo + hi) / 2
-    if meets(simulate.run(at_rate(x, mid, nil, pools), 1), slo) then lo = mid else hi = mid end
+  local k = 0
+  while 2.0 ^ -k > M.BISECT_TOL and k < (bisections or M.BISECT_STEPS) do k = k + 1 end
+  local J = 1 << k
+  local function ok(j) return meets(simulate.run(at_rate(x, cap * j / J, nil, pools), 1), slo) end
+  local lo, hi, gap = 0, J, 1 -- grid points lo and below meet (0 trivially), hi and above fail
+  while hi - gap > lo do
+    local j = hi - gap
+    if ok(j) then lo = j break end
+    hi, gap = j, gap * 2
   end
-  return lo, cap
+  while hi - lo > 1 do
+    local mid = (lo + hi) // 2
+    if ok(mid) then lo = mid else hi = mid end
+  end
+  return cap * lo / J, cap
 end
 
 local function options_of(o, spec, t, rate, ep, pp)
@@ -222,6 +234,8 @@ local function best_batch_limit(o, x0, t)
     -- a smaller batch limit wins only with fewer replicas: a limit whose capacity cannot beat the
     -- best replica's max rate so far is not bisected
     local one, cap = 0, nil
+    -- one replica already meets the rate: no limit can need fewer (the run is not even started)
+    if best and best.replicas == 1 then break end
     if best_one and seqs < x0.sched.max_num_seqs then
       cap = capacity.steady_rate(simulate.run(at_rate(x, nil), 1, true), x.w.turns)
     end
