@@ -1,15 +1,16 @@
 /*
  * ltilewave_serve.c - Lua binding of tw_serve (src/tw_serve.h).
  *
- *   core.serve{ arrival = "poisson" | "gamma" | "offline" | "closed" | "trace", rate, cv, concurrency,
- *     requests, measure_from, measure_to, prefix_tokens, prefix_share, turns, think_s, seed, isl = { kind = "fixed" | "uniform" | "lognormal" | "trace", a, b,
- *     lo, hi }, osl, trace_arrival, trace_isl, trace_osl, policy = "continuous" | "static", mix, chunked,
- *     reserve, async_output, prefix_caching, records (booleans), max_num_seqs, max_num_batched_tokens, block_size,
- *     kv_capacity_tokens, watermark, replicas, multi_step, spec_k, spec_alpha, router = "round_robin" |
- *     "least_loaded", prefill_replicas, decode_kv_capacity_tokens, transfer_s_per_token, transfer_latency_s,
- *     the costs (tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s row-major seq x
- *     dctx, draft_s, host_s, seq_host_s, kv_s_per_token, host_overlap, scale; decode_pool = the same for
- *     disaggregated decode replicas), slo_ttft_s, slo_tpot_s, series_max }
+ *   core.serve{ arrival = "poisson" | "gamma" | "offline" | "closed" | "trace", rate, cv, concurrency, requests,
+ *     measure_from, measure_to, prefix_tokens, prefix_share, turns, think_s, seed, isl = { kind = "fixed" |
+ *     "uniform" | "lognormal" | "trace", a, b, lo, hi }, osl, trace_arrival, trace_isl, trace_osl, policy =
+ *     "continuous" | "static", mix, chunked, reserve, async_output, prefix_caching, records (booleans),
+ *     max_num_seqs, max_num_batched_tokens, block_size, kv_capacity_tokens, watermark, replicas, multi_step,
+ *     spec_k, spec_alpha, router = "round_robin" | "least_loaded", prefill_replicas, decode_kv_capacity_tokens,
+ *     transfer_s_per_token, transfer_latency_s, the costs (tok_grid, lin_s, ctx_grid, attn_s, seq_grid,
+ *     logits_s, dctx_grid, decode_s row-major seq x dctx, draft_s, host_s, seq_host_s, kv_s_per_token,
+ *     host_overlap, scale; decode_pool = the same for disaggregated decode replicas), slo_ttft_s, slo_tpot_s,
+ *     stop_percentile, series_max }
  *     -> tw_serve_result's fields (ttft_s, tpot_s, itl_s, e2e_s, queue_s as { mean, p50, p90, p99, max }),
  *        records = { arrival_s = {...}, ... } (records = true), series = { time_s, waiting, running,
  *        kv_fraction } (series_max > 0)
@@ -60,11 +61,9 @@ static int option(lua_State *L, int t, const char *prefix, const char *key, cons
 
 static int flag(lua_State *L, int t, const char *key, int dflt)
 {
-    int v;
-    lua_getfield(L, t, key);
-    if (lua_isnil(L, -1)) v = dflt;
-    else if (lua_isboolean(L, -1)) v = lua_toboolean(L, -1);
-    else return tw_lua_field_error(L, P, key, "expected true or false", -1);
+    int v = dflt;
+    if (lua_getfield(L, t, key) == LUA_TBOOLEAN) v = lua_toboolean(L, -1);
+    else if (!lua_isnil(L, -1)) return tw_lua_field_error(L, P, key, "expected true or false", -1);
     lua_pop(L, 1);
     return v;
 }
@@ -125,10 +124,16 @@ static void lengths(lua_State *L, int t, const char *key, tw_serve_lengths *l)
     lua_pop(L, 1);
 }
 
+/* list `key` holds `got` values where `want` are expected (one per point of the grids `of`) */
+static void sized(lua_State *L, const char *key, size_t got, size_t want, const char *of)
+{
+    if (got != want) tw_lua_raise(L, "%s.%s: expected %s = %d values, got %d", P, key, of, (int)want, (int)got);
+}
+
 /* the cost tables of the table at t; their arrays stay on the stack */
 static void costs(lua_State *L, int t, tw_serve_costs *c)
 {
-    size_t n_lin, n_attn, n_lm, n_dec;
+    size_t n_lin, n_attn, n_lm, n_dec, n_draft = 0;
     memset(c, 0, sizeof *c);
     c->tok_grid = array(L, t, "tok_grid", &c->n_tok, 1);
     c->lin_s = array(L, t, "lin_s", &n_lin, 1);
@@ -138,18 +143,12 @@ static void costs(lua_State *L, int t, tw_serve_costs *c)
     c->logits_s = array(L, t, "logits_s", &n_lm, 1);
     c->dctx_grid = array(L, t, "dctx_grid", &c->n_dctx, 1);
     c->decode_s = array(L, t, "decode_s", &n_dec, 1);
-    {
-        size_t n_draft = 0;
-        c->draft_s = array(L, t, "draft_s", &n_draft, 0);
-        if (c->draft_s != NULL && n_draft != c->n_seq * c->n_dctx)
-            tw_lua_raise(L, "%s.draft_s: expected seq_grid x dctx_grid = %d values, got %d", P, (int)(c->n_seq * c->n_dctx),
-                         (int)n_draft);
-    }
-    if (n_lin != c->n_tok) tw_lua_raise(L, "%s.lin_s: expected as many values as tok_grid (%d), got %d", P, (int)c->n_tok, (int)n_lin);
-    if (n_attn != c->n_ctx) tw_lua_raise(L, "%s.attn_s: expected as many values as ctx_grid (%d), got %d", P, (int)c->n_ctx, (int)n_attn);
-    if (n_lm != c->n_seq) tw_lua_raise(L, "%s.logits_s: expected as many values as seq_grid (%d), got %d", P, (int)c->n_seq, (int)n_lm);
-    if (n_dec != c->n_seq * c->n_dctx)
-        tw_lua_raise(L, "%s.decode_s: expected seq_grid x dctx_grid = %d values, got %d", P, (int)(c->n_seq * c->n_dctx), (int)n_dec);
+    c->draft_s = array(L, t, "draft_s", &n_draft, 0);
+    sized(L, "lin_s", n_lin, c->n_tok, "tok_grid");
+    sized(L, "attn_s", n_attn, c->n_ctx, "ctx_grid");
+    sized(L, "logits_s", n_lm, c->n_seq, "seq_grid");
+    sized(L, "decode_s", n_dec, c->n_seq * c->n_dctx, "seq_grid x dctx_grid");
+    if (c->draft_s != NULL) sized(L, "draft_s", n_draft, c->n_seq * c->n_dctx, "seq_grid x dctx_grid");
     c->host_s = tw_lua_get_num(L, t, "host_s", P, 0.0);
     c->seq_host_s = tw_lua_get_num(L, t, "seq_host_s", P, 0.0);
     c->kv_s_per_token = tw_lua_get_num(L, t, "kv_s_per_token", P, 0.0);
@@ -159,12 +158,11 @@ static void costs(lua_State *L, int t, tw_serve_costs *c)
 
 static void push_stat(lua_State *L, const char *key, const tw_serve_stat *s)
 {
+    static const char *const names[] = {"mean", "p50", "p90", "p99", "max"}; /* tw_serve_stat's order */
+    const double v[] = {s->mean, s->p50, s->p90, s->p99, s->max};
+    size_t i;
     lua_createtable(L, 0, 5);
-    tw_lua_set_num(L, "mean", s->mean);
-    tw_lua_set_num(L, "p50", s->p50);
-    tw_lua_set_num(L, "p90", s->p90);
-    tw_lua_set_num(L, "p99", s->p99);
-    tw_lua_set_num(L, "max", s->max);
+    for (i = 0; i < 5; i++) tw_lua_set_num(L, names[i], v[i]);
     lua_setfield(L, -2, key);
 }
 
@@ -244,6 +242,7 @@ static void read_policy(lua_State *L, tw_serve_policy *p)
     p->transfer_latency_s = tw_lua_get_num(L, 1, "transfer_latency_s", P, 0.0);
     p->async_output = flag(L, 1, "async_output", 0);
     p->prefix_caching = flag(L, 1, "prefix_caching", 0);
+    p->stop_percentile = tw_lua_get_num(L, 1, "stop_percentile", P, 0.0);
 }
 
 /* A failed run as the one message a caller reads: the two refusals that are about the deployment
@@ -266,7 +265,7 @@ static const struct { const char *name; size_t off; } RESULT_NUMS[] = {
     NUM(total_tokens_per_s), NUM(mean_in_system), NUM(mean_running), NUM(kv_peak_fraction), NUM(preemptions),
     NUM(steps), NUM(prefill_tokens), NUM(recomputed_tokens), NUM(output_tokens), NUM(goodput_rps),
     NUM(spec_tokens_per_step), NUM(decode_tokens), NUM(kv_blocks_end), NUM(prefix_lookups), NUM(prefix_hits),
-    NUM(cached_tokens)};
+    NUM(cached_tokens), NUM(slo_failed)};
 #undef NUM
 
 static void push_result(lua_State *L, const tw_serve_result *r)
@@ -314,7 +313,6 @@ static int l_serve(lua_State *L)
     void *work;
     int status, records;
     double slo_ttft, slo_tpot, sm;
-
     luaL_checktype(L, 1, LUA_TTABLE);
     read_workload(L, &w);
     read_policy(L, &p);

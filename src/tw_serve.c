@@ -5,6 +5,9 @@
 
 #include "tw_serve_sim.h"
 
+/* run_events' answer when stop_percentile decided the run before its end */
+static const char STOPPED[] = "stopped";
+
 static int count(double x, double lo, double hi) { return isfinite(x) && x >= lo && x <= hi && x == floor(x); }
 
 static int layout(const tw_serve_workload *w, const tw_serve_policy *p, hdr_t *h)
@@ -59,6 +62,8 @@ static const char *check_policy(const tw_serve_policy *p)
     if (!(isfinite(p->spec_alpha) && p->spec_alpha >= 0.0 && p->spec_alpha <= 1.0)) return "policy.spec_alpha";
     if (p->async_output != 0 && p->async_output != 1) return "policy.async_output";
     if (p->prefix_caching != 0 && p->prefix_caching != 1) return "policy.prefix_caching";
+    if (!(isfinite(p->stop_percentile) && p->stop_percentile >= 0.0 && p->stop_percentile <= 100.0))
+        return "policy.stop_percentile";
     if (p->prefix_caching && p->prefill_replicas > 0) return "policy.prefix_caching";
     if (!count(p->prefill_replicas, 0, p->replicas - 1)) return "policy.prefill_replicas";
     if (p->prefill_replicas > 0) {
@@ -159,66 +164,6 @@ static const char *draw(sim_t *s, size_t n)
         }
     }
     return NULL;
-}
-
-static void results(sim_t *s, size_t n, double *scratch, double slo_ttft, double slo_tpot, tw_serve_result *out)
-{
-    double first = s->req[0].arrival, last = 0.0, out_tokens = 0.0, in_tokens = 0.0, good = 0.0, dur;
-    size_t i, m, lo = s->lo, hi = s->hi, k = hi - lo;
-    const req_t *req = s->req + lo;
-    for (i = 0; i < n; i++) {
-        const req_t *q = &s->req[i];
-        double ttft = q->first - q->arrival, tpot = q->osl > 1 ? (q->done - q->first) / (q->osl - 1) : 0.0;
-        if (q->arrival < first) first = q->arrival;
-        if (q->done > last) last = q->done;
-        out_tokens += q->osl;
-        in_tokens += q->isl;
-        if (i >= lo && i < hi && (slo_ttft <= 0.0 || ttft <= slo_ttft) && (slo_tpot <= 0.0 || tpot <= slo_tpot)) good++;
-    }
-    dur = last - first;
-    if (!(dur > 0.0)) dur = 1e-300;
-    out->requests = (double)n;
-    out->duration_s = dur;
-    out->requests_per_s = n / dur;
-    out->output_tokens_per_s = out_tokens / dur;
-    out->total_tokens_per_s = (out_tokens + in_tokens) / dur;
-    /* latencies of the measured window; throughput and the time averages over the whole run */
-    for (i = 0; i < k; i++) scratch[i] = req[i].first - req[i].arrival;
-    tw__serve_stat(scratch, k, &out->ttft_s);
-    for (i = 0, m = 0; i < k; i++) {
-        if (req[i].osl > 1) scratch[m++] = (req[i].done - req[i].first) / (req[i].osl - 1);
-    }
-    tw__serve_stat(scratch, m, &out->tpot_s);
-    for (i = 0; i < k; i++) scratch[i] = req[i].done - req[i].arrival;
-    tw__serve_stat(scratch, k, &out->e2e_s);
-    for (i = 0; i < k; i++) scratch[i] = req[i].sched - req[i].arrival;
-    tw__serve_stat(scratch, k, &out->queue_s);
-    out->measured = (double)k;
-    out->prefix_lookups = s->prefix_lookups;
-    out->prefix_hits = s->prefix_hits;
-    out->cached_tokens = s->cached_tokens;
-    tw__itl_stat(s->bins, s->itl_n, s->itl_sum, s->itl_max, &out->itl_s);
-    out->mean_in_system = s->area_sys / dur;
-    out->mean_running = s->area_run / dur;
-    out->kv_peak_fraction = 0.0;
-    for (i = 0; i < (size_t)s->p->replicas; i++) {
-        double f = s->rep[i].blocks_peak / s->rep[i].blocks_total;
-        if (f > out->kv_peak_fraction) out->kv_peak_fraction = f;
-    }
-    out->preemptions = s->preemptions;
-    out->steps = s->steps;
-    out->prefill_tokens = s->prefill_tokens;
-    out->recomputed_tokens = s->recomputed;
-    out->output_tokens = out_tokens;
-    /* requests per second that meet both SLOs: the run's rate times the measured share meeting them */
-    out->goodput_rps = (slo_ttft > 0.0 || slo_tpot > 0.0) && k > 0 ? out->requests_per_s * (good / (double)k) : 0.0;
-    out->series_n = (double)s->series_n;
-    out->spec_tokens_per_step = s->spec_steps > 0.0 ? s->spec_tokens / s->spec_steps : 0.0;
-    /* a decode step writes the tokens a sequence emitted to its cache (the last one, then the
-       accepted drafts): each request's whole life writes input + output - 1 tokens, plus what
-       preemption threw away and recomputed */
-    out->decode_tokens = s->spec_tokens;
-    out->kv_blocks_end = s->blocks_used_all;
 }
 
 /* The arguments of tw_serve_run checked before anything is touched; NULL, or the first bad field. */
@@ -340,6 +285,7 @@ static const char *run_events(sim_t *s, size_t n, size_t n_rep)
                 s->rep[i].dirty = 1;
             }
         }
+        if (tw__stop_now(s)) return STOPPED;
         for (i = 0; i < n_rep; i++) {
             step_t st;
             if (!s->rep[i].dirty) continue;
@@ -371,8 +317,14 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
     if ((bad = draw(&s, h.n)) != NULL) return fail(bad_field, bad, TW_ERANGE);
     if (w->arrival == TW_ARRIVE_TRACE && s.req[h.n - 1].arrival > TW__SERVE_MAX_TIME)
         return fail(bad_field, "workload.trace_arrival", TW_ERANGE);
-    if ((bad = run_events(&s, h.n, h.n_rep)) != NULL) return fail(bad_field, bad, TW_ERANGE);
-    results(&s, h.n, (double *)(void *)(base + h.off_scratch), slo_ttft_s, slo_tpot_s, out);
+    tw__stop_setup(&s, slo_ttft_s, slo_tpot_s);
+    if ((bad = run_events(&s, h.n, h.n_rep)) == STOPPED) {
+        memset(out, 0, sizeof *out);
+        out->slo_failed = 1.0;
+        return TW_OK;
+    }
+    if (bad != NULL) return fail(bad_field, bad, TW_ERANGE);
+    tw__serve_results(&s, h.n, (double *)(void *)(base + h.off_scratch), slo_ttft_s, slo_tpot_s, out);
     return TW_OK;
 }
 

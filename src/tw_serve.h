@@ -158,6 +158,12 @@ typedef struct {
                                       processing: step n's outputs are processed while step n + 1 runs),
                                       at once when it idles; TTFT and E2E take it, ITL, TPOT's gaps and
                                       the scheduler do not; 0: when their own step ends */
+    double stop_percentile;        /* (0, 100]: stop the run as soon as its measured TTFT or TPOT at this
+                                      percentile is certain to exceed slo_ttft_s or slo_tpot_s (enough
+                                      measured requests already do: src/tw_serve_stop.c); the result is
+                                      then zeros and slo_failed = 1. A caller that only asks "does this
+                                      load meet the SLO" (a sizing search) saves the rest of the run.
+                                      TPOT only without async_output. 0: every run to its end */
 } tw_serve_policy;
 
 typedef struct tw_serve_costs {
@@ -209,6 +215,8 @@ typedef struct {
                                 the token conservation reads prefill_tokens + decode_tokens = sum(input +
                                 output - 1) + recomputed_tokens - cached_tokens, and kv_blocks_end counts
                                 the prefix blocks still cached */
+    double slo_failed;       /* 1: stop_percentile stopped the run (its SLO test failed; every other
+                                field 0); 0: the run ended */
 } tw_serve_result;
 
 /* One request as the run left it (tw_serve_request). */

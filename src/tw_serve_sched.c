@@ -315,6 +315,7 @@ static void step_tokens(sim_t *s, req_t *q, double t)
     if (!emits) return;
     if (q->gen == 0) {
         q->first = t;
+        tw__stop_first(s, q, t);
         pend(s, q, 1);
     }
     else if ((size_t)(q - s->req) >= s->lo && (size_t)(q - s->req) < s->hi) {
@@ -359,6 +360,7 @@ size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
         }
         if (q->gen >= q->osl) {
             q->done = t;
+            tw__stop_done(s, q, t);
             pend(s, q, 2);
             q->running = 0;
             if (!tw__conv_keep(s, r, q)) free_blocks(s, r, q);

@@ -89,6 +89,9 @@ typedef struct {
     double gap_last;                        /* the last ITL binned and its bin: the sequences of one */
     size_t gap_bin;                         /* step mostly share their gap */
     size_t turns;                           /* turns per conversation (1: none) */
+    double slo_ttft, slo_tpot;              /* stop_percentile: the limits, the measured requests known */
+    double bad_ttft, bad_tpot;              /* to exceed each, and how many decide it (tw_serve_stop.c) */
+    double stop_ttft, stop_tpot;
 } sim_t;
 
 /* tw_serve.c: a time-series sample of the state when a step starts at t */
@@ -126,6 +129,18 @@ void tw__push_back(sim_t *s, rep_t *r, int32_t i);
 step_t tw__start_step(sim_t *s, rep_t *r, double t);
 /* the step of replica r ends at t: tokens out, finished requests leave; returns the completions */
 size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total);
+
+/* tw_serve_results.c: the result of a finished run of n requests (scratch holds n values) */
+void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, double slo_tpot, tw_serve_result *out);
+
+/* tw_serve_stop.c: stop_percentile - the counts that decide the SLO test early */
+void tw__stop_setup(sim_t *s, double slo_ttft_s, double slo_tpot_s);
+/* request q's first token leaves at t (a lower bound on when the client sees it) */
+void tw__stop_first(sim_t *s, const req_t *q, double t);
+/* request q finishes at t */
+void tw__stop_done(sim_t *s, const req_t *q, double t);
+/* 1 when the run's SLO test has failed already */
+int tw__stop_now(const sim_t *s);
 
 /* tw_serve_heap.c: the KV transfers in flight (disaggregated serving) */
 /* request i's transfer, ending at t, onto the heap */

@@ -199,8 +199,10 @@ end
 
 --- One run of the core for a prepared run `x` (M.prepare) at step-cost scale `scale`: the
 -- core's raw result (src/tw_serve.h fields). For callers that run one deployment many times
--- (tilewave.serve.size).
-local function run(x, scale, detail)
+-- (tilewave.serve.size). `stop` (true: the caller only asks M.meets(r, x.slo)) stops the run
+-- once the measured requests already decide that x.slo fails at its percentile (the core's
+-- stop_percentile); r.slo_failed is then 1 and its other figures 0.
+local function run(x, scale, detail, stop)
   local w, s, tb = x.w, x.sched, x.tables
   local function len(l) return { kind = l.kind, a = l.a, b = l.b, lo = l.lo, hi = l.hi } end
   return core.serve {
@@ -229,6 +231,7 @@ local function run(x, scale, detail)
     tok_grid = tb.tok_grid, lin_s = tb.lin_s, ctx_grid = tb.ctx_grid, attn_s = tb.attn_s, seq_grid = tb.seq_grid,
     logits_s = tb.logits_s, dctx_grid = tb.dctx_grid, decode_s = tb.decode_s, host_s = tb.host_s, scale = scale,
     slo_ttft_s = x.slo and x.slo.ttft_s or 0, slo_tpot_s = x.slo and x.slo.tpot_s or 0,
+    stop_percentile = stop and x.slo and x.slo.percentile or 0,
     records = detail or false, series_max = detail and M.SERIES_MAX or 0,
   }
 end
@@ -283,6 +286,7 @@ M.shape = shape
 --- Does raw run `r` (M.run's) meet `slo` ({ ttft_s, tpot_s (s; 0: no limit), percentile }) at its
 -- percentile? The one SLO test of the simulator and the sizing search (tilewave.serve.size).
 function M.meets(r, slo)
+  if r.slo_failed == 1 then return false end -- a run stopped once its SLO test failed (M.run's stop)
   local q = "p" .. tostring(math.tointeger(slo.percentile) or slo.percentile)
   return (slo.ttft_s == 0 or r.ttft_s[q] <= slo.ttft_s) and (slo.tpot_s == 0 or r.tpot_s[q] <= slo.tpot_s)
 end

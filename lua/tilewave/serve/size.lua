@@ -52,6 +52,13 @@ M.z_of, M.scales = uncertainty.z_of, uncertainty.scales
 local meets = simulate.meets
 M.meets = meets
 
+-- the run of prepared run `y` at step-cost `scale` for an SLO test of `slo`: stopped as soon as it
+-- cannot meet it when `slo` is the run's own (simulate.run's stop: a failed test costs only the
+-- requests that decide it); a run that meets it is whole
+local function tested(y, scale, slo)
+  return simulate.run(y, scale, false, slo == y.slo)
+end
+
 -- x (prepared) with another load: a shallow copy whose workload is replaced. A rate runs in steady
 -- state (tilewave.serve.steady: its length and measured window), the offline load as many requests
 -- as the steady minimum, every one measured.
@@ -97,7 +104,7 @@ function M.max_rate(x, slo, bisections, pools, cap)
   local k = 0
   while 2.0 ^ -k > M.BISECT_TOL and k < (bisections or M.BISECT_STEPS) do k = k + 1 end
   local J = 1 << k
-  local function ok(j) return meets(simulate.run(at_rate(x, cap * j / J, nil, pools), 1), slo) end
+  local function ok(j) return meets(tested(at_rate(x, cap * j / J, nil, pools), 1, slo), slo) end
   local lo, hi, gap = 0, J, 1 -- grid points lo and below meet (0 trivially), hi and above fail
   while hi - gap > lo do
     local j = hi - gap
@@ -133,11 +140,11 @@ function M.p_meet(x, rate, replicas, slo, n, pools)
   local lo, hi = 0, n + 1 -- scales 1..lo meet; hi..n fail
   -- the slowest scale first: a deployment that meets the SLO at every scale (the common case once
   -- its replicas cover the rate) costs one run, not log2 n
-  if meets(simulate.run(y, sc[n]), slo) then return 1, y end
+  if meets(tested(y, sc[n], slo), slo) then return 1, y end
   hi = n
   while hi - lo > 1 do
     local mid = (lo + hi) // 2
-    if meets(simulate.run(y, sc[mid]), slo) then lo = mid else hi = mid end
+    if meets(tested(y, sc[mid], slo), slo) then lo = mid else hi = mid end
   end
   return lo / n, y
 end
@@ -188,7 +195,7 @@ local function evaluate_disagg(o, spec, tp, td, cost_h, dspec, dcost_h)
       if dec >= 1 and dec == math.floor(dec) then
         local pools = { pre, math.tointeger(dec) }
         local y = at_rate(x, o.rate, nil, pools)
-        local r = simulate.run(y, 1)
+        local r = tested(y, 1, x.slo)
         if meets(r, x.slo) then
           local p = M.p_meet(x, o.rate, nil, x.slo, o.samples, pools)
           local d = simulate.shape(y, r)
@@ -217,7 +224,7 @@ local function fewest_replicas(o, x, t, one, best)
   local replicas = math.max(1, math.ceil(o.rate / one - 1e-9))
   while replicas * t <= o.max_gpus and not (best and replicas >= best.replicas) do
     local y = at_rate(x, o.rate, replicas)
-    local r = simulate.run(y, 1)
+    local r = tested(y, 1, x.slo)
     if meets(r, x.slo) then return { x = x, y = y, r = r, one = one, replicas = replicas } end
     replicas = replicas + 1
   end

@@ -1,0 +1,66 @@
+/* tw_serve_results.c - the figures of a finished run (tw_serve_result): throughput over the whole
+ * run, latency statistics of the measured window (tw_serve.h gives the definitions). */
+#include <math.h>
+
+#include "tw_serve_sim.h"
+
+void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, double slo_tpot, tw_serve_result *out)
+{
+    double first = s->req[0].arrival, last = 0.0, out_tokens = 0.0, in_tokens = 0.0, good = 0.0, dur;
+    size_t i, m, lo = s->lo, hi = s->hi, k = hi - lo;
+    const req_t *req = s->req + lo;
+    for (i = 0; i < n; i++) {
+        const req_t *q = &s->req[i];
+        double ttft = q->first - q->arrival, tpot = q->osl > 1 ? (q->done - q->first) / (q->osl - 1) : 0.0;
+        if (q->arrival < first) first = q->arrival;
+        if (q->done > last) last = q->done;
+        out_tokens += q->osl;
+        in_tokens += q->isl;
+        if (i >= lo && i < hi && (slo_ttft <= 0.0 || ttft <= slo_ttft) && (slo_tpot <= 0.0 || tpot <= slo_tpot)) good++;
+    }
+    dur = last - first;
+    if (!(dur > 0.0)) dur = 1e-300;
+    out->requests = (double)n;
+    out->duration_s = dur;
+    out->requests_per_s = n / dur;
+    out->output_tokens_per_s = out_tokens / dur;
+    out->total_tokens_per_s = (out_tokens + in_tokens) / dur;
+    /* latencies of the measured window; throughput and the time averages over the whole run */
+    for (i = 0; i < k; i++) scratch[i] = req[i].first - req[i].arrival;
+    tw__serve_stat(scratch, k, &out->ttft_s);
+    for (i = 0, m = 0; i < k; i++) {
+        if (req[i].osl > 1) scratch[m++] = (req[i].done - req[i].first) / (req[i].osl - 1);
+    }
+    tw__serve_stat(scratch, m, &out->tpot_s);
+    for (i = 0; i < k; i++) scratch[i] = req[i].done - req[i].arrival;
+    tw__serve_stat(scratch, k, &out->e2e_s);
+    for (i = 0; i < k; i++) scratch[i] = req[i].sched - req[i].arrival;
+    tw__serve_stat(scratch, k, &out->queue_s);
+    out->measured = (double)k;
+    out->prefix_lookups = s->prefix_lookups;
+    out->prefix_hits = s->prefix_hits;
+    out->cached_tokens = s->cached_tokens;
+    tw__itl_stat(s->bins, s->itl_n, s->itl_sum, s->itl_max, &out->itl_s);
+    out->mean_in_system = s->area_sys / dur;
+    out->mean_running = s->area_run / dur;
+    out->kv_peak_fraction = 0.0;
+    for (i = 0; i < (size_t)s->p->replicas; i++) {
+        double f = s->rep[i].blocks_peak / s->rep[i].blocks_total;
+        if (f > out->kv_peak_fraction) out->kv_peak_fraction = f;
+    }
+    out->preemptions = s->preemptions;
+    out->steps = s->steps;
+    out->prefill_tokens = s->prefill_tokens;
+    out->recomputed_tokens = s->recomputed;
+    out->output_tokens = out_tokens;
+    /* requests per second that meet both SLOs: the run's rate times the measured share meeting them */
+    out->goodput_rps = (slo_ttft > 0.0 || slo_tpot > 0.0) && k > 0 ? out->requests_per_s * (good / (double)k) : 0.0;
+    out->series_n = (double)s->series_n;
+    out->spec_tokens_per_step = s->spec_steps > 0.0 ? s->spec_tokens / s->spec_steps : 0.0;
+    /* a decode step writes the tokens a sequence emitted to its cache (the last one, then the
+       accepted drafts): each request's whole life writes input + output - 1 tokens, plus what
+       preemption threw away and recomputed */
+    out->decode_tokens = s->spec_tokens;
+    out->kv_blocks_end = s->blocks_used_all;
+    out->slo_failed = 0.0;
+}
