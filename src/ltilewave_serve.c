@@ -4,7 +4,7 @@
  *   core.serve{ arrival = "poisson" | "gamma" | "offline" | "closed" | "trace", rate, cv, concurrency, requests,
  *     measure_from, measure_to, prefix_tokens, prefix_share, turns, think_s, seed, isl = { kind = "fixed" |
  *     "uniform" | "lognormal" | "trace", a, b, lo, hi }, osl, trace_arrival, trace_isl, trace_osl, policy =
- *     "continuous" | "static", mix, chunked, reserve, async_output, prefix_caching, records (booleans),
+ *     "continuous" | "static", mix, chunked, reserve, async_output, prefix_caching, per_request, records (booleans),
  *     max_num_seqs, max_num_batched_tokens, block_size, kv_capacity_tokens, watermark, replicas, multi_step,
  *     spec_k, spec_alpha, router = "round_robin" | "least_loaded", prefill_replicas, decode_kv_capacity_tokens,
  *     transfer_s_per_token, transfer_latency_s, the costs (tok_grid, lin_s, ctx_grid, attn_s, seq_grid,
@@ -111,8 +111,7 @@ static void lengths(lua_State *L, int t, const char *key, tw_serve_lengths *l)
     static const char *const kinds[] = {"fixed", "uniform", "lognormal", "trace", NULL};
     char path[32];
     int s;
-    lua_getfield(L, t, key);
-    if (!lua_istable(L, -1)) tw_lua_field_error(L, P, key, "expected a table { kind, a, b, lo, hi }", -1);
+    if (lua_getfield(L, t, key) != LUA_TTABLE) tw_lua_field_error(L, P, key, "expected a table { kind, a, b, lo, hi }", -1);
     s = lua_gettop(L);
     snprintf(path, sizeof path, "%s.%s", P, key);
     l->kind = option(L, s, path, "kind", kinds, -1);
@@ -242,6 +241,7 @@ static void read_policy(lua_State *L, tw_serve_policy *p)
     p->transfer_latency_s = tw_lua_get_num(L, 1, "transfer_latency_s", P, 0.0);
     p->async_output = flag(L, 1, "async_output", 0);
     p->prefix_caching = flag(L, 1, "prefix_caching", 0);
+    p->per_request = flag(L, 1, "per_request", 0);
     p->stop_percentile = tw_lua_get_num(L, 1, "stop_percentile", P, 0.0);
 }
 
@@ -265,7 +265,7 @@ static const struct { const char *name; size_t off; } RESULT_NUMS[] = {
     NUM(total_tokens_per_s), NUM(mean_in_system), NUM(mean_running), NUM(kv_peak_fraction), NUM(preemptions),
     NUM(steps), NUM(prefill_tokens), NUM(recomputed_tokens), NUM(output_tokens), NUM(goodput_rps),
     NUM(spec_tokens_per_step), NUM(decode_tokens), NUM(kv_blocks_end), NUM(prefix_lookups), NUM(prefix_hits),
-    NUM(cached_tokens), NUM(slo_failed)};
+    NUM(cached_tokens), NUM(slo_failed), NUM(group_ticks)};
 #undef NUM
 
 static void push_result(lua_State *L, const tw_serve_result *r)

@@ -25,7 +25,9 @@ static int layout(const tw_serve_workload *w, const tw_serve_policy *p, hdr_t *h
     h->off_scratch = ALIGN8(h->off_bins + TW__ITL_BINS * sizeof(uint64_t));
     h->off_heap_t = ALIGN8(h->off_scratch + h->n * sizeof(double));
     h->off_heap_i = ALIGN8(h->off_heap_t + h->n * sizeof(double));
-    h->total = h->off_heap_i + h->n * sizeof(int32_t);
+    h->off_ghp = ALIGN8(h->off_heap_i + h->n * sizeof(int32_t));
+    h->off_gbk = ALIGN8(h->off_ghp + h->n_rep * h->max_seqs * sizeof(int32_t));
+    h->total = h->off_gbk + h->n_rep * TW__GROUP_MAX_BS * sizeof(double);
     return 1;
 }
 
@@ -61,6 +63,7 @@ static const char *check_policy(const tw_serve_policy *p)
     if (!count(p->spec_k, 0, 16)) return "policy.spec_k";
     if (!(isfinite(p->spec_alpha) && p->spec_alpha >= 0.0 && p->spec_alpha <= 1.0)) return "policy.spec_alpha";
     if (p->async_output != 0 && p->async_output != 1) return "policy.async_output";
+    if (p->per_request != 0 && p->per_request != 1) return "policy.per_request";
     if (p->prefix_caching != 0 && p->prefix_caching != 1) return "policy.prefix_caching";
     if (!(isfinite(p->stop_percentile) && p->stop_percentile >= 0.0 && p->stop_percentile <= 100.0))
         return "policy.stop_percentile";
@@ -100,7 +103,8 @@ static size_t route(sim_t *s, size_t i, size_t lo, size_t hi, int least)
     size_t j, best = lo;
     if (!least) return lo + i % (hi - lo);
     for (j = lo + 1; j < hi; j++) {
-        if (s->rep[j].n_wait + s->rep[j].n_run < s->rep[best].n_wait + s->rep[best].n_run) best = j;
+        const rep_t *a = &s->rep[j], *b = &s->rep[best];
+        if (a->n_wait + a->n_run + a->g_n < b->n_wait + b->n_run + b->g_n) best = j;
     }
     return best;
 }
@@ -227,7 +231,11 @@ static void setup(sim_t *s, const tw_serve_workload *w, const tw_serve_policy *p
         r->c = r->role == ROLE_DECODE ? c->decode_pool : c;
         r->blocks_total = r->role == ROLE_DECODE ? s->dec_blocks : s->blocks_total;
         s->blocks_all += r->blocks_total;
+        r->g_heap = (int32_t *)(void *)(base + h->off_ghp) + i * h->max_seqs;
+        r->g_bucket = (double *)(void *)(base + h->off_gbk) + i * TW__GROUP_MAX_BS;
+        memset(r->g_bucket, 0, TW__GROUP_MAX_BS * sizeof(double));
     }
+    s->grp_bs = (int64_t)p->block_size;
 }
 
 /* The event loop: at each instant (the earliest of the next arrival, KV transfer end and step end)
@@ -312,6 +320,7 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
     setup(&s, w, p, c, base, &h, series, series_max);
     s.pfx_tokens = floor(w->prefix_tokens / s.bs) * s.bs; /* full blocks only */
     s.pfx_nblocks = s.pfx_tokens / s.bs;
+    s.grp_on = tw__grp_allowed(&s);
     s.lo = (size_t)w->measure_from;
     s.hi = w->measure_to > 0.0 ? (size_t)w->measure_to : h.n;
     if ((bad = draw(&s, h.n)) != NULL) return fail(bad_field, bad, TW_ERANGE);

@@ -164,6 +164,10 @@ typedef struct {
                                       then zeros and slo_failed = 1. A caller that only asks "does this
                                       load meet the SLO" (a sizing search) saves the rest of the run.
                                       TPOT only without async_output. 0: every run to its end */
+    int per_request;               /* 1: every running request scheduled one by one, each step (the
+                                      reference); 0: requests in steady decode advanced together as a
+                                      decode group where the policy allows it (src/tw_serve_group.c),
+                                      the same run (the ITL mean to rounding) in a fraction of the time */
 } tw_serve_policy;
 
 typedef struct tw_serve_costs {
@@ -217,6 +221,8 @@ typedef struct {
                                 the prefix blocks still cached */
     double slo_failed;       /* 1: stop_percentile stopped the run (its SLO test failed; every other
                                 field 0); 0: the run ended */
+    double group_ticks;      /* steps in which a decode group gave its members their tokens together
+                                (policy.per_request; 0 when it never formed) */
 } tw_serve_result;
 
 /* One request as the run left it (tw_serve_request). */

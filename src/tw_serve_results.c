@@ -63,4 +63,5 @@ void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, dou
     out->decode_tokens = s->spec_tokens;
     out->kv_blocks_end = s->blocks_used_all;
     out->slo_failed = 0.0;
+    out->group_ticks = s->group_ticks;
 }

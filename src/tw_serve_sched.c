@@ -55,7 +55,7 @@ static void take_blocks(sim_t *s, rep_t *r, req_t *q, double nb)
     if (r->blocks_used > r->blocks_peak) r->blocks_peak = r->blocks_used;
 }
 
-static void free_blocks(sim_t *s, rep_t *r, req_t *q)
+void tw__free_blocks(sim_t *s, rep_t *r, req_t *q)
 {
     r->blocks_used -= q->blocks;
     s->blocks_used_all -= q->blocks;
@@ -69,7 +69,7 @@ static void preempt_tail(sim_t *s, rep_t *r, int32_t *run)
     req_t *q = &s->req[i];
     s->n_running--;
     q->running = 0;
-    free_blocks(s, r, q);
+    tw__free_blocks(s, r, q);
     tw__prefix_release(s, r, q);
     /* every token the attempt holds is discarded, a hit's prefix included: the conservation of
        tw_serve.h then holds with every hit in cached_tokens, a readmission's hit again too */
@@ -87,12 +87,6 @@ static double remaining(const req_t *q) { return (double)q->isl + q->gen - q->co
 
 /* 1 when request q has its prompt and at least one token: its next step is a decode */
 static int decoding(const req_t *q) { return q->gen > 0 && q->isl + q->gen - q->computed == 1; }
-
-/* What a step runs, tallied as the scheduler gives each request its tokens (in the order of the
-   running list, so every sum is the one a pass over that list would give). */
-typedef struct {
-    double pre_tokens, attn, b, ctx, k, dec_tokens;
-} comp_t;
 
 /* request q, given n tokens this step, joins the step's composition */
 static void tally(const rep_t *r, const req_t *q, double n, comp_t *m)
@@ -162,7 +156,7 @@ static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now
 {
     const tw_serve_policy *p = s->p;
     double tokens = 0.0, reserve_blocks = p->watermark * r->blocks_total;
-    while (r->head >= 0 && (size_t)r->n_run < s->max_seqs && *budget >= 1.0) {
+    while (r->head >= 0 && (size_t)(r->n_run + r->g_n) < s->max_seqs && *budget >= 1.0) {
         req_t *q = &s->req[r->head];
         /* prefix caching: the cache's blocks it shares (not its own), the tokens a hit skips, and the
            blocks the cache itself still needs */
@@ -183,7 +177,7 @@ static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now
         if (nb < 0.0) nb = 0.0; /* a first chunk within the shared blocks */
         nb += extra;
         /* the watermark only holds back a request that would share the cache */
-        if (nb > r->blocks_total - r->blocks_used - (r->n_run > 0 ? reserve_blocks : 0.0)) {
+        if (nb > r->blocks_total - r->blocks_used - (r->n_run + r->g_n > 0 ? reserve_blocks : 0.0)) {
             if (tw__prefix_evict(s, r)) continue; /* a cached prefix nothing uses goes first */
             break;
         }
@@ -193,6 +187,7 @@ static double admit(sim_t *s, rep_t *r, int32_t *run, double *budget, double now
         pop_front(s, r);
         take_blocks(s, r, q, nb);
         run[r->n_run++] = (int32_t)(q - s->req);
+        q->adm = s->adm_next++;
         q->running = 1;
         s->n_running++;
         if (q->sched < 0.0) q->sched = now;
@@ -253,14 +248,21 @@ step_t tw__start_step(sim_t *s, rep_t *r, double t)
     comp_t m = { 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
     int preempted = 0, prompts_ok;
     if (r->pend >= 0 && t > r->busy_until) drop(s, r);
-    if (r->n_run == 0 && r->n_wait == 0) return STEP_OK;
+    if (r->n_run + r->g_n == 0 && r->n_wait == 0) return STEP_OK;
+    /* the decode group's members take their tokens first when that changes nothing (no limit binds);
+       else they are back in the running list */
+    if (r->g_n > 0 && tw__grp_fits(s, r, run, budget)) {
+        double g = tw__grp_schedule(s, r, &m);
+        budget -= g;
+        tokens += g;
+    }
     /* multi-step scheduling: prompts only between blocks of decode steps */
-    prompts_ok = r->n_run == 0 || fmod(r->decode_run, p->multi_step) == 0.0;
+    prompts_ok = r->n_run + r->g_n == 0 || fmod(r->decode_run, p->multi_step) == 0.0;
     if (p->policy == TW_SERVE_STATIC) {
-        if (r->n_run == 0) tokens = admit(s, r, run, &budget, t, &m);
+        if (r->n_run == 0) tokens = admit(s, r, run, &budget, t, &m); /* never a group: tw__grp_allowed */
         else tokens = schedule_running(s, r, run, PHASE_BOTH, &budget, &preempted, &m);
     } else if (p->mix) {
-        tokens = schedule_running(s, r, run, prompts_ok ? PHASE_BOTH : PHASE_DECODE, &budget, &preempted, &m);
+        tokens += schedule_running(s, r, run, prompts_ok ? PHASE_BOTH : PHASE_DECODE, &budget, &preempted, &m);
         if (!preempted && prompts_ok) tokens += admit(s, r, run, &budget, t, &m);
     } else {
         /* prefill first: unfinished prompts and new ones; else the decodes */
@@ -276,7 +278,7 @@ step_t tw__start_step(sim_t *s, rep_t *r, double t)
         if (!preempted) tokens += admit(s, r, run, &budget, t, &m);
     }
     /* nothing scheduled although something waits or runs: no block can be had, ever */
-    if (tokens == 0.0) return r->n_run > 0 || r->n_wait > 0 ? STEP_STUCK : STEP_OK;
+    if (tokens == 0.0) return r->n_run + r->g_n > 0 || r->n_wait > 0 ? STEP_STUCK : STEP_OK;
     r->decode_run = m.pre_tokens > 0.0 ? 0.0 : r->decode_run + 1.0;
     tw__sample(s, t);
     time = r->c->scale
@@ -333,6 +335,27 @@ static void step_tokens(sim_t *s, req_t *q, double t)
     q->last = t;
 }
 
+void tw__finish(sim_t *s, rep_t *r, int32_t i, double t, size_t *spawn, size_t n_total)
+{
+    req_t *q = &s->req[i];
+    q->done = t;
+    tw__stop_done(s, q, t);
+    pend(s, q, 2);
+    q->running = 0;
+    if (!tw__conv_keep(s, r, q)) tw__free_blocks(s, r, q);
+    tw__prefix_release(s, r, q);
+    s->n_running--;
+    s->n_sys--;
+    if (s->turns > 1 && (size_t)i % s->turns + 1 < s->turns) {
+        /* the conversation's next turn, its think time after this last token */
+        s->req[i + 1].arrival = t + s->req[i + 1].think;
+        tw__heap_push(s, s->req[i + 1].arrival, i + 1);
+    } else if (s->w->arrival == TW_ARRIVE_CLOSED && *spawn < n_total) {
+        s->req[*spawn].arrival = t; /* the next conversation (request) of the closed loop */
+        *spawn += s->turns;
+    }
+}
+
 size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
 {
     int32_t *run = s->run + (size_t)(r - s->rep) * s->max_seqs;
@@ -342,6 +365,8 @@ size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
        them now; this step's wait for the next (flushed as they are if the replica idles) */
     flush(s, r, t);
     s->pend_rep = r;
+    if (r->g_tick) done += tw__grp_tick(s, r, t, spawn, n_total); /* the group first: joiners wait a tick */
+    else if (r->g_hold > 0) r->g_hold--;
     for (j = 0; j < (size_t)r->n_run; j++) {
         int32_t i = run[j];
         req_t *q = &s->req[i];
@@ -352,31 +377,16 @@ size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
             q->first = arrive;
             q->last = arrive;
             q->running = 0;
-            free_blocks(s, r, q);
+            tw__free_blocks(s, r, q);
             tw__prefix_release(s, r, q);
             s->n_running--;
             tw__heap_push(s, arrive, i);
             continue;
         }
         if (q->gen >= q->osl) {
-            q->done = t;
-            tw__stop_done(s, q, t);
-            pend(s, q, 2);
-            q->running = 0;
-            if (!tw__conv_keep(s, r, q)) free_blocks(s, r, q);
-            tw__prefix_release(s, r, q);
-            s->n_running--;
-            s->n_sys--;
+            tw__finish(s, r, i, t, spawn, n_total);
             done++;
-            if (s->turns > 1 && (size_t)i % s->turns + 1 < s->turns) {
-                /* the conversation's next turn, its think time after this last token */
-                s->req[i + 1].arrival = t + s->req[i + 1].think;
-                tw__heap_push(s, s->req[i + 1].arrival, i + 1);
-            } else if (s->w->arrival == TW_ARRIVE_CLOSED && *spawn < n_total) {
-                s->req[*spawn].arrival = t; /* the next conversation (request) of the closed loop */
-                *spawn += s->turns;
-            }
-        } else {
+        } else if (!(s->grp_on && tw__grp_join(s, r, i, t))) {
             run[kept++] = i;
         }
     }

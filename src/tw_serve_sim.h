@@ -18,6 +18,10 @@ typedef struct {
     int32_t ent_blocks;      /* multi-turn caching: blocks of this finished turn kept for the next one */
     int32_t lru_prev, lru_next; /* and its place in its replica's LRU list (-1: none) */
     double think;            /* multi-turn: the think time before this turn, s */
+    double adm;              /* its admission's number on its replica: the running list's order */
+    double g_e0;             /* decode group (tw_serve_group.c): the group's tick when it joined; its
+                                computed and gen are as they were then until it leaves */
+    int32_t in_grp;          /* 1 while in its replica's decode group */
 } req_t;
 
 /* What a replica serves: both phases (aggregated), or one pool of a disaggregated deployment. */
@@ -45,11 +49,33 @@ typedef struct {
     int pfx_ready;           /* 1 once a request has computed the prefix into them */
     int32_t lru_head, lru_tail; /* multi-turn caching: finished turns' cached blocks, least recent first */
     int busy, dirty;
+    /* the decode group (tw_serve_group.c): running requests in steady decode, advanced together one
+       token per tick instead of one by one; the run list holds only the others */
+    int32_t g_n;             /* members */
+    int32_t g_hold, g_backoff; /* steps left in which none joins, and the next such pause */
+    int g_tick;              /* 1: the step running gives every member a token */
+    int64_t g_E;             /* ticks so far */
+    double g_S;              /* sum over members of computed - g_e0 at joining: their computed sum is
+                                g_S + g_n g_E */
+    double g_win;            /* members in the measured window */
+    double t_tick;           /* when the last tick ended: every member's last token */
+    int32_t *g_heap;         /* members, a min-heap on the tick of their last token */
+    double *g_bucket;        /* members by (g_e0 - computed) mod block size: g_bucket[g_E mod bs] need a
+                                new KV block at tick g_E */
 } rep_t;
+
+/* What a step runs, tallied as the scheduler gives each request its tokens (in the order of the
+   running list, so every sum is the one a pass over that list would give). */
+typedef struct {
+    double pre_tokens, attn, b, ctx, k, dec_tokens;
+} comp_t;
+
+/* the largest KV block size the decode group keeps buckets for (tw_serve_group.c) */
+#define TW__GROUP_MAX_BS 256
 
 typedef struct {
     size_t n, n_rep, max_seqs;
-    size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, total;
+    size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, off_ghp, off_gbk, total;
 } hdr_t;
 
 /* the longest simulated time, s (3e7 years): every sum of times stays finite */
@@ -92,6 +118,10 @@ typedef struct {
     double slo_ttft, slo_tpot;              /* stop_percentile: the limits, the measured requests known */
     double bad_ttft, bad_tpot;              /* to exceed each, and how many decide it (tw_serve_stop.c) */
     double stop_ttft, stop_tpot;
+    int grp_on;                             /* 1: the policy lets the decode group run (tw__grp_setup) */
+    int64_t grp_bs;                         /* its block size */
+    double adm_next;                        /* the next admission's number */
+    double group_ticks;                     /* steps that ticked a decode group */
 } sim_t;
 
 /* tw_serve.c: a time-series sample of the state when a step starts at t */
@@ -141,6 +171,29 @@ void tw__stop_first(sim_t *s, const req_t *q, double t);
 void tw__stop_done(sim_t *s, const req_t *q, double t);
 /* 1 when the run's SLO test has failed already */
 int tw__stop_now(const sim_t *s);
+
+/* tw_serve_group.c: the decode group of each replica */
+/* whether the policy allows it: continuous batching mixing prefill chunks and decodes every step,
+   without speculative decoding, multi-step scheduling, a cached prefix, conversations or
+   asynchronous output, blocks of at most TW__GROUP_MAX_BS tokens */
+int tw__grp_allowed(const sim_t *s);
+/* request i, just out of replica r's step at t, decodes next: it joins the group when it can (its
+   blocks exactly cover its tokens); 1 when it did */
+int tw__grp_join(sim_t *s, rep_t *r, int32_t i, double t);
+/* at a step's start: 1 when every member and every other running request gets all it asks within
+   the budget and the free blocks (the step is then the one the list would give), 0 after every
+   member went back to the running list in its admission order */
+int tw__grp_fits(sim_t *s, rep_t *r, const int32_t *run, double budget);
+/* the members' tokens of the step (one each): their blocks taken, the composition tallied */
+double tw__grp_schedule(sim_t *s, rep_t *r, comp_t *m);
+/* the step that gave the members a token ended at t: their gaps, and the members whose last token it
+   was finish (tw__finish); returns them */
+size_t tw__grp_tick(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total);
+
+/* tw_serve_sched.c: request i of replica r emitted its last token at t: it leaves */
+void tw__finish(sim_t *s, rep_t *r, int32_t i, double t, size_t *spawn, size_t n_total);
+/* the blocks request q holds are given back */
+void tw__free_blocks(sim_t *s, rep_t *r, req_t *q);
 
 /* tw_serve_heap.c: the KV transfers in flight (disaggregated serving) */
 /* request i's transfer, ending at t, onto the heap */

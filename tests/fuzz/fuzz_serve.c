@@ -2,6 +2,8 @@
  * (at most 64 requests of at most 4096 tokens each) so that every input finishes quickly; the
  * core's own limits are far larger. On TW_OK: every output finite, every request complete with
  * first token <= finish, KV never over capacity. */
+#include <stddef.h>
+
 #include "fuzz_input.h"
 
 #define PTS 4
@@ -38,10 +40,42 @@ static void stat_ok(const tw_serve_stat *s)
           "a statistic not finite and non-negative");
 }
 
+/* The decode group (src/tw_serve_group.c) changes nothing: the run again with every request scheduled
+   one by one gives the same result, every field (the ITL mean, a sum in another order, to rounding;
+   group_ticks says how it ran), and the same requests. */
+static void same_as_per_request(const tw_serve_workload *w, const tw_serve_policy *pol, const tw_serve_costs *c,
+                                double slo_ttft, double slo_tpot, const void *work, size_t bytes,
+                                const tw_serve_result *r)
+{
+    tw_serve_policy ref = *pol;
+    tw_serve_result r2;
+    void *work2 = malloc(bytes);
+    const double *a = (const double *)(const void *)r, *b = (const double *)(const void *)&r2;
+    size_t i, mean = offsetof(tw_serve_result, itl_s) / sizeof(double);
+    size_t ticks = offsetof(tw_serve_result, group_ticks) / sizeof(double); /* how it ran, not what */
+    if (work2 == NULL) return;
+    ref.per_request = 1;
+    check(tw_serve_run(w, &ref, c, slo_ttft, slo_tpot, work2, bytes, NULL, 0, &r2, NULL) == TW_OK,
+          "the per-request run failed where the grouped one did not");
+    for (i = 0; i < sizeof r2 / sizeof(double); i++) {
+        if (i == ticks) continue;
+        if (i == mean) check(fabs(a[i] - b[i]) <= 1e-9 * fabs(b[i]), "the ITL mean differs from the per-request run");
+        else check(a[i] == b[i] || (a[i] != a[i] && b[i] != b[i]), "a result differs from the per-request run");
+    }
+    for (i = 0; i < (size_t)w->requests; i++) {
+        tw_serve_record x, y;
+        tw_serve_request(work, i, &x);
+        tw_serve_request(work2, i, &y);
+        check(memcmp(&x, &y, sizeof x) == 0, "a request differs from the per-request run");
+    }
+    free(work2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_in in = {data, size};
     double tok[PTS], lin[PTS], ctx[PTS], attn[PTS], seq[PTS], lm[PTS], dctx[PTS], dec[PTS * PTS], n[2], p[2], t;
+    double slo_ttft, slo_tpot;
     tw_serve_costs c;
     tw_serve_policy pol;
     tw_serve_workload w;
@@ -127,7 +161,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (bytes == 0) return 0;
     work = malloc(bytes);
     if (work == NULL) return 0;
-    st = tw_serve_run(&w, &pol, &c, fuzz_double(&in), fuzz_double(&in), work, bytes, NULL, 0, &r, &bad);
+    slo_ttft = fuzz_double(&in);
+    slo_tpot = fuzz_double(&in);
+    st = tw_serve_run(&w, &pol, &c, slo_ttft, slo_tpot, work, bytes, NULL, 0, &r, &bad);
     check_status(st, bad);
     if (st == TW_OK) {
         double tokens = 0, written = 0;
@@ -152,6 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* every token written once, a preempted one again, a cached prefix's never by a hit */
         check(r.prefill_tokens + r.decode_tokens == written + r.recomputed_tokens - r.cached_tokens,
               "KV tokens not conserved");
+        same_as_per_request(&w, &pol, &c, slo_ttft, slo_tpot, work, bytes, &r);
     }
     free(work);
     return 0;

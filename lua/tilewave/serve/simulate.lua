@@ -201,7 +201,8 @@ end
 -- core's raw result (src/tw_serve.h fields). For callers that run one deployment many times
 -- (tilewave.serve.size). `stop` (true: the caller only asks M.meets(r, x.slo)) stops the run
 -- once the measured requests already decide that x.slo fails at its percentile (the core's
--- stop_percentile); r.slo_failed is then 1 and its other figures 0.
+-- stop_percentile); r.slo_failed is then 1 and its other figures 0. `x.per_request = true` schedules
+-- every running request one by one (the core's reference pass, no decode group): the same run.
 local function run(x, scale, detail, stop)
   local w, s, tb = x.w, x.sched, x.tables
   local function len(l) return { kind = l.kind, a = l.a, b = l.b, lo = l.lo, hi = l.hi } end
@@ -231,7 +232,7 @@ local function run(x, scale, detail, stop)
     tok_grid = tb.tok_grid, lin_s = tb.lin_s, ctx_grid = tb.ctx_grid, attn_s = tb.attn_s, seq_grid = tb.seq_grid,
     logits_s = tb.logits_s, dctx_grid = tb.dctx_grid, decode_s = tb.decode_s, host_s = tb.host_s, scale = scale,
     slo_ttft_s = x.slo and x.slo.ttft_s or 0, slo_tpot_s = x.slo and x.slo.tpot_s or 0,
-    stop_percentile = stop and x.slo and x.slo.percentile or 0,
+    stop_percentile = stop and x.slo and x.slo.percentile or 0, per_request = x.per_request or false,
     records = detail or false, series_max = detail and M.SERIES_MAX or 0,
   }
 end
