@@ -27,7 +27,8 @@ static int layout(const tw_serve_workload *w, const tw_serve_policy *p, hdr_t *h
     h->off_heap_i = ALIGN8(h->off_heap_t + h->n * sizeof(double));
     h->off_ghp = ALIGN8(h->off_heap_i + h->n * sizeof(int32_t));
     h->off_gbk = ALIGN8(h->off_ghp + h->n_rep * h->max_seqs * sizeof(int32_t));
-    h->total = h->off_gbk + h->n_rep * TW__GROUP_MAX_BS * sizeof(double);
+    h->off_gaps = ALIGN8(h->off_gbk + h->n_rep * TW__GROUP_MAX_BS * sizeof(double));
+    h->total = h->off_gaps + (h->max_seqs + 1) * sizeof(gap_t);
     return 1;
 }
 
@@ -218,6 +219,7 @@ static void setup(sim_t *s, const tw_serve_workload *w, const tw_serve_policy *p
     s->series_max = series_max;
     s->stride = 1;
     s->gap_last = -1.0;
+    s->gaps = (gap_t *)(void *)(base + h->off_gaps);
     s->turns = w->turns > 1.0 ? (size_t)w->turns : 1;
     tw__rng_seed(&s->spec_rng, w->seed, 3);
     memset(s->bins, 0, TW__ITL_BINS * sizeof(uint64_t));

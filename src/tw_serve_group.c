@@ -182,16 +182,7 @@ size_t tw__grp_tick(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
     size_t done = 0;
     r->g_tick = 0;
     s->group_ticks++;
-    if (r->g_win > 0.0) {
-        s->itl_n += r->g_win;
-        s->itl_sum += gap * r->g_win;
-        if (gap > s->itl_max) s->itl_max = gap;
-        if (gap != s->gap_last) {
-            s->gap_last = gap;
-            s->gap_bin = tw__itl_bin(gap);
-        }
-        s->bins[s->gap_bin] += (uint64_t)r->g_win;
-    }
+    if (r->g_win > 0.0) tw__itl_gap(s, gap, r->g_win);
     s->spec_steps += r->g_n;
     s->spec_tokens += r->g_n;
     r->g_E++;

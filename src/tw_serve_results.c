@@ -1,8 +1,48 @@
-/* tw_serve_results.c - the figures of a finished run (tw_serve_result): throughput over the whole
- * run, latency statistics of the measured window (tw_serve.h gives the definitions). */
+/* tw_serve_results.c - the figures of a run (tw_serve_result): the ITLs of each step as it ends, and
+ * at the run's end throughput over the whole run and the latency statistics of the measured window
+ * (tw_serve.h gives the definitions). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "tw_serve_sim.h"
+
+void tw__itl_gap(sim_t *s, double gap, double n)
+{
+    size_t i = s->n_gaps;
+    s->itl_n += n;
+    if (gap > s->itl_max) s->itl_max = gap;
+    if (gap != s->gap_last) { /* the requests of one step mostly share their gap: bin it once */
+        s->gap_last = gap;
+        s->gap_bin = tw__itl_bin(gap);
+    }
+    s->bins[s->gap_bin] += (uint64_t)n;
+    if (i > 0 && s->gaps[i - 1].gap == gap) {
+        s->gaps[i - 1].n += n;
+        return;
+    }
+    for (i = 0; i < s->n_gaps; i++) {
+        if (s->gaps[i].gap == gap) {
+            s->gaps[i].n += n;
+            return;
+        }
+    }
+    s->gaps[s->n_gaps].gap = gap;
+    s->gaps[s->n_gaps++].n = n;
+}
+
+static int by_gap(const void *a, const void *b)
+{
+    double x = ((const gap_t *)a)->gap, y = ((const gap_t *)b)->gap;
+    return (x > y) - (x < y);
+}
+
+void tw__itl_flush(sim_t *s)
+{
+    size_t i;
+    if (s->n_gaps > 1) qsort(s->gaps, s->n_gaps, sizeof(gap_t), by_gap);
+    for (i = 0; i < s->n_gaps; i++) s->itl_sum += s->gaps[i].gap * s->gaps[i].n;
+    s->n_gaps = 0;
+}
 
 void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, double slo_tpot, tw_serve_result *out)
 {

@@ -321,15 +321,7 @@ static void step_tokens(sim_t *s, req_t *q, double t)
         pend(s, q, 1);
     }
     else if ((size_t)(q - s->req) >= s->lo && (size_t)(q - s->req) < s->hi) {
-        double gap = t - q->last;
-        s->itl_n++;
-        s->itl_sum += gap;
-        if (gap > s->itl_max) s->itl_max = gap;
-        if (gap != s->gap_last) { /* the sequences of one step mostly share their gap: bin it once */
-            s->gap_last = gap;
-            s->gap_bin = tw__itl_bin(gap);
-        }
-        s->bins[s->gap_bin]++;
+        tw__itl_gap(s, t - q->last, 1.0);
     }
     q->gen += decode ? (int32_t)emitted : 1;
     q->last = t;
@@ -391,6 +383,7 @@ size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
         }
     }
     r->n_run = (int32_t)kept;
+    tw__itl_flush(s);
     return done;
 }
 

@@ -64,6 +64,11 @@ typedef struct {
                                 new KV block at tick g_E */
 } rep_t;
 
+/* a gap between two tokens, s, and how many requests had it in one step */
+typedef struct {
+    double gap, n;
+} gap_t;
+
 /* What a step runs, tallied as the scheduler gives each request its tokens (in the order of the
    running list, so every sum is the one a pass over that list would give). */
 typedef struct {
@@ -75,7 +80,8 @@ typedef struct {
 
 typedef struct {
     size_t n, n_rep, max_seqs;
-    size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, off_ghp, off_gbk, total;
+    size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, off_ghp, off_gbk, off_gaps;
+    size_t total;
 } hdr_t;
 
 /* the longest simulated time, s (3e7 years): every sum of times stays finite */
@@ -114,6 +120,8 @@ typedef struct {
     double prefix_lookups, prefix_hits, cached_tokens;
     double gap_last;                        /* the last ITL binned and its bin: the sequences of one */
     size_t gap_bin;                         /* step mostly share their gap */
+    gap_t *gaps;                            /* the ITLs of the step ending, each distinct gap and its */
+    size_t n_gaps;                          /* count (tw__itl_gap), summed by tw__itl_flush */
     size_t turns;                           /* turns per conversation (1: none) */
     double slo_ttft, slo_tpot;              /* stop_percentile: the limits, the measured requests known */
     double bad_ttft, bad_tpot;              /* to exceed each, and how many decide it (tw_serve_stop.c) */
@@ -162,6 +170,13 @@ size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
 
 /* tw_serve_results.c: the result of a finished run of n requests (scratch holds n values) */
 void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, double slo_tpot, tw_serve_result *out);
+
+/* tw_serve_results.c: n requests had an ITL of `gap` in the step ending (binned at once; summed when
+   the step's tally is flushed) */
+void tw__itl_gap(sim_t *s, double gap, double n);
+/* the step's ITLs into the run's sum, in ascending order of gap: the sum is then the same whatever the
+   order the step's requests were visited in (one by one or as a decode group) */
+void tw__itl_flush(sim_t *s);
 
 /* tw_serve_stop.c: stop_percentile - the counts that decide the SLO test early */
 void tw__stop_setup(sim_t *s, double slo_ttft_s, double slo_tpot_s);
