@@ -23,7 +23,7 @@
 -- same sequence in C and Lua. Wall times are taken around a child process (date +%s.%N),
 -- less the time of an empty command; peak memory with /usr/bin/time -f %M where present.
 -- Usage: build/tilewave run scripts/bench.lua [--count N] [--repeats R] [--rows 1e4,1e5,1e6]
---        [--hw ID] [--exe PATH] [--c-bench PATH] [--quick]
+--        [--hw ID] [--exe PATH] [--c-bench PATH] [--quick] [--serving]
 local argparse = require "argparse"
 local tw = require "tilewave"
 
@@ -35,6 +35,7 @@ p:option("--hw", "Device id."):default("a100_sxm4_80gb")
 p:option("--c-bench", "Path of the C benchmark executable."):default("build/tests/bench_gemm")
 p:option("--exe", "tilewave executable for the process figures."):default("build/tilewave")
 p:flag("--quick", "Fewer shapes and rows (a smoke run): 10^5 shapes, sweeps of 10^4 and 10^5 rows.")
+p:flag("--serving", "Only the GEMM figures (the unit) and the serving ones (issues 35 and 48).")
 local args = p:parse(arg)
 if args.quick then args.count, args.rows = 100000, "10000,100000" end
 local n, reps = math.tointeger(args.count), math.tointeger(args.repeats)
@@ -150,6 +151,7 @@ else
   print("C benchmark not found at " .. args.c_bench .. " (build it with ./scripts/build)")
 end
 
+if not args.serving then -- everything but the GEMM unit and the serving figures (--serving skips it)
 -- whole-model estimate -------------------------------------------------------------------
 -- the GEMM figures' shapes (3n numbers: 48 MB at n = 10^6) are dropped first: a live array that
 -- size makes every collection cycle of the estimates below traverse it (2.2 -> 5.6 us per
@@ -313,6 +315,8 @@ return { name = "bench", sweep = { base = "llama-2-7b", vary = { hidden_size = {
   os.remove(ck5)
   os.remove(sw5)
   for _, path in ipairs { small_path, big_path, huge, ck } do os.remove(path) end
+end
+
 end
 
 -- serving simulation (issue 35) ------------------------------------------------------------

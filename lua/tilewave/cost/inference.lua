@@ -25,11 +25,11 @@ local models = require "tilewave.data.models"
 local transformer = require "tilewave.ops.transformer"
 local quant = require "tilewave.data.quant"
 local engines = require "tilewave.cost.engines"
-local kernels = require "tilewave.cost.kernels"
 local forward = require "tilewave.cost.forward"
 local price = require "tilewave.cost.price"
 local expert_parallel = require "tilewave.cost.expert_parallel"
 local tables = require "tilewave.util.tables"
+local terms = require "tilewave.cost.decode_terms"
 
 local M = {}
 local format, ipairs, pairs = string.format, ipairs, pairs
@@ -59,47 +59,6 @@ local function decoder(model, path)
   return c
 end
 
--- The ops of one decode step (b = 1, s = 1) of validated config c at tensor-parallel size t:
--- built once per config (weak keys) and (t, attention), and only read here.
-local step_ops_of = setmetatable({}, { __mode = "k" })
-local function step_ops(c, t, attention)
-  local per = step_ops_of[c] or {}
-  step_ops_of[c] = per
-  local key = t .. "/" .. tostring(attention)
-  per[key] = per[key] or transformer.ops(c, { b = 1, s = 1, t = t, attention = attention })
-  return per[key]
-end
-
--- Weight bytes read per decode step (per rank) and the parameters multiplied per token.
--- `batch` (decode) reads only the experts a MoE step touches; nil (memory) counts every
--- expert as resident. With expert parallelism `ep` each rank holds 1/ep of the experts.
--- Also returns the op list and the MoE layers (expert ops' layer count).
-local function weights(c, t, fmt, batch, ep)
-  local ops = step_ops(c, t)
-  local bytes, params = quant.weight_bytes(ops, fmt, c.num_hidden_layers, batch)
-  local experts, moe_layers = {}, 0
-  for _, op in ipairs(ops) do
-    if op.experts then
-      experts[#experts + 1] = op
-      if op.role == "mlp_down" then moe_layers = moe_layers + op.count end
-    end
-  end
-  local expert_bytes, expert_params = 0, 0
-  if (ep or 1) > 1 then
-    expert_bytes, expert_params = quant.weight_bytes(experts, fmt, c.num_hidden_layers, batch)
-    bytes = bytes - expert_bytes + expert_bytes / ep
-  end
-  -- norms and biases: the non-embedding parameters outside the layer GEMMs, kept in 16 bits
-  local layer_gemm = 0
-  for _, op in ipairs(step_ops(c, 1)) do
-    if op.kind == "gemm" and op.scope == "layer" then
-      layer_gemm = layer_gemm + op.n * op.k * op.count * (op.experts or 1)
-    end
-  end
-  local other = math.max(0, models.params(c).non_embedding - layer_gemm)
-  return bytes + 2 * other, params, ops, moe_layers, experts[1], expert_params
-end
-
 --- The bandwidth between the ranks of a device (NVLink, fabric or PCIe), byte/s (bidirectional
 -- total, as the spec states it); over PCIe with more than 2 ranks, times M.PCIE_COLLECTIVE_FRAC.
 -- @raise `decode.<what>: <device> has no interconnect bandwidth for <what> = n`
@@ -127,19 +86,6 @@ local function check_ep(c, ep, t, batch, path)
     check.fail(path .. ".ep", format("expected a divisor of the batch %d (batch / ep sequences per rank)", batch), ep)
   end
   return ep
-end
-
--- Kernel launches of one decode step under engine `eng`: the engine's own count (llama.cpp's graph
--- nodes) or the kernels its fusion makes of the step's ops (tilewave.cost.kernels; attention is one
--- kernel over the cache; an unfused MoE loop over the experts `batch` tokens hit on one of `ep`
--- ranks).
-local function launches(c, t, eng, batch, ep)
-  if eng.kernels_per_layer then return eng.kernels_per_layer * c.num_hidden_layers + (eng.kernels_fixed or 0) end
-  local n = 0
-  for _, op in ipairs(step_ops(c, t, "flash")) do
-    n = n + kernels.count(op, eng.fusion, batch, ep) * op.count
-  end
-  return n
 end
 
 -- Call a core cost function through the pricing layer; a core refusal (a step or cache whose bytes
@@ -229,13 +175,13 @@ function M.decode(o)
   local g = hw.gemm_params(spec)
   local cdt = compute_dtype(spec, fmt)
   local ep = check_ep(c, o.ep, t, batch, "decode")
-  local wbytes, params, ops, moe_layers, expert_op, expert_params = weights(c, t, fmt, batch, ep)
+  local wbytes, params, ops, moe_layers, expert_op, expert_params = terms.weights(c, t, fmt, batch, ep)
   -- the busiest rank's share of the batch's routed copies (tilewave.cost.expert_parallel.imbalance)
   local imb = expert_parallel.imbalance(batch * (expert_op and expert_op.experts_per_token or 0), ep,
     expert_parallel.check_skew(o.expert_imbalance, ep, "decode.expert_imbalance"))
   params = params + expert_params * (imb - 1)
   -- bits per stored weight: every matrix (all experts) once, scales included
-  local stored_bytes, _, stored = quant.weight_bytes(ops, fmt, c.num_hidden_layers)
+  local stored_bytes, stored = terms.stored(c, t, fmt, ops)
   local batch_all = batch
   batch = batch // ep -- sequences per rank
   local L, h = c.num_hidden_layers, c.hidden_size
@@ -258,7 +204,7 @@ function M.decode(o)
     peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
     vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
     mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
-    kernels = launches(c, t, eng, batch_all, ep), kv_eff = kv_eff,
+    kernels = terms.launches(c, t, eng, batch_all, ep), kv_eff = kv_eff,
   }, eng, spec.vendor)
   r.kv_eff, r.kv_splits, r.kv_blocks = kv_eff, splits, blocks
   local comm = 0
@@ -320,7 +266,7 @@ function M.memory(o)
   check.positive(mem, "memory.memory_bytes")
   local workspace = check.nonneg(o.workspace_bytes or M.WORKSPACE_BYTES, "memory.workspace_bytes")
   local ep = check_ep(c, o.ep, t, nil, "memory")
-  local wbytes = weights(c, t, fmt, nil, ep)
+  local wbytes = terms.weights(c, t, fmt, nil, ep)
   batch = -(-batch // ep) -- sequences whose KV cache this rank holds (the busiest rank)
   -- the input embedding is resident too (untied models): in 16 bits, or the GGUF format's bits
   local p = models.params(c)

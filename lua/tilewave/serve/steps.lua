@@ -180,6 +180,7 @@ function M.tables(c, spec, eng, o, lim)
   r.seq_grid = grid(lim.max_seqs, 1.25)
   r.dctx_grid = grid(lim.max_context, 2)
   r.logits_s, r.decode_s = {}, {}
+  local rows = {} -- the decode steps at a captured batch, by batch: grid batches share their graph's
   for i, b in ipairs(r.seq_grid) do
     local lm = 0
     if last then -- with ep ranks, each samples its own sequences
@@ -190,12 +191,19 @@ function M.tables(c, spec, eng, o, lim)
     -- a CUDA graph runs the next captured batch: the GPU's work at that batch, the host's at b;
     -- with ep ranks, the busiest rank's ceil(b / ep) sequences on every rank
     local g = versions.graph_batch(eng.graph_sizes, -(-b // ep), lim.max_seqs) * ep
-    for _, cx in ipairs(r.dctx_grid) do
-      local d = inference.decode { model = c, hw = spec, batch = g, context = cx, t = t, engine = eng,
-                                   weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype,
-                                   allow_long_context = true, ep = ep > 1 and ep or nil,
-                                   expert_imbalance = ep > 1 and o.expert_imbalance or nil }
-      r.decode_s[#r.decode_s + 1] = d.tpot_s - r.seq_host_s * (g - b) + handoff(g * c.hidden_size * e)
+    local row = rows[g]
+    if not row then
+      row = {}
+      for j, cx in ipairs(r.dctx_grid) do
+        row[j] = inference.decode { model = c, hw = spec, batch = g, context = cx, t = t, engine = eng,
+                                    weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype,
+                                    allow_long_context = true, ep = ep > 1 and ep or nil,
+                                    expert_imbalance = ep > 1 and o.expert_imbalance or nil }.tpot_s
+      end
+      rows[g] = row
+    end
+    for j = 1, #r.dctx_grid do
+      r.decode_s[#r.decode_s + 1] = row[j] - r.seq_host_s * (g - b) + handoff(g * c.hidden_size * e)
     end
   end
   return r
