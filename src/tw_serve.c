@@ -23,7 +23,7 @@ static int layout(const tw_serve_workload *w, const tw_serve_policy *p, hdr_t *h
     h->off_run = ALIGN8(h->off_rep + h->n_rep * sizeof(rep_t));
     h->off_bins = ALIGN8(h->off_run + h->n_rep * h->max_seqs * sizeof(int32_t));
     h->off_scratch = ALIGN8(h->off_bins + TW__ITL_BINS * sizeof(uint64_t));
-    h->off_heap_t = ALIGN8(h->off_scratch + h->n * sizeof(double));
+    h->off_heap_t = ALIGN8(h->off_scratch + 2 * h->n * sizeof(double)); /* values and a sort's room */
     h->off_heap_i = ALIGN8(h->off_heap_t + h->n * sizeof(double));
     h->off_ghp = ALIGN8(h->off_heap_i + h->n * sizeof(int32_t));
     h->off_gbk = ALIGN8(h->off_ghp + h->n_rep * h->max_seqs * sizeof(int32_t));

@@ -32,7 +32,7 @@ double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double att
 double tw__serve_attn(const tw_serve_costs *c, double s);
 
 /* Statistics of n values (sorted in place): mean, p50, p90, p99, max; all 0 when n = 0. */
-void tw__serve_stat(double *v, size_t n, tw_serve_stat *out);
+void tw__serve_stat(double *v, double *tmp, size_t n, tw_serve_stat *out);
 
 /* The ITL histogram: each octave from 2^TW__ITL_LOG2_MIN s split into TW__ITL_PER_OCTAVE equal
  * steps (relative width at most 1/TW__ITL_PER_OCTAVE). */

@@ -67,15 +67,15 @@ void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, dou
     out->total_tokens_per_s = (out_tokens + in_tokens) / dur;
     /* latencies of the measured window; throughput and the time averages over the whole run */
     for (i = 0; i < k; i++) scratch[i] = req[i].first - req[i].arrival;
-    tw__serve_stat(scratch, k, &out->ttft_s);
+    tw__serve_stat(scratch, scratch + n, k, &out->ttft_s);
     for (i = 0, m = 0; i < k; i++) {
         if (req[i].osl > 1) scratch[m++] = (req[i].done - req[i].first) / (req[i].osl - 1);
     }
-    tw__serve_stat(scratch, m, &out->tpot_s);
+    tw__serve_stat(scratch, scratch + n, m, &out->tpot_s);
     for (i = 0; i < k; i++) scratch[i] = req[i].done - req[i].arrival;
-    tw__serve_stat(scratch, k, &out->e2e_s);
+    tw__serve_stat(scratch, scratch + n, k, &out->e2e_s);
     for (i = 0; i < k; i++) scratch[i] = req[i].sched - req[i].arrival;
-    tw__serve_stat(scratch, k, &out->queue_s);
+    tw__serve_stat(scratch, scratch + n, k, &out->queue_s);
     out->measured = (double)k;
     out->prefix_lookups = s->prefix_lookups;
     out->prefix_hits = s->prefix_hits;

@@ -168,7 +168,7 @@ step_t tw__start_step(sim_t *s, rep_t *r, double t);
 /* the step of replica r ends at t: tokens out, finished requests leave; returns the completions */
 size_t tw__end_step(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total);
 
-/* tw_serve_results.c: the result of a finished run of n requests (scratch holds n values) */
+/* tw_serve_results.c: the result of a finished run of n requests (scratch holds 2n values) */
 void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, double slo_tpot, tw_serve_result *out);
 
 /* tw_serve_results.c: n requests had an ITL of `gap` in the step ending (binned at once; summed when

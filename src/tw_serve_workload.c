@@ -1,6 +1,8 @@
 /* tw_serve_workload.c - the requests of a serving run (arrival gaps and token counts drawn
  * from a seeded generator) and the statistics of its results. */
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "tw_serve_internal.h"
 
@@ -185,7 +187,7 @@ static void sift(double *v, size_t root, size_t n)
     }
 }
 
-static void sort_values(double *v, size_t n)
+static void heap_sort(double *v, size_t n)
 {
     size_t i;
     double t;
@@ -198,6 +200,51 @@ static void sort_values(double *v, size_t n)
     }
 }
 
+/* Sort n values ascending with tmp (n values) as room. Non-negative doubles order as their bit
+   patterns do as unsigned integers: a least-significant-digit radix sort on 11-bit digits (six
+   passes, a pass skipped when every value shares its digit) gives the order a comparison sort gives
+   (equal values have equal bits), in linear time; anything else (a negative value, a NaN) takes the
+   heap sort. */
+#define DIGIT_BITS 11
+#define DIGITS (1u << DIGIT_BITS)
+static void sort_values(double *v, double *tmp, size_t n)
+{
+    size_t i, count[DIGITS];
+    unsigned d;
+    double *src = v, *dst = tmp, *sw;
+    for (i = 0; i < n; i++) {
+        if (!(v[i] >= 0.0)) {
+            heap_sort(v, n);
+            return;
+        }
+    }
+    if (n < 2) return;
+    for (d = 0; d < 64; d += DIGIT_BITS) {
+        size_t sum = 0, c;
+        uint64_t u;
+        memset(count, 0, sizeof count);
+        for (i = 0; i < n; i++) {
+            memcpy(&u, &src[i], sizeof u);
+            count[(u >> d) & (DIGITS - 1)]++;
+        }
+        memcpy(&u, &src[0], sizeof u);
+        if (count[(u >> d) & (DIGITS - 1)] == n) continue; /* one digit for all: the pass moves nothing */
+        for (i = 0; i < DIGITS; i++) {
+            c = count[i];
+            count[i] = sum;
+            sum += c;
+        }
+        for (i = 0; i < n; i++) {
+            memcpy(&u, &src[i], sizeof u);
+            dst[count[(u >> d) & (DIGITS - 1)]++] = src[i];
+        }
+        sw = src;
+        src = dst;
+        dst = sw;
+    }
+    if (src != v) memcpy(v, src, n * sizeof *v);
+}
+
 /* numpy's default percentile: linear between the order statistics around q/100 * (n - 1) */
 static double percentile(const double *v, size_t n, double q)
 {
@@ -207,7 +254,7 @@ static double percentile(const double *v, size_t n, double q)
     return v[i] + (pos - f) * (v[i + 1] - v[i]);
 }
 
-void tw__serve_stat(double *v, size_t n, tw_serve_stat *out)
+void tw__serve_stat(double *v, double *tmp, size_t n, tw_serve_stat *out)
 {
     double sum = 0.0;
     size_t i;
@@ -215,7 +262,7 @@ void tw__serve_stat(double *v, size_t n, tw_serve_stat *out)
         out->mean = out->p50 = out->p90 = out->p99 = out->max = 0.0;
         return;
     }
-    sort_values(v, n);
+    sort_values(v, tmp, n);
     for (i = 0; i < n; i++) sum += v[i];
     out->mean = sum / (double)n;
     out->p50 = percentile(v, n, 50.0);
