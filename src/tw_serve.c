@@ -26,7 +26,8 @@ static int layout(const tw_serve_workload *w, const tw_serve_policy *p, hdr_t *h
     h->off_heap_t = ALIGN8(h->off_scratch + 2 * h->n * sizeof(double)); /* values and a sort's room */
     h->off_heap_i = ALIGN8(h->off_heap_t + h->n * sizeof(double));
     h->off_ghp = ALIGN8(h->off_heap_i + h->n * sizeof(int32_t));
-    h->off_gbk = ALIGN8(h->off_ghp + h->n_rep * h->max_seqs * sizeof(int32_t));
+    h->off_gky = ALIGN8(h->off_ghp + h->n_rep * h->max_seqs * sizeof(int32_t));
+    h->off_gbk = ALIGN8(h->off_gky + h->n_rep * h->max_seqs * sizeof(double));
     h->off_gaps = ALIGN8(h->off_gbk + h->n_rep * TW__GROUP_MAX_BS * sizeof(double));
     h->total = h->off_gaps + (h->max_seqs + 1) * sizeof(gap_t);
     return 1;
@@ -234,6 +235,7 @@ static void setup(sim_t *s, const tw_serve_workload *w, const tw_serve_policy *p
         r->blocks_total = r->role == ROLE_DECODE ? s->dec_blocks : s->blocks_total;
         s->blocks_all += r->blocks_total;
         r->g_heap = (int32_t *)(void *)(base + h->off_ghp) + i * h->max_seqs;
+        r->g_key = (double *)(void *)(base + h->off_gky) + i * h->max_seqs;
         r->g_bucket = (double *)(void *)(base + h->off_gbk) + i * TW__GROUP_MAX_BS;
         memset(r->g_bucket, 0, TW__GROUP_MAX_BS * sizeof(double));
     }

@@ -41,16 +41,18 @@ const char *tw__serve_check_costs(const tw_serve_costs *c)
 /* index i with g[i] <= x < g[i+1] (clamped to the grid), and the weight of g[i+1] */
 static size_t locate(const double *g, size_t n, double x, double *w)
 {
-    size_t lo = 0, hi = n - 1, mid;
+    size_t lo = 0, len, half;
     if (n == 1 || x <= g[0]) { *w = 0.0; return 0; }
     if (x >= g[n - 1]) {
         /* beyond the grid: extrapolate along the last segment */
         *w = (x - g[n - 2]) / (g[n - 1] - g[n - 2]);
         return n - 2;
     }
-    while (hi - lo > 1) {
-        mid = lo + (hi - lo) / 2;
-        if (g[mid] <= x) lo = mid; else hi = mid;
+    /* g[0] <= x < g[n - 1]: the last point at or below x, by halving a window whose first point is
+       at or below it (the choice a conditional move, not a branch) */
+    for (len = n; len > 1; len -= half) {
+        half = len / 2;
+        lo = g[lo + half] <= x ? lo + half : lo;
     }
     *w = (x - g[lo]) / (g[lo + 1] - g[lo]);
     return lo;

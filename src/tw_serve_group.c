@@ -41,22 +41,27 @@ static int64_t bucket(const sim_t *s, const req_t *q)
     return k < 0 ? k + s->grp_bs : k;
 }
 
-/* request i's heap key: its last tick (the finishing heap, smallest first), or minus its admission
-   number (the heap sort that puts members back in the list's order) */
-static double key(const sim_t *s, int32_t i, int by_adm) { return by_adm ? -s->req[i].adm : last_tick(s, i); }
+/* The heap of replica r's members: entries (g_heap[k], key[k]), smallest key first; the keys are
+   their last ticks (the finishing heap) or minus their admission numbers (the heap sort that puts
+   members back in the list's order). */
+static void swap(int32_t *h, double *key, int32_t a, int32_t b)
+{
+    int32_t x = h[a];
+    double y = key[a];
+    h[a] = h[b];
+    key[a] = key[b];
+    h[b] = x;
+    key[b] = y;
+}
 
-static void sift_down(const sim_t *s, int32_t *h, int32_t n, int32_t i, int by_adm)
+static void sift_down(int32_t *h, double *key, int32_t n, int32_t i)
 {
     for (;;) {
         int32_t l = 2 * i + 1, m = i;
-        if (l < n && key(s, h[l], by_adm) < key(s, h[m], by_adm)) m = l;
-        if (l + 1 < n && key(s, h[l + 1], by_adm) < key(s, h[m], by_adm)) m = l + 1;
+        if (l < n && key[l] < key[m]) m = l;
+        if (l + 1 < n && key[l + 1] < key[m]) m = l + 1;
         if (m == i) return;
-        {
-            int32_t x = h[i];
-            h[i] = h[m];
-            h[m] = x;
-        }
+        swap(h, key, i, m);
         i = m;
     }
 }
@@ -64,11 +69,11 @@ static void sift_down(const sim_t *s, int32_t *h, int32_t n, int32_t i, int by_a
 static void push(const sim_t *s, rep_t *r, int32_t i)
 {
     int32_t *h = r->g_heap, k = r->g_n++;
+    double *key = r->g_key;
     h[k] = i;
-    while (k > 0 && last_tick(s, h[(k - 1) / 2]) > last_tick(s, h[k])) {
-        int32_t x = h[k];
-        h[k] = h[(k - 1) / 2];
-        h[(k - 1) / 2] = x;
+    key[k] = last_tick(s, i);
+    while (k > 0 && key[(k - 1) / 2] > key[k]) {
+        swap(h, key, k, (k - 1) / 2);
         k = (k - 1) / 2;
     }
 }
@@ -110,14 +115,15 @@ int tw__grp_join(sim_t *s, rep_t *r, int32_t i, double t)
 static void disband(sim_t *s, rep_t *r, int32_t *run)
 {
     int32_t *h = r->g_heap, n = r->g_n, k, a, b, o;
-    for (k = 0; k < n; k++) leave(s, r, h[k]);
+    for (k = 0; k < n; k++) {
+        leave(s, r, h[k]);
+        r->g_key[k] = -s->req[h[k]].adm;
+    }
     /* the members by admission number, a heap sort: a min-heap on minus it puts the largest last */
-    for (k = n / 2 - 1; k >= 0; k--) sift_down(s, h, n, k, 1);
+    for (k = n / 2 - 1; k >= 0; k--) sift_down(h, r->g_key, n, k);
     for (k = n - 1; k > 0; k--) {
-        int32_t x = h[0];
-        h[0] = h[k];
-        h[k] = x;
-        sift_down(s, h, k, 0, 1);
+        swap(h, r->g_key, 0, k);
+        sift_down(h, r->g_key, k, 0);
     }
     /* merge from the back: the list has room for every running request */
     a = r->n_run - 1;
@@ -187,10 +193,11 @@ size_t tw__grp_tick(sim_t *s, rep_t *r, double t, size_t *spawn, size_t n_total)
     s->spec_tokens += r->g_n;
     r->g_E++;
     r->t_tick = t;
-    while (r->g_n > 0 && last_tick(s, r->g_heap[0]) <= (double)r->g_E) {
+    while (r->g_n > 0 && r->g_key[0] <= (double)r->g_E) {
         int32_t i = r->g_heap[0];
-        r->g_heap[0] = r->g_heap[--r->g_n];
-        sift_down(s, r->g_heap, r->g_n, 0, 0);
+        r->g_n--;
+        swap(r->g_heap, r->g_key, 0, r->g_n);
+        sift_down(r->g_heap, r->g_key, r->g_n, 0);
         leave(s, r, i);
         tw__finish(s, r, i, t, spawn, n_total);
         done++;

@@ -60,6 +60,7 @@ typedef struct {
     double g_win;            /* members in the measured window */
     double t_tick;           /* when the last tick ended: every member's last token */
     int32_t *g_heap;         /* members, a min-heap on the tick of their last token */
+    double *g_key;           /* that tick of each heap entry (beside it, not read from the request) */
     double *g_bucket;        /* members by (g_e0 - computed) mod block size: g_bucket[g_E mod bs] need a
                                 new KV block at tick g_E */
 } rep_t;
@@ -80,7 +81,7 @@ typedef struct {
 
 typedef struct {
     size_t n, n_rep, max_seqs;
-    size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, off_ghp, off_gbk, off_gaps;
+    size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, off_ghp, off_gky, off_gbk, off_gaps;
     size_t total;
 } hdr_t;
 
