@@ -119,6 +119,23 @@ function M.kv_capacity(c, spec, o, sched)
            kv_bytes = cap * per, memory_bytes = mem }
 end
 
+-- The ops of a forward pass of `c` on `spec` (tilewave.cost.forward's options), each with its
+-- role and total_s (time per call x count): the pass compiled and priced in one call into the core
+-- (tilewave.cost.forward.plan, tilewave.cost.price.pass_time's per-op times, the same numbers as
+-- forward.estimate's rows, bit for bit). An iterator over { role, total_s }.
+local function op_times(c, spec, opts)
+  local x = forward.plan(c, spec, opts)
+  local _, _, _, per = price.pass_time(x.ctx, x.prog, true)
+  local i, row = 0, {}
+  return function()
+    i = i + 1
+    local op = x.ops[i]
+    if not op then return nil end
+    row.role, row.total_s = op.role, per[i] * op.count
+    return i, row
+  end
+end
+
 --- The cost tables of one run (src/tw_serve.h, tw_serve_costs).
 -- @param c the model config
 -- @param spec the device (tilewave.data.hw)
@@ -148,9 +165,8 @@ function M.tables(c, spec, eng, o, lim)
   local ep = o.ep or 1
   -- with expert parallelism lin(n) is M.ep_lin's: this forward prices only the attention grid
   for _, n in ipairs(ep > 1 and ctx or union) do
-    local est = forward.estimate(c, spec, { b = 1, s = n, t = t, dtype = fdt, attention = "flash", engine = eng })
     local a, l = 0, 0
-    for _, op in ipairs(est.ops) do
+    for _, op in op_times(c, spec, { b = 1, s = n, t = t, dtype = fdt, attention = "flash", engine = eng }) do
       if op.role == "attention" then a = a + op.total_s
       elseif op.role ~= "logits" or not last then l = l + op.total_s end
     end
@@ -184,8 +200,9 @@ function M.tables(c, spec, eng, o, lim)
   for i, b in ipairs(r.seq_grid) do
     local lm = 0
     if last then -- with ep ranks, each samples its own sequences
-      local est = forward.estimate(c, spec, { b = -(-b // ep), s = 1, t = t, dtype = fdt, attention = "flash", engine = eng })
-      for _, op in ipairs(est.ops) do if op.role == "logits" then lm = lm + op.total_s end end
+      for _, op in op_times(c, spec, { b = -(-b // ep), s = 1, t = t, dtype = fdt, attention = "flash", engine = eng }) do
+        if op.role == "logits" then lm = lm + op.total_s end
+      end
     end
     r.logits_s[i] = lm
     -- a CUDA graph runs the next captured batch: the GPU's work at that batch, the host's at b;

@@ -92,6 +92,9 @@ local function truncated_mean(mu, s, lo, hi)
   return math.exp(mu + s * s / 2) * (phi(b - s) - phi(a - s)) / mass
 end
 
+-- the mu found for a (mean, sigma, min, max): the bisection below is the same every time it is asked
+local mu_of_mean, n_mu = {}, 0
+
 -- { kind, a, b, lo, hi } for the core from a length spec
 local function lengths(v, path)
   if type(v) == "number" then
@@ -122,11 +125,17 @@ local function lengths(v, path)
       -- the mu whose truncated mean is the asked mean (bisection; the mean grows with mu)
       local want, a, b = check.positive(v.mean, path .. ".mean"), -30, 30
       if want < lo or want > hi then check.fail(path .. ".mean", format("expected within [%d, %d]", lo, hi), want) end
-      for _ = 1, 200 do
-        local m = (a + b) / 2
-        if truncated_mean(m, math.max(s, 1e-9), lo, hi) < want then a = m else b = m end
+      local key = format("%.17g/%.17g/%d/%d", want, s, lo, hi)
+      mu = mu_of_mean[key]
+      if not mu then
+        for _ = 1, 200 do
+          local m = (a + b) / 2
+          if truncated_mean(m, math.max(s, 1e-9), lo, hi) < want then a = m else b = m end
+        end
+        mu = (a + b) / 2
+        if n_mu >= 1024 then mu_of_mean, n_mu = {}, 0 end -- a bounded store: dropped when full
+        mu_of_mean[key], n_mu = mu, n_mu + 1
       end
-      mu = (a + b) / 2
     else check.fail(path .. ".median", "expected a number (or mean)", nil) end
     return { kind = "lognormal", a = mu, b = s, lo = lo, hi = hi }
   end
