@@ -139,6 +139,75 @@ local function workload(o, path, allowed, resolve)
   return c, spec, t, batch, context, fmt, dtype.kv_bytes(o.kv_dtype, path .. ".kv_dtype")
 end
 
+-- The decode step of `o` at any context: everything but the context validated and worked out once
+-- (the options, the weight bytes, the kernels); returns the step at a context (the core's result
+-- with the collectives added; they are priced after it, as errors are raised in that order), and
+-- the terms M.decode finishes its result with.
+local function stepper(o)
+  local c, spec, t, batch, context, fmt, kvb = workload(o, "decode", DECODE, decoder)
+  -- an engine that cannot run on the device is refused; a measured host scales its host terms
+  local eng = engines.on_host(engines.check_device(engines.resolve(o.engine, "decode.engine"), spec, "decode.engine"),
+    spec)
+  local g = hw.gemm_params(spec)
+  local cdt = compute_dtype(spec, fmt)
+  local ep = check_ep(c, o.ep, t, batch, "decode")
+  local wbytes, params, ops, moe_layers, expert_op, expert_params = terms.weights(c, t, fmt, batch, ep)
+  -- the busiest rank's share of the batch's routed copies (tilewave.cost.expert_parallel.imbalance)
+  local imb = expert_parallel.imbalance(batch * (expert_op and expert_op.experts_per_token or 0), ep,
+    expert_parallel.check_skew(o.expert_imbalance, ep, "decode.expert_imbalance"))
+  params = params + expert_params * (imb - 1)
+  local batch_all = batch
+  batch = batch // ep -- sequences per rank
+  local L, h = c.num_hidden_layers, c.hidden_size
+  local kv = models.kv_cache(c, t)
+  local e = dtype.get(cdt).in_bytes
+  local a_t = -(-c.num_attention_heads // t)
+  local kernels = terms.launches(c, t, eng, batch_all, ep)
+  local comm
+  local function at(cx)
+    -- KV tokens summed over layers: a sliding-window layer keeps its window (models.kv_layer_tokens)
+    local kv_tokens = models.kv_layer_tokens(c, cx)
+    -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
+    -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
+    local act = L * 10.0 * batch * h * e + 2.0 * batch * a_t * kv_tokens * e + batch * (-(-c.vocab_size // t)) * 4.0
+    local kv_eff, splits, blocks = price.decode_kv_eff(eng.decode_attention or "split_kv", spec.sm_count, batch, kv.heads,
+      a_t, kv.head_dim, cx)
+    local r = in_range("decode", batch_all, cx, price.decode, {
+      weight_bytes = wbytes, matmul_params = params,
+      dequant_ops = (eng.dequant == false or cdt == fmt.tensor_core) and 0 or fmt.dequant_ops,
+      layers = 1, -- the core's KV and attention terms scale with layers x context: kv_tokens is that sum
+      kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
+      kv_elem_bytes = kvb, context = kv_tokens, batch = batch, act_bytes = act,
+      peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
+      vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
+      mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
+      kernels = kernels, kv_eff = kv_eff,
+    }, eng, spec.vendor)
+    r.kv_eff, r.kv_splits, r.kv_blocks = kv_eff, splits, blocks
+    if not comm then
+      comm = 0
+      if t > 1 then
+        local link = M.link_bw(spec, "t", t)
+        -- NCCL picks the faster algorithm per message size: ring for large, tree for small messages
+        comm = 2 * L * price.collective("allreduce", batch * h * dtype.residual_bytes(cdt), t, link / 2,
+          eng.comm_latency_s or 0)
+      end
+      if ep > 1 then
+        -- dispatch and combine: each rank's batch * k token copies of h elements, past one node over
+        -- its InfiniBand (tilewave.cost.expert_parallel.alltoall_pair_s)
+        local msg = batch * expert_op.experts_per_token * imb * h * e
+        comm = comm + moe_layers * expert_parallel.alltoall_pair_s(msg, ep, M.link_bw(spec, "ep", ep) / 2,
+          expert_parallel.inter_node_bw(), eng.comm_latency_s or 0, spec.interconnect.fabric_bw ~= nil)
+      end
+    end
+    r.comm_s = comm
+    r.tpot_s = r.tpot_s + comm
+    return r
+  end
+  return at, { c = c, spec = spec, t = t, context = context, fmt = fmt, eng = eng, ep = ep, imb = imb, cdt = cdt,
+               batch_all = batch_all, ops = ops, params = params }
+end
+
 --- Time per output token of one decode step.
 -- @tparam table o `model` (id or config), `hw` (id, path or spec), `batch`
 --   (sequences, default 1), `context` (tokens in each KV cache, required),
@@ -163,81 +232,49 @@ end
 --   FLOP, token/s, byte/s)
 -- @raise `decode.<field>: ...`
 function M.decode(o)
-  -- 68 lines, one function: the step's terms (bytes, collectives, host), each beside its source
+  -- the step's terms (bytes, collectives, host), each beside its source: stepper above
   if type(o) == "table" and o.speculative ~= nil then
     check.options(o, DECODE, "decode")
     return require("tilewave.cost.speculative").decode(M.decode, o)
   end
-  local c, spec, t, batch, context, fmt, kvb = workload(o, "decode", DECODE, decoder)
-  -- an engine that cannot run on the device is refused; a measured host scales its host terms
-  local eng = engines.on_host(engines.check_device(engines.resolve(o.engine, "decode.engine"), spec, "decode.engine"),
-    spec)
-  local g = hw.gemm_params(spec)
-  local cdt = compute_dtype(spec, fmt)
-  local ep = check_ep(c, o.ep, t, batch, "decode")
-  local wbytes, params, ops, moe_layers, expert_op, expert_params = terms.weights(c, t, fmt, batch, ep)
-  -- the busiest rank's share of the batch's routed copies (tilewave.cost.expert_parallel.imbalance)
-  local imb = expert_parallel.imbalance(batch * (expert_op and expert_op.experts_per_token or 0), ep,
-    expert_parallel.check_skew(o.expert_imbalance, ep, "decode.expert_imbalance"))
-  params = params + expert_params * (imb - 1)
+  local at, x = stepper(o)
+  local r = at(x.context)
+  local spec, eng, fmt, comm = x.spec, x.eng, x.fmt, r.comm_s
   -- bits per stored weight: every matrix (all experts) once, scales included
-  local stored_bytes, stored = terms.stored(c, t, fmt, ops)
-  local batch_all = batch
-  batch = batch // ep -- sequences per rank
-  local L, h = c.num_hidden_layers, c.hidden_size
-  -- KV tokens summed over layers: a sliding-window layer keeps its window (models.kv_layer_tokens)
-  local kv_tokens = models.kv_layer_tokens(c, context)
-  local kv = models.kv_cache(c, t)
-  local e = dtype.get(cdt).in_bytes
-  local a_t = -(-c.num_attention_heads // t)
-  -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
-  -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
-  local act = L * 10.0 * batch * h * e + 2.0 * batch * a_t * kv_tokens * e + batch * (-(-c.vocab_size // t)) * 4.0
-  local kv_eff, splits, blocks = price.decode_kv_eff(eng.decode_attention or "split_kv", spec.sm_count, batch, kv.heads, a_t,
-    kv.head_dim, context)
-  local r = in_range("decode", batch_all, context, price.decode, {
-    weight_bytes = wbytes, matmul_params = params,
-    dequant_ops = (eng.dequant == false or cdt == fmt.tensor_core) and 0 or fmt.dequant_ops,
-    layers = 1, -- the core's KV and attention terms scale with layers x context: kv_tokens is that sum
-    kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
-    kv_elem_bytes = kvb, context = kv_tokens, batch = batch, act_bytes = act,
-    peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
-    vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
-    mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
-    kernels = terms.launches(c, t, eng, batch_all, ep), kv_eff = kv_eff,
-  }, eng, spec.vendor)
-  r.kv_eff, r.kv_splits, r.kv_blocks = kv_eff, splits, blocks
-  local comm = 0
-  if t > 1 then
-    local link = M.link_bw(spec, "t", t)
-    -- NCCL picks the faster algorithm per message size: ring for large, tree for small messages
-    comm = 2 * L * price.collective("allreduce", batch * h * dtype.residual_bytes(cdt), t, link / 2,
-      eng.comm_latency_s or 0)
-  end
-  if ep > 1 then
-    -- dispatch and combine: each rank's batch * k token copies of h elements, past one node over
-    -- its InfiniBand (tilewave.cost.expert_parallel.alltoall_pair_s)
-    local msg = batch * expert_op.experts_per_token * imb * h * e
-    comm = comm + moe_layers * expert_parallel.alltoall_pair_s(msg, ep, M.link_bw(spec, "ep", ep) / 2,
-      expert_parallel.inter_node_bw(), eng.comm_latency_s or 0, spec.interconnect.fabric_bw ~= nil)
-  end
-  r.comm_s = comm
-  r.tpot_s = r.tpot_s + comm
+  local stored_bytes, stored = terms.stored(x.c, x.t, fmt, x.ops)
   r.interval = price.interval(spec, "decode", r.tpot_s)
   -- the host's share of the step, known within the engine's spread (tilewave.cost.interval.host)
   require("tilewave.cost.interval").host(r.interval, r.tpot_s, eng, r.bound)
   r.tokens_per_s = 1 / r.tpot_s
-  r.aggregate_tokens_per_s = batch_all / r.tpot_s
+  r.aggregate_tokens_per_s = x.batch_all / r.tpot_s
   r.achieved_bw = r.bytes / r.tpot_s
   if comm > math.max(r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "communication" end
   if r.host_s > math.max(comm, r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "host" end
-  r.model, r.hw, r.batch, r.context, r.t, r.ep = c.id or c.name, spec.id, batch_all, context, t, ep
-  r.expert_imbalance = ep > 1 and imb or nil
-  r.weight_dtype, r.kv_dtype, r.engine, r.compute_dtype = fmt.name, o.kv_dtype or "bf16", eng.name, cdt
+  r.model, r.hw, r.batch, r.context, r.t, r.ep = x.c.id or x.c.name, spec.id, x.batch_all, x.context, x.t, x.ep
+  r.expert_imbalance = x.ep > 1 and x.imb or nil
+  r.weight_dtype, r.kv_dtype, r.engine, r.compute_dtype = fmt.name, o.kv_dtype or "bf16", eng.name, x.cdt
   r.group, r.weight_dtype_source = fmt.group, fmt.source -- the source when the format is the checkpoint's
   r.bits_per_weight = 8 * stored_bytes / stored
-  r.matmul_params = params
+  r.matmul_params = x.params
   return r
+end
+
+--- The TPOT of M.decode's step at each of `contexts` (token counts, each validated as
+-- `decode.context`), s: the same numbers as M.decode{ ..., context = c }.tpot_s, bit for bit, with
+-- the options (`o` as M.decode's, its context ignored; no speculative decoding) validated and the
+-- context-free terms worked out once. For tables over contexts (tilewave.serve.steps).
+-- @return a list of s, one per context
+-- @raise as M.decode
+function M.decode_tpots(o, contexts)
+  local q = tables.copy(o)
+  q.context = contexts[1]
+  if q.speculative ~= nil then check.fail("decode.speculative", "expected none (decode_tpots)", q.speculative) end
+  local at, x = stepper(q)
+  local out = {}
+  for i, cx in ipairs(contexts) do
+    out[i] = at(M.check_context(x.c, check.positive_int(cx, "decode.context"), o.allow_long_context, "decode.context")).tpot_s
+  end
+  return out
 end
 
 local MEMORY = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,

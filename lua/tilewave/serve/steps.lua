@@ -210,13 +210,10 @@ function M.tables(c, spec, eng, o, lim)
     local g = versions.graph_batch(eng.graph_sizes, -(-b // ep), lim.max_seqs) * ep
     local row = rows[g]
     if not row then
-      row = {}
-      for j, cx in ipairs(r.dctx_grid) do
-        row[j] = inference.decode { model = c, hw = spec, batch = g, context = cx, t = t, engine = eng,
-                                    weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype,
-                                    allow_long_context = true, ep = ep > 1 and ep or nil,
-                                    expert_imbalance = ep > 1 and o.expert_imbalance or nil }.tpot_s
-      end
+      row = inference.decode_tpots({ model = c, hw = spec, batch = g, t = t, engine = eng,
+                                     weight_dtype = o.weight_dtype, group = o.group, kv_dtype = o.kv_dtype,
+                                     allow_long_context = true, ep = ep > 1 and ep or nil,
+                                     expert_imbalance = ep > 1 and o.expert_imbalance or nil }, r.dctx_grid)
       rows[g] = row
     end
     for j = 1, #r.dctx_grid do
