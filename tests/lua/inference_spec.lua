@@ -300,4 +300,25 @@ describe("NVFP4 W4A4 on FP4 tensor cores (issue 53 item 5)", function()
       end
     end
   end)
+
+  it("decode_tpots gives decode's TPOT at each context, bit for bit, and names a bad context", function()
+    local inf = require "tilewave.cost.inference"
+    for _, o in ipairs {
+      { model = "llama-3.1-8b", hw = "h100_sxm5", batch = 24 },
+      { model = "llama-3.1-70b", hw = "h100_sxm5", batch = 8, t = 4, weight_dtype = "fp8" },
+      { model = "mixtral-8x7b", hw = "h100_sxm5", batch = 16, t = 2 },
+    } do
+      local contexts = { 1, 100, 1000, 8000 }
+      local row = inf.decode_tpots(o, contexts)
+      for i, cx in ipairs(contexts) do
+        local q = {}
+        for k, v in pairs(o) do q[k] = v end
+        q.context = cx
+        assert.are.equal(inf.decode(q).tpot_s, row[i])
+      end
+    end
+    local ok, err = pcall(inf.decode_tpots, { model = "llama-3.1-8b", hw = "h100_sxm5" }, { 100, -3 })
+    assert.is_false(ok)
+    assert.are.equal("decode.context: expected positive integer, got -3", err)
+  end)
 end)
