@@ -261,8 +261,8 @@ end
 
 --- The TPOT of M.decode's step at each of `contexts` (token counts, each validated as
 -- `decode.context`), s: the same numbers as M.decode{ ..., context = c }.tpot_s, bit for bit, with
--- the options (`o` as M.decode's, its context ignored; no speculative decoding) validated and the
--- context-free terms worked out once. For tables over contexts (tilewave.serve.steps).
+-- the options (`o` as M.decode's, its context ignored; a `speculative` draft is refused: M.decode
+-- prices those steps) validated and the context-free terms worked out once. For tables over contexts (tilewave.serve.steps).
 -- @return a list of s, one per context
 -- @raise as M.decode
 function M.decode_tpots(o, contexts)
