@@ -21,7 +21,7 @@ local versions = require "tilewave.cost.engine_versions"
 local p = argparse("serving_published.lua", "Published serving results against tilewave.serve.")
 p:flag("--rows", "Print every row: published, predicted, error.")
 p:option("--fit", "Fit this engine's host time per step (the profile of the rows' release) and print the fit.")
-  :choices { "vllm@0.6", "sglang@0.3", "trtllm@0.x" }
+  :choices { "vllm@0.6", "sglang@0.3", "trtllm@0.x", "trtllm@0.5" }
 p:option("--every", "With --fit: use every N-th row of the engine."):default("1"):convert(math.tointeger)
 p:option("--format", "Row output format."):choices { "text", "csv" }:default("text")
 local args = p:parse(arg)
@@ -70,7 +70,7 @@ local function options(r, engine_override)
   local isl, osl = tonumber(r.isl), tonumber(r.osl)
   if src == "trtllm-v0.5-static" then
     local batch = tonumber(r.concurrency)
-    o.scheduler = { base = "static", max_num_seqs = batch }
+    o.scheduler = { base = "gptsession", max_num_seqs = batch }
     o.workload = { arrival = "offline", requests = batch, isl = isl, osl = osl }
   elseif r.scenario == "offline" and isl then
     o.workload = { arrival = "offline", requests = math.min(tonumber(r.num_requests) or 1000, 5000), isl = isl, osl = osl }

@@ -260,4 +260,13 @@ return function(add)
   add("names", "turns with disaggregated pools", { cmd = C .. "--turns 3 --prefill-pool t=1 --decode-pool t=1",
     err = "serve.workload.conversation: expected none with disagg" })
   add("names", "a negative ep", { cmd = E .. "--ep -2", err = "serve.ep: expected positive integer, got -2" })
+  -- 19. TensorRT-LLM's GptSession and masked MHA (issue 48 item 4)
+  add("memory", "a GptSession batch whose KV cache does not fit at once", { cmd = "serve llama-2-70b --hw h200_sxm "
+    .. "--engine trtllm@0.6.1 --scheduler gptsession --max-num-seqs 256 --weight-dtype fp8 --kv-dtype fp8 --isl 128 "
+    .. "--osl 2048 --offline --requests 256",
+    err = "serve.scheduler.max_num_seqs: expected a batch whose KV cache fits at once (256 requests of isl + osl up to 2176" })
+  add("names", "a decode attention kernel that does not exist", { cmd = "decode llama-3-8b --decode-attention xqa",
+    err = "'--decode-attention' must be one of 'split_kv', 'no_split', 'mmha', 'full'", code = 2 })
+  add("names", "a TensorRT-LLM release before 0.5", { cmd = "serve llama-3-8b --rate 1 --engine trtllm@0.4",
+    err = "expected a trtllm release with a profile: 0.5 (0.5 to before 0.8), 0.x (0.8 to before 1.0), 1.0 (1.0 and later)" })
 end

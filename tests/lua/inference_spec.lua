@@ -108,10 +108,10 @@ describe("tilewave.cost.inference", function()
       assert.is_true(tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 4097,
                                            allow_long_context = true }.tpot_s > 0)
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, engine = "tgi" })
-        :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, nim, sglang, sglang@0.3, sglang@0.4, trtllm, trtllm@0.x, trtllm@1.0, vllm, vllm@0.5, vllm@0.6, vllm@v1, got string 'tgi'", 1, true))
+        :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, nim, sglang, sglang@0.3, sglang@0.4, trtllm, trtllm@0.5, trtllm@0.x, trtllm@1.0, vllm, vllm@0.5, vllm@0.6, vllm@v1, got string 'tgi'", 1, true))
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8,
                                                    engine = { decode_attention = "flashdecoding" } })
-        :find("decode.engine.decode_attention: expected one of full, no_split, split_kv", 1, true))
+        :find("decode.engine.decode_attention: expected one of full, mmha, no_split, split_kv", 1, true))
     end)
 
     it("streams the KV cache from as many SMs as decode attention's thread blocks reach (FlashDecoding)", function()
@@ -154,6 +154,36 @@ describe("tilewave.cost.inference", function()
                                         engine = { base = "compiled", decode_attention = "no_split" } }
       assert.equal(1, old.kv_splits)
       assert.equal(32, old.kv_blocks)
+    end)
+
+    it("reads a GQA group's KV cache once per query head under TensorRT-LLM's masked MHA (mmha)", function()
+      -- Llama-3-8B at batch 16, context 2048 on an H100: 32 query heads share 8 KV heads (groups of
+      -- 4); 16 x 32 = 512 blocks fill the 132 SMs (>= 0.8 x 264 slots), so only the reads differ.
+      -- KV cache: 2 x 32 layers x 8 heads x 128 x 2 B = 131,072 B a token, x 2048 x 16 = 4,294,967,296 B,
+      -- streamed 4 times: 3 x its time more than once, KV / (3.35e12 x 0.77) x 3
+      local function at(mode, model)
+        return tw.inference.decode { model = model or "llama-3-8b", hw = "h100_sxm5", context = 2048, batch = 16,
+                                     engine = { base = "compiled", decode_attention = mode } }
+      end
+      local once, mmha = at("full"), at("mmha")
+      assert.equal(4294967296, mmha.kv_bytes)
+      assert.equal(4, mmha.kv_reads)
+      assert.equal(1, once.kv_reads)
+      assert.equal(1, mmha.kv_eff)
+      assert.equal(512, mmha.kv_blocks)
+      assert.equal("memory", mmha.bound)
+      assert.near(4294967296 / (3.35e12 * 0.77) * 3, mmha.tpot_s - once.tpot_s, 1e-9)
+      -- the bytes moved are the cache's, not the re-reads': the ceiling stays the cache's
+      assert.equal(once.bytes, mmha.bytes)
+      -- multi-head attention (Llama-2-7B: 32 KV heads for 32 query heads) reads it once: as no_split
+      local mha, ns = at("mmha", "llama-2-7b"), at("no_split", "llama-2-7b")
+      assert.equal(1, mha.kv_reads)
+      assert.equal(ns.tpot_s, mha.tpot_s)
+      -- the profile of releases 0.5-0.7 runs it; 0.8 and later (XQA) read the cache once
+      assert.equal(4, tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 512,
+                                            engine = "trtllm@0.5" }.kv_reads)
+      assert.equal(1, tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 512,
+                                            engine = "trtllm@0.x" }.kv_reads)
     end)
   end)
 

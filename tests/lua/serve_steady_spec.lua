@@ -82,6 +82,10 @@ describe("engine versions", function()
     assert.are.equal("vllm@v1", versions.lookup("vllm@v1"))
     assert.are.equal("sglang@0.4", versions.lookup("sglang@0.5.2"))
     assert.are.equal("trtllm@0.x", versions.lookup("trtllm@0.17"))
+    assert.are.equal("trtllm@0.x", versions.lookup("trtllm@0.8"))
+    assert.are.equal("trtllm@0.5", versions.lookup("trtllm@0.7.1"))
+    assert.are.equal("trtllm@0.5", versions.lookup("trtllm@0.6.1"))
+    assert.are.equal("trtllm@0.x", versions.lookup("trtllm@0.x"))
     assert.are.equal("trtllm@1.0", versions.lookup("trtllm@1.2"))
   end)
   it("refuse a release without a profile, and an unknown family, by name", function()
@@ -131,5 +135,31 @@ describe("host_overlap (src/tw_serve.h)", function()
     assert.are.near(1.6e-3, step(0), 1e-15)
     assert.are.near(1.0e-3, step(1), 1e-15)
     assert.are.near(1.3e-3, step(0.5), 1e-15)
+  end)
+end)
+
+describe("TensorRT-LLM before XQA (trtllm@0.5) against its blog", function()
+  -- docs/source/blogs/XQA-kernel.md (v0.8): Llama-70B on one H200, FP8, 128/2048, GptSession: 1,227
+  -- tok/s/GPU without XQA, 2,941 with it, 2.4x; the batch is not given. Llama-2-70B's 64 query heads
+  -- share 8 KV heads: the masked MHA kernel reads each KV head's cache 8 times a step.
+  local function tps(engine, batch)
+    return tw.serve.simulate { model = "llama-2-70b", hw = "h200_sxm", engine = engine, weight_dtype = "fp8",
+      kv_dtype = "fp8", scheduler = { base = "gptsession", max_num_seqs = batch },
+      workload = { arrival = "offline", requests = batch, isl = 128, osl = 2048 } }.throughput.output_tokens_per_s
+  end
+  it("gives XQA's speedup within 15% of the blog's 2.4x at a batch of 128", function()
+    local r = tps("trtllm@0.x", 128) / tps("trtllm@0.5", 128)
+    assert.is_true(r > 2.4 * 0.85 and r < 2.4 * 1.15, tostring(r))
+  end)
+  it("refuses a GptSession batch whose KV cache does not fit at once, and runs the largest that does", function()
+    local ok, err = pcall(tps, "trtllm@0.5", 256)
+    assert.is_false(ok)
+    local cap = tonumber(tostring(err):match("the KV capacity is (%d+) tokens"))
+    assert.truthy(tostring(err):find("serve.scheduler.max_num_seqs: expected a batch whose KV cache fits at once "
+      .. "(256 requests of isl + osl up to 2176: 557056 tokens; the KV capacity is " .. cap .. " tokens), got 256", 1, true))
+    -- block_size 1: the largest batch is floor(capacity / 2176) requests, and one more does not fit
+    local n = cap // 2176
+    assert.is_true(tps("trtllm@0.5", n) > 0)
+    assert.is_false((pcall(tps, "trtllm@0.5", n + 1)))
   end)
 end)

@@ -98,7 +98,7 @@ function M.define(p)
     .. "pools)."):convert(M.pool("serve.decode_pool"))
   c:option("--router", "round_robin or least_loaded."):default("round_robin")
   c:option("--engine", "Serving engine: vllm, sglang, trtllm (or any engine: " .. engine_help .. ")"):default("vllm")
-  c:option("--scheduler", "Scheduler preset (default: the engine's): vllm, vllm_v0, sarathi, orca, static, sglang, trtllm.")
+  c:option("--scheduler", "Scheduler preset (default: the engine's): vllm, vllm_v0, sarathi, orca, static, gptsession, sglang, trtllm.")
   c:option("--max-num-seqs", "Sequences per step."):convert(args_.int_arg("serve.scheduler.max_num_seqs"))
   c:option("--max-num-batched-tokens", "Token budget per step."):convert(args_.int_arg("serve.scheduler.max_num_batched_tokens"))
   c:option("--weight-dtype", "Weight format (default: the checkpoint's, as its config.json quantization_config "

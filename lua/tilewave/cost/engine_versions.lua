@@ -2,6 +2,8 @@
 -- between releases (issue 48 item 4). `vllm@0.6` selects a profile; a plain `vllm` is the newest.
 --
 -- What a release changes, and where each figure comes from:
+--   decode_attention  the generation-phase attention kernel (tilewave.cost.engines): TensorRT-LLM
+--                  before 0.8 reads a GQA group's KV cache once per query head ("mmha"; XQA from 0.8)
 --   scheduler      the step policy (tilewave.serve.schedulers): vLLM <= 0.7 prefill-first with
 --                  whole prompts (v0 engine), vLLM >= 0.8 one token budget with chunked prefill
 --                  always on (v1 engine), SGLang prefill batches first, TensorRT-LLM in-flight
@@ -39,7 +41,8 @@ local SERVING = "../shared/reference/serving/"
 local FACTS = SERVING .. "facts.md"
 -- the fits of the given rows (scripts/serving_published.lua --fit ENGINE, grid token_host_s 0-4 ms,
 -- seq_host_s 0-45 us): vLLM v0.6.0 10.4% MAPE over 16 rows; SGLang v0.3.0 10.9% over 20;
--- TensorRT-LLM 16.7% over every 4th of its 330 rows (v0.17 offline, v0.5 static)
+-- TensorRT-LLM 16.7% over every 4th of its 330 rows (v0.17 offline, v0.5 static; fitted before
+-- 0.5-0.7 had a profile of their own, trtllm@0.5, which borrows these host times)
 local VLLM_STEP_S, VLLM_SEQ_S = 2e-3, 30e-6
 local SGLANG_STEP_S, SGLANG_SEQ_S = 1e-3, 45e-6
 local TRTLLM_STEP_S, TRTLLM_SEQ_S = 0.25e-3, 10e-6
@@ -70,7 +73,8 @@ M.families = {
     { name = "sglang@0.3", from = "0.3", to = "0.4" },
     { name = "sglang@0.4", from = "0.4" } } },
   trtllm = { newest = "trtllm@1.0", profiles = {
-    { name = "trtllm@0.x", from = "0.5", to = "1.0", alias = "0.x" },
+    { name = "trtllm@0.5", from = "0.5", to = "0.8" },
+    { name = "trtllm@0.x", from = "0.8", to = "1.0", alias = "0.x" },
     { name = "trtllm@1.0", from = "1.0" } } },
 }
 
@@ -125,12 +129,22 @@ M.presets = {
     description = "TensorRT-LLM 0.x: a compiled TensorRT engine, in-flight batching in C++ (trtllm-bench, "
       .. "gptManagerBenchmark)",
     base = "compiled", logits = "last", scheduler = "trtllm", host_overlap = 0,
-    decode_attention = "full", token_host_s = TRTLLM_STEP_S, seq_host_s = TRTLLM_SEQ_S, version = "0.5 - 0.21",
+    decode_attention = "full", token_host_s = TRTLLM_STEP_S, seq_host_s = TRTLLM_SEQ_S, version = "0.8 - 0.21",
     source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit trtllm@0.x to the "
       .. "TensorRT-LLM rows (v0.17 offline, v0.5 static) of " .. SERVING .. "published_given.csv "
       .. "(16.7% MAPE over every 4th of 330 rows); " .. FACTS .. " §2.5; NVIDIA GPUs only (TensorRT-LLM is "
       .. "built on CUDA and NVIDIA's kernels: its support matrix lists NVIDIA architectures alone)",
     vendors = { nvidia = true },
+  },
+  ["trtllm@0.5"] = {
+    description = "TensorRT-LLM 0.5-0.7: as 0.x, with the masked multi-head attention kernel in the generation "
+      .. "phase for MQA/GQA models too (one thread block per query head, each streaming its KV head's cache)",
+    base = "trtllm@0.x", decode_attention = "mmha", version = "0.5 - 0.7.x",
+    source = "TensorRT-LLM blog 'New XQA-kernel provides 2.4x more Llama-70B throughput within the same latency "
+      .. "budget' (docs/source/blogs/XQA-kernel.md: XQA reduces data loading for MQA/GQA in the generation phase, "
+      .. "'included in the v0.8 releases'; Llama-70B on one H200, 128/2048: 1,227 tok/s/GPU without XQA, 2,941 with); "
+      .. "gpt_attention.md of those releases (masked MHA: a single CUDA thread-block per head; multi-block mode a "
+      .. "build option, off by default); host times as trtllm@0.x",
   },
   ["trtllm@1.0"] = {
     description = "TensorRT-LLM >= 1.0 (trtllm-serve, PyTorch backend): in-flight batching with the "

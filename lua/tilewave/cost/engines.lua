@@ -39,8 +39,10 @@
 --   decode_attention  how the decode attention kernel spreads over the SMs (price.decode_kv_eff):
 --                     "split_kv" (default: FlashDecoding splits the context so every SM
 --                     streams the KV cache; flash-attn >= 2.2, PyTorch SDPA), "no_split" (one
---                     thread block per sequence and query head: FlashAttention before 2.2) or
---                     "full" (no occupancy loss: the ideal engine)
+--                     thread block per sequence and query head: FlashAttention before 2.2),
+--                     "mmha" (TensorRT-LLM < 0.8's masked MHA: one block per sequence and query
+--                     head, a GQA group's cache read once per query head) or "full" (no
+--                     occupancy loss: the ideal engine)
 --   mem_frac          achievable fraction of DRAM bandwidth for decode's weight
 --                     and KV stream (default: the architecture's GEMM mem_frac)
 --   compute_frac      achievable fraction of the dense peak in decode (default: the architecture's)
@@ -169,7 +171,7 @@ local FIELDS = {
   attention = function(v, p) return check.one_of(v, { flash = true, standard = true }, p) end,
   flash_kernel = function(v, p) return check.one_of(v, { cudnn = true, fa2 = true }, p) end,
   train_flash_kernel = function(v, p) return check.one_of(v, { cudnn = true, fa2 = true }, p) end,
-  decode_attention = function(v, p) return check.one_of(v, { split_kv = true, no_split = true, full = true }, p) end,
+  decode_attention = function(v, p) return check.one_of(v, { split_kv = true, no_split = true, mmha = true, full = true }, p) end,
   mem_frac = check.fraction, compute_frac = check.fraction,
   dequant = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
   host_op_ref_s = check.positive, host_op_s = check.positive,

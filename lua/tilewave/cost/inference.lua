@@ -170,8 +170,8 @@ local function stepper(o)
     -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
     -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
     local act = L * 10.0 * batch * h * e + 2.0 * batch * a_t * kv_tokens * e + batch * (-(-c.vocab_size // t)) * 4.0
-    local kv_eff, splits, blocks = price.decode_kv_eff(eng.decode_attention or "split_kv", spec.sm_count, batch, kv.heads,
-      a_t, kv.head_dim, cx)
+    local kv_eff, splits, blocks, reads = price.decode_kv_eff(eng.decode_attention or "split_kv", spec.sm_count, batch,
+      kv.heads, a_t, kv.head_dim, cx)
     local r = in_range("decode", batch_all, cx, price.decode, {
       weight_bytes = wbytes, matmul_params = params,
       dequant_ops = (eng.dequant == false or cdt == fmt.tensor_core) and 0 or fmt.dequant_ops,
@@ -181,9 +181,9 @@ local function stepper(o)
       peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
       vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
       mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
-      kernels = kernels, kv_eff = kv_eff,
+      kernels = kernels, kv_eff = kv_eff / reads, -- a cache read `reads` times streams at 1/reads of the rate
     }, eng, spec.vendor)
-    r.kv_eff, r.kv_splits, r.kv_blocks = kv_eff, splits, blocks
+    r.kv_eff, r.kv_splits, r.kv_blocks, r.kv_reads = kv_eff, splits, blocks, reads
     if not comm then
       comm = 0
       if t > 1 then
@@ -225,8 +225,9 @@ end
 -- @return `{ tpot_s, tokens_per_s, aggregate_tokens_per_s, bytes, flops,
 --   weight_bytes, kv_bytes, achieved_bw, bound, compute_s, memory_s,
 --   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s,
---   kernels, bits_per_weight, engine, kv_eff, kv_splits and kv_blocks (the attention kernel's share
---   of the DRAM rate on the KV cache, its context splits and thread blocks, price.decode_kv_eff),
+--   kernels, bits_per_weight, engine, kv_eff, kv_splits, kv_blocks and kv_reads (the attention
+--   kernel's share of the DRAM rate on the KV cache, its context splits and thread blocks, and how
+--   many times a step streams the cache, price.decode_kv_eff),
 --     interval = { low, high (s), borrowed } of
 --   tpot_s (tilewave.cost.price.interval), ... }` (s, byte,
 --   FLOP, token/s, byte/s)

@@ -58,19 +58,27 @@ end
 -- 256 / 128 / 64 keys for head dims <= 64 / <= 128 / above; a GQA group's queries packed in one
 -- block of 64 rows, flash-attn's seqlenq_ngroups_swapped). `mode` "split_kv" (FlashDecoding,
 -- flash-attn >= 2.2), "no_split" (one block per sequence and query head: FlashAttention before
--- 2.2) or "full" (every SM streams); `sms` nil gives "full".
--- @return efficiency in (0, 1], splits (integer >= 1), thread blocks launched (nil for "full")
+-- 2.2), "mmha" (TensorRT-LLM's masked multi-head attention before its XQA kernel, releases < 0.8:
+-- one block per sequence and query head, each streaming its KV head's cache, so a GQA group of g
+-- query heads reads the cache g times; multi-block mode off, its default then) or "full" (every
+-- SM streams); `sms` nil gives "full" (with one read).
+-- @return efficiency in (0, 1], splits (integer >= 1), thread blocks launched (nil for "full"),
+--   reads (how many times a step streams the KV cache: 1, or the GQA group for "mmha"; source:
+--   TensorRT-LLM blog "New XQA-kernel provides 2.4x more Llama-70B throughput", docs/source/blogs/
+--   XQA-kernel.md, v0.8: XQA "reducing data loading" for MQA/GQA in the generation phase)
 function M.decode_kv_eff(mode, sms, batch, kv_heads, q_heads, head_dim, context)
-  if mode == "full" or not sms then return 1, 1 end
-  local block_n = head_dim <= 64 and 256 or head_dim <= 128 and 128 or 64
   local group = -(-q_heads // kv_heads) -- query heads per KV head, packed as rows of one block
-  local per_seq = mode == "no_split" and q_heads or kv_heads * -(-group // 64)
+  local reads = mode == "mmha" and group or 1
+  if mode == "full" or not sms then return 1, 1, nil, reads end
+  local block_n = head_dim <= 64 and 256 or head_dim <= 128 and 128 or 64
+  local per_head = mode == "no_split" or mode == "mmha"
+  local per_seq = per_head and q_heads or kv_heads * -(-group // 64)
   -- in floating point, held below 2^53: past 0.8 x slots blocks the core picks one split at
   -- efficiency 1
   local r = core.splitkv { blocks = min(2 ^ 53, batch * 1.0 * per_seq),
                            kv_blocks = min(2 ^ 53, -(-context // block_n) * 1.0), sms = sms, slots = 2 * sms,
-                           max_splits = mode == "no_split" and 0 or 128 }
-  return r.efficiency, r.splits, r.blocks
+                           max_splits = per_head and 0 or 128 }
+  return r.efficiency, r.splits, r.blocks, reads
 end
 
 --- The memory budget (src/tilewave.h, tw_memory_fit).

@@ -38,6 +38,10 @@ function M.decode(d, m)
       .. "(%d context split%s)", d.kv_blocks, math.floor(d.kv_blocks / d.kv_eff + 0.5), 100 * d.kv_eff, d.kv_blocks,
       d.kv_splits, d.kv_splits == 1 and "" or "s")
   end
+  if d.kv_reads and d.kv_reads > 1 then
+    lines[#lines + 1] = format("  attention   the KV cache is read %d times a step: one thread block per query head, each "
+      .. "streaming its group's KV head (TensorRT-LLM's masked MHA before XQA)", d.kv_reads)
+  end
   if d.speculative then
     local sp = d.speculative
     lines[#lines + 1] = format("  speculative draft %s, k = %d, acceptance %.2f: %.2f tokens per target step; %d draft steps of %s "

@@ -13,7 +13,10 @@
 -- as one block before prompts are scheduled again: vLLM's --num-scheduler-steps; default 1),
 -- `dp_attention_tokens` (an expert-parallel group's token budget: "per_rank", default, each
 -- data-parallel attention rank its own max_num_batched_tokens, as vLLM's data-parallel engine
--- cores; "global", the budget the group's, split over its ranks, as SGLang's DP attention).
+-- cores; "global", the budget the group's, split over its ranks, as SGLang's DP attention),
+-- `whole_batch` (true: a static batch's KV cache, max_num_seqs requests at the longest isl + osl,
+-- is allocated before it runs and must fit, as TensorRT-LLM's GptSession; a batch that does not is
+-- refused, not run in waves).
 -- Defaults drift between releases: each preset names the version and the file it follows
 -- (../shared/reference/serving/facts.md, §2, quotes them). Users compose: `{ base = "vllm",
 -- max_num_seqs = 64 }`.
@@ -69,6 +72,19 @@ M.presets = {
     source = FACTS .. " §2.1 (Vidur's FasterTransformer scheduler: request-level batches, memory freed "
       .. "when the batch ends)",
   },
+  gptsession = {
+    description = "TensorRT-LLM GptSession (gptSessionBenchmark, releases before 1.0): static batches, the whole "
+      .. "batch's KV cache allocated before it runs",
+    policy = "static", mix = false, chunked = false, reserve = true, whole_batch = true,
+    max_num_seqs = 64, max_num_batched_tokens = 8192, block_size = 1,
+    gpu_memory_utilization = 1, memory_basis = "total", watermark = 0,
+    source = "TensorRT-LLM docs/source/reference/memory.md, C++ runtime: without paged KV cache the runtime allocates "
+      .. "each layer's KV cache as [batch size, 2, heads, max seq length, head dim]; with paged KV cache and no "
+      .. "in-flight batching a batch the pool cannot hold fails ('No free blocks left'): so a batch either fits in "
+      .. "the device's memory less weights and activations, or the run does not start; max_num_seqs 64: the batch "
+      .. "of the benchmark's run (the caller sets it); max_num_batched_tokens as static's (the context phase's "
+      .. "tokens priced in steps of at most 8192)",
+  },
   sglang = {
     description = "SGLang (v0.3-v0.4): prefill batches first (chunked), else the decode batch; token-granular KV",
     policy = "continuous", mix = false, chunked = true, reserve = false,
@@ -107,6 +123,7 @@ local FIELDS = {
   router = function(v, p) check.one_of(v, { round_robin = true, least_loaded = true }, p) end,
   multi_step = function(v, p) check.positive_int(v, p); check.within(v, 1, 1000, "steps", p) end,
   dp_attention_tokens = function(v, p) check.one_of(v, { per_rank = true, global = true }, p) end,
+  whole_batch = BOOL,
 }
 
 --- Resolve a scheduler for a device: nil (`default`, the engine's), a preset name, or a table

@@ -134,6 +134,16 @@ function M.prepare(o)
     check.fail("serve.workload", format("expected requests within the KV capacity of %d tokens (isl + osl up to %d)",
       kv.kv_capacity_tokens, max_context), max_context)
   end
+  if sched.whole_batch then
+    -- the batch's KV cache at its longest, allocated before it runs (tilewave.serve.schedulers gptsession)
+    local batch = math.min(sched.max_num_seqs, w.requests)
+    local need = batch * (-(-max_context // sched.block_size) * sched.block_size)
+    if need > kv.kv_capacity_tokens then
+      check.fail("serve.scheduler.max_num_seqs", format("expected a batch whose KV cache fits at once (%d requests of "
+        .. "isl + osl up to %d: %d tokens; the KV capacity is %d tokens)", batch, max_context, need,
+        kv.kv_capacity_tokens), sched.max_num_seqs)
+    end
+  end
   if ep > 1 then kv, sched = groups.ep_group(kv, sched, ep) end
   if c.max_position_embeddings and max_context > c.max_position_embeddings and not o.allow_long_context then
     check.fail("serve.workload", format("expected isl + osl within max_position_embeddings %d of %s (or allow_long_context)",

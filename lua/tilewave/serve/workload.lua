@@ -6,7 +6,9 @@
 --   workload = { arrival = "offline", requests = 5000 }      every request at t = 0
 --   workload = { trace = "requests.csv" }                    arrival_s,input_tokens,output_tokens
 --   isl / osl: a number (fixed), { dist = "uniform", min, max }, { dist = "lognormal",
---   median (or mean), sigma (of ln tokens; or p90), min, max }, or a named `dataset`.
+--   median (or mean), sigma (of ln tokens; or p90; or a mean with the median), min, max }, or a
+--   named `dataset`. With a median and a mean, sigma is solved so that the truncated draw's mean is
+--   the mean (mu = ln median).
 --
 -- Arrival processes as vLLM's benchmark_serving offers them: gaps Gamma(shape = 1/cv^2, scale =
 -- 1/(rate * shape)), cv = 1 Poisson; `concurrency` is its --max-concurrency semaphore with every
@@ -32,14 +34,15 @@ local Z90 = 1.2815515655446004 -- the standard normal's 90th percentile
 M.datasets = {
   sharegpt = {
     description = "ShareGPT first turns as vLLM's and SGLang's benchmark_serving filter them (prompt 4-1024, "
-      .. "prompt + output <= 2048, here output <= 1024)",
+      .. "prompt + output <= 2048, here output <= 2044 drawn apart from the prompt)",
     isl = { mean = 215, sigma = 0.93, min = 4, max = 1024 },
-    osl = { mean = 194, sigma = 0.99, min = 4, max = 1024 },
+    osl = { median = 119, mean = 194, min = 4, max = 2044 },
     source = FACTS .. ": input mean 215 (1000 prompts, Llama-3 tokenizer); output mean 194 = 4281.51 / 22.03 "
       .. "(SGLang's offline ShareGPT row, output tokens/s over requests/s, published_given.csv), output median "
-      .. "about 119 = (median E2E - median TTFT) / median TPOT of the four SGLang online rows there (116-121), so "
-      .. "sigma = sqrt(2 ln(194 / 119)) = 0.99; the input spread (0.93) borrowed from the multi-turn ShareGPT "
-      .. "statistics below",
+      .. "about 119 = (median E2E - median TTFT) / median TPOT of the four SGLang online rows there (116-121); "
+      .. "sigma solved so that the draw within [4, 2044] keeps both (1.02; before 2026-11-28 the mean alone was "
+      .. "kept under a 1024 cap, which moved the median to about 137); the input spread (0.93) borrowed from "
+      .. "the multi-turn ShareGPT statistics below",
   },
   sharegpt_multi = {
     description = "ShareGPT multi-turn (openchat_sharegpt4, <= 8192 tokens), as Sarathi-Serve uses it",
@@ -95,6 +98,34 @@ end
 -- the mu found for a (mean, sigma, min, max): the bisection below is the same every time it is asked
 local mu_of_mean, n_mu = {}, 0
 
+-- the sigma whose lognormal (mu = ln median) truncated to [lo, hi] has the asked mean: the
+-- first 0.01 step of sigma past it, then bisection within that step (the truncated mean need not
+-- grow with sigma everywhere, so the first crossing is taken); memoized as mu_of_mean is
+local function sigma_of(median, mean, lo, hi, path)
+  local key = format("s%.17g/%.17g/%d/%d", median, mean, lo, hi)
+  if mu_of_mean[key] then return mu_of_mean[key] end
+  local mu = math.log(median)
+  if median < lo or median > hi then
+    check.fail(path .. ".median", format("expected within [min %d, max %d]", lo, hi), median)
+  end
+  if mean < median or mean > hi then
+    check.fail(path .. ".mean", format("expected within [median %.17g, max %d]", median, hi), mean)
+  end
+  local a
+  for i = 0, 999 do
+    if truncated_mean(mu, math.max(i / 100, 1e-9), lo, hi) >= mean then a = i; break end
+  end
+  if not a then check.fail(path .. ".mean", format("expected one a lognormal of median %.17g within [%d, %d] can have", median, lo, hi), mean) end
+  local x, y = math.max((a - 1) / 100, 1e-9), math.max(a / 100, 1e-9)
+  for _ = 1, 100 do
+    local m = (x + y) / 2
+    if truncated_mean(mu, m, lo, hi) < mean then x = m else y = m end
+  end
+  if n_mu >= 1024 then mu_of_mean, n_mu = {}, 0 end
+  mu_of_mean[key], n_mu = (x + y) / 2, n_mu + 1
+  return mu_of_mean[key]
+end
+
 -- { kind, a, b, lo, hi } for the core from a length spec
 local function lengths(v, path)
   if type(v) == "number" then
@@ -118,7 +149,9 @@ local function lengths(v, path)
       check.positive(v.p90, path .. ".p90")
       if v.p90 < v.median then check.fail(path .. ".p90", "expected at least the median", v.p90) end
       s = math.log(v.p90 / v.median) / Z90
-    else check.fail(path .. ".sigma", "expected a number (or p90 with median)", nil) end
+    elseif v.mean ~= nil and v.median ~= nil then
+      s = sigma_of(check.positive(v.median, path .. ".median"), check.positive(v.mean, path .. ".mean"), lo, hi, path)
+    else check.fail(path .. ".sigma", "expected a number (or p90 or mean with median)", nil) end
     local mu
     if v.median ~= nil then mu = math.log(check.positive(v.median, path .. ".median"))
     elseif v.mean ~= nil then
