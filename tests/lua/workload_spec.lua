@@ -46,5 +46,10 @@ describe("a lognormal by median and mean", function()
     assert.equal("w.osl.mean: expected one a lognormal of median 10 within [1, 1000] can have, got 900",
       err { median = 10, mean = 900, max = 1000 })
     assert.equal("w.osl.sigma: expected a number (or p90 or mean with median), got nil", err { median = 10 })
+    -- a third figure would be ignored: refused
+    assert.equal("w.osl: expected two of median, mean and sigma (or p90), got string 'median, mean, sigma'",
+      err { median = 10, mean = 20, sigma = 1 })
+    assert.equal("w.osl: expected two of median, mean and sigma (or p90), got string 'median, sigma, p90'",
+      err { median = 10, sigma = 1, p90 = 30 })
   end)
 end)

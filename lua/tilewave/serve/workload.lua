@@ -143,6 +143,10 @@ local function lengths(v, path)
     local lo = check.positive_int(v.min or 1, path .. ".min")
     local hi = check.positive_int(v.max or 1e8, path .. ".max")
     if hi < lo then check.fail(path .. ".max", format("expected at least min %d", lo), hi) end
+    -- two of median, mean and the spread (sigma or p90) fix the distribution: a third would be ignored
+    local given = {}
+    for _, k in ipairs { "median", "mean", "sigma", "p90" } do if v[k] ~= nil then given[#given + 1] = k end end
+    if #given > 2 then check.fail(path, "expected two of median, mean and sigma (or p90)", table.concat(given, ", ")) end
     local s
     if v.sigma ~= nil then s = check.within(v.sigma, 0, 10, "a number", path .. ".sigma")
     elseif v.p90 ~= nil and v.median ~= nil then
