@@ -448,6 +448,10 @@ describe("tilewave engines", function()
     local _, one = run("engines vllm")
     assert.truthy(one:find("base vllm@v1; release >= 0.8; scheduler vllm; host 2 ms per step; 30 µs per sequence", 1, true), one)
     assert.truthy(one:find("host times borrowed from vllm@0.6", 1, true), one)
+    -- TensorRT-LLM before XQA: its decode attention is named
+    local _, t05 = run("engines trtllm@0.5")
+    assert.truthy(t05:find("base trtllm@0.x; release 0.5 - 0.7.x; scheduler trtllm; host 250 µs per step; 10 µs per "
+      .. "sequence; 2.5 µs per kernel; launch graph; decode attention mmha; nvidia GPUs only", 1, true), t05)
     local c2, _, err = run("engines vlm")
     assert.equal(1, c2)
     assert.truthy(err:find("engines.name: expected one of", 1, true) and err:find("did you mean 'vllm'", 1, true), err)

@@ -62,6 +62,7 @@ function M.engine(name, p, e)
   if num(e.kernel_s) then parts[#parts + 1] = si(e.kernel_s, "s") .. " per kernel"
   elseif type(e.kernel_s) == "table" then parts[#parts + 1] = "per kernel by vendor" end
   if e.launch then parts[#parts + 1] = "launch " .. e.launch end
+  if e.decode_attention then parts[#parts + 1] = "decode attention " .. e.decode_attention end
   if e.vendors then
     local vs = {}
     for k in pairs(e.vendors) do vs[#vs + 1] = k end
