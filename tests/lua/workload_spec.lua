@@ -43,7 +43,7 @@ describe("a lognormal by median and mean", function()
       err { median = 100, mean = 50, max = 1000 })
     assert.equal("w.osl.median: expected within [min 1, max 1000], got 2000", err { median = 2000, mean = 2500, max = 1000 })
     -- within [1, 1000] a lognormal of median 10 reaches a mean of about 1000 / ln 1000 = 145 at most
-    assert.equal("w.osl.mean: expected one a lognormal of median 10 within [1, 1000] can have, got 900",
+    assert.equal("w.osl.mean: expected a mean that a lognormal of median 10 within [1, 1000] can reach, got 900",
       err { median = 10, mean = 900, max = 1000 })
     assert.equal("w.osl.sigma: expected a number (or p90 or mean with median), got nil", err { median = 10 })
     -- a third figure would be ignored: refused

@@ -109,13 +109,16 @@ local function sigma_of(median, mean, lo, hi, path)
     check.fail(path .. ".median", format("expected within [min %d, max %d]", lo, hi), median)
   end
   if mean < median or mean > hi then
-    check.fail(path .. ".mean", format("expected within [median %.17g, max %d]", median, hi), mean)
+    check.fail(path .. ".mean", format("expected within [median %.6g, max %d]", median, hi), mean)
   end
   local a
   for i = 0, 999 do
     if truncated_mean(mu, math.max(i / 100, 1e-9), lo, hi) >= mean then a = i; break end
   end
-  if not a then check.fail(path .. ".mean", format("expected one a lognormal of median %.17g within [%d, %d] can have", median, lo, hi), mean) end
+  if not a then
+    check.fail(path .. ".mean", format("expected a mean that a lognormal of median %.6g within [%d, %d] can reach",
+      median, lo, hi), mean)
+  end
   local x, y = math.max((a - 1) / 100, 1e-9), math.max(a / 100, 1e-9)
   for _ = 1, 100 do
     local m = (x + y) / 2
