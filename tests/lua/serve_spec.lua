@@ -304,6 +304,11 @@ describe("tilewave.serve.capacity", function()
     local c = capacity.of(O)
     assert.equal("stable", (capacity.state(0.5 * c.low, c)))
     assert.equal("near capacity", (capacity.state(c.requests_per_s, c)))
+    -- above the capacity, within the interval's high end: unstable at the calibrated step costs
+    local mid = (c.requests_per_s + c.high) / 2
+    local s_mid, g_mid = capacity.state(mid, c)
+    assert.equal("unstable", s_mid)
+    assert.equal(mid - c.requests_per_s, g_mid)
     local state, growth = capacity.state(2 * c.high, c)
     assert.equal("unstable", state)
     assert.is_true(math.abs(growth - (2 * c.high - c.requests_per_s)) < 1e-9)

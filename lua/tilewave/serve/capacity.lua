@@ -57,10 +57,14 @@ function M.of(o)
 end
 
 --- The state of an open-loop run at `rate` (request/s) against capacity `c` (M.of): "stable" below
--- the interval's low end, "near capacity" within it, "unstable" above it, with the queue's growth
--- (rate - capacity, request/s; 0 unless unstable).
+-- the interval's low end, "near capacity" from there up to the capacity, "unstable" above the
+-- capacity, with the queue's growth (rate - capacity, request/s; 0 unless unstable). A rate above
+-- the capacity but within the interval's high end is unstable too: at the calibrated step costs its
+-- queue grows, and its latencies would describe the run's length, not the deployment (issue 48: a
+-- load past capacity is never reported as healthy); only step costs at the interval's low end would
+-- hold it.
 function M.state(rate, c)
-  if rate > c.high then return "unstable", rate - c.requests_per_s end
+  if rate > c.requests_per_s then return "unstable", rate - c.requests_per_s end
   if rate > c.low then return "near capacity", 0 end
   return "stable", 0
 end
