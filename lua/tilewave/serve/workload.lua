@@ -40,7 +40,7 @@ M.datasets = {
     source = FACTS .. ": input mean 215 (1000 prompts, Llama-3 tokenizer); output mean 194 = 4281.51 / 22.03 "
       .. "(SGLang's offline ShareGPT row, output tokens/s over requests/s, published_given.csv), output median "
       .. "about 119 = (median E2E - median TTFT) / median TPOT of the four SGLang online rows there (116-121); "
-      .. "sigma solved so that the draw within [4, 2044] keeps both (1.02; before 2026-11-28 the mean alone was "
+      .. "sigma solved so that the draw within [4, 2044] keeps both (1.027; before 2026-11-28 the mean alone was "
       .. "kept under a 1024 cap, which moved the median to about 137); the input spread (0.93) borrowed from "
       .. "the multi-turn ShareGPT statistics below",
   },
