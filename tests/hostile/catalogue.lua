@@ -282,6 +282,9 @@ return { base = 'pythia-70m', vary = { hidden_size = l, intermediate_size = l, v
     num_attention_heads = 16384, num_key_value_heads = 16384, num_hidden_layers = 16777216, intermediate_size = 16777216 } },
     cmd = "models config.json", err = "2^53 parameters" })
   add("wrap", "active never above total (control)", { cmd = "models", ok = "mixtral-8x7b" })
+  -- a fused attention kernel among the slowest ops (its loss has no GEMM tile: once an internal error)
+  add("wrap", "report with flash attention on a small head dim", { cmd = "report --attention flash --models pythia-14m",
+    ok = "softmax exponentials on the SFUs" })
 
   -- write, accepted, message, options: the second part
   dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$") or ".") .. "/catalogue_io.lua")(add, shared, json, llama)

@@ -236,6 +236,22 @@ describe("tilewave.cost.forward", function()
       assert.is_nil(names.softmax)
     end)
 
+    it("names the fused kernel's exponentials as its loss, with the MMA's share worked by hand", function()
+      -- Pythia-14M: h 128, a 4, hd 32, s 2048 on the H100 SXM5: per score 4 * 32 MMA FLOP at
+      -- 989.4 T x 0.70 (hopper attention_frac) = 1.848e-13 s, one exp at 66.9 T / 16 = 2.392e-13 s:
+      -- the MMA is 43.6 % of the compute time (before: a crash of `tilewave report --attention flash`,
+      -- whose text asked for a GEMM tile the fused kernel has not)
+      local est = tw.transformer.estimate("pythia-14m", H100, { b = 4, s = 2048, attention = "flash" })
+      local fa
+      for _, p in ipairs(est.ops) do if p.name == "flash_attention" then fa = p end end
+      local mma, exp = 128 / (989.4e12 * 0.70), 1 / (66.9e12 / 16)
+      assert.equal("exponentials", fa.loss)
+      assert.near(mma / (mma + exp), fa.exp_eff, 1e-9)
+      assert.near(0.4359, fa.exp_eff, 1e-4)
+      local text = require("tilewave.report.format").limit_text(fa)
+      assert.equal("softmax exponentials on the SFUs (MMA 44% of the kernel's compute time)", text)
+    end)
+
     it("predicts h/a = 128 faster than h/a = 80 at the GPT-3 2.7B size (co-design paper)", function()
       local c80 = tw.models.load("gpt3-2.7b")
       local c128 = tw.models.define { family = "gpt3", hidden_size = 2560, num_attention_heads = 20,

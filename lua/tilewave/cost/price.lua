@@ -157,9 +157,17 @@ local function flash_times(ctx, op, mma_x, backward)
   return compute, memory, launched(ctx, max(compute, memory))
 end
 
+-- standard attention's tile and its tile and wave counts, from the GEMM that limits each (report text)
+local function worse_of(p, s, v)
+  local t, w = s.tile_eff <= v.tile_eff and s or v, s.wave_eff <= v.wave_eff and s or v
+  p.tile, p.tiles, p.waves = t.tile, w.tiles, w.waves
+  return p
+end
+
 -- the forward's prediction table
 local function flash_pred(ctx, op)
   local compute, memory, t = flash_times(ctx, op, 1, false)
+  local work, rate = flash_terms(ctx, op, 1, 1, false)
   local s = M.gemm(ctx, op.m, op.n, op.k, op.batch)
   local v = M.gemm(ctx, op.m, op.k, op.n, op.batch)
   local p = {
@@ -168,7 +176,9 @@ local function flash_pred(ctx, op)
     tile_eff = min(s.tile_eff, v.tile_eff), wave_eff = min(s.wave_eff, v.wave_eff),
     align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
   }
-  p.loss = loss_of(p)
+  -- its loss: the exponentials' share of a compute-bound kernel (exp_eff: the MMA's share of compute_s)
+  p.exp_eff = work / rate / compute
+  p.loss = p.bound ~= "compute" and p.bound .. "-bound" or (p.exp_eff < 0.985 and "exponentials" or "none")
   return floored(p, limits.op(ctx, op))
 end
 
@@ -186,7 +196,7 @@ local function attention_pred(ctx, op)
     align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
   }
   p.bound = p.compute_s >= p.memory_s and "compute" or "memory"
-  p.loss = loss_of(p)
+  p.loss = loss_of(worse_of(p, s, v))
   return floored(p, limits.op(ctx, op))
 end
 

@@ -152,6 +152,7 @@ local function times(x) return format("x%.3f", x) end
 local LIMITS = {
   tile = "tile quantization", wave = "wave quantization", alignment = "alignment",
   ["memory-bound"] = "memory-bound", ["overhead-bound"] = "launch overhead", none = "near achievable peak",
+  exponentials = "softmax exponentials on the SFUs", ceiling = "physical ceiling",
 }
 
 local function limit_text(p)
@@ -162,6 +163,8 @@ local function limit_text(p)
     why = format("%s (tile %dx%d, eff %.2f)", why, p.tile.m, p.tile.n, p.tile_eff)
   elseif p.loss == "alignment" then
     why = format("%s (N, K %d-byte aligned, eff %.2f)", why, p.align_bytes, p.align_eff)
+  elseif p.loss == "exponentials" then
+    why = format("%s (MMA %.0f%% of the kernel's compute time)", why, 100 * p.exp_eff)
   end
   return why
 end
