@@ -53,3 +53,21 @@ describe("a lognormal by median and mean", function()
       err { median = 10, sigma = 1, p90 = 30 })
   end)
 end)
+
+describe("token counts", function()
+  it("refuses a length past 2^31 - 1 tokens by name (before: 2^63 reached a format of the KV check)", function()
+    local function err(o)
+      local ok, e = pcall(workload.resolve, o, "w")
+      assert.is_false(ok)
+      return e
+    end
+    assert.equal("w.osl: expected at most 2^31-1 tokens, got 9.2233720368548e+18",
+      err { arrival = "offline", requests = 1, isl = 1, osl = 2 ^ 63 })
+    assert.equal("w.isl.max: expected at most 2^31-1 tokens, got 2147483648",
+      err { arrival = "offline", requests = 1, isl = { dist = "uniform", min = 1, max = 2 ^ 31 | 0 }, osl = 1 })
+    assert.equal("w.lengths.osl[2]: expected at most 2^31-1 tokens, got 9223372036854775807",
+      err { arrival = "offline", lengths = { isl = { 1, 1 }, osl = { 1, math.maxinteger } } })
+    -- the largest is accepted
+    assert.equal(2 ^ 31 - 1, workload.resolve({ arrival = "offline", requests = 1, isl = 1, osl = 2 ^ 31 - 1 }, "w").max_osl)
+  end)
+end)

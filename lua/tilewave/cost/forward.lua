@@ -10,6 +10,7 @@
 -- communication is not part of this estimate (the time is one rank's compute).
 -- Units: s, FLOP, FLOP/s, byte.
 -- @module tw.transformer
+local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
 local transformer = require "tilewave.ops.transformer"
@@ -38,6 +39,7 @@ end
 local function resolve(model, device, opts)
   local path = "transformer.estimate"
   local c = models.resolve(model, path .. ".model")
+  if opts ~= nil then check.table(opts, path) end
   local eng = engines.shared((opts or {}).engine, path .. ".engine")
   local w = transformer.workload(opts, path, OPTIONS, eng.attention)
   w.last_logits = eng.logits == "last" or nil -- serving engines: logits of the sampled positions only

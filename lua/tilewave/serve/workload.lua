@@ -129,22 +129,30 @@ local function sigma_of(median, mean, lo, hi, path)
   return mu_of_mean[key]
 end
 
+-- a token count: a positive integer up to 2^31 - 1, the bound tilewave.ops.transformer puts on b x s
+-- (so that prompt + output over 1000 turns stays an exact integer)
+local MAX_TOKENS = 2 ^ 31 - 1
+local function tokens(v, path)
+  if check.positive_int(v, path) > MAX_TOKENS then check.fail(path, "expected at most 2^31-1 tokens", v) end
+  return v
+end
+
 -- { kind, a, b, lo, hi } for the core from a length spec
 local function lengths(v, path)
   if type(v) == "number" then
-    return { kind = "fixed", a = check.positive_int(v, path) }
+    return { kind = "fixed", a = tokens(v, path) }
   end
   check.table(v, path)
   if v.dist == "uniform" then
     check.options(v, { dist = true, min = true, max = true }, path)
-    local lo = check.positive_int(v.min, path .. ".min")
-    local hi = check.positive_int(v.max, path .. ".max")
+    local lo = tokens(v.min, path .. ".min")
+    local hi = tokens(v.max, path .. ".max")
     if hi < lo then check.fail(path .. ".max", format("expected at least min %d", lo), hi) end
     return { kind = "uniform", a = lo, b = hi }
   elseif v.dist == "lognormal" or v.dist == nil then
     check.options(v, { dist = true, mean = true, median = true, sigma = true, p90 = true, min = true, max = true }, path)
-    local lo = check.positive_int(v.min or 1, path .. ".min")
-    local hi = check.positive_int(v.max or 1e8, path .. ".max")
+    local lo = tokens(v.min or 1, path .. ".min")
+    local hi = tokens(v.max or 1e8, path .. ".max")
     if hi < lo then check.fail(path .. ".max", format("expected at least min %d", lo), hi) end
     -- two of median, mean and the spread (sigma or p90) fix the distribution: a third would be ignored
     local given = {}
@@ -203,10 +211,10 @@ local function read_trace(path, where)
   for i, r in ipairs(rows) do
     local function num(k, int)
       local v = tonumber(r[k])
-      local ok = v and v == v and v >= 0 and v < 1e12 and (not int or (v >= 1 and v == math.floor(v)))
+      local ok = v and v == v and v >= 0 and v < 1e12 and (not int or (v >= 1 and v <= MAX_TOKENS and v == math.floor(v)))
       if not ok then
         error(format("%s: %s row %d: %s: expected %s, got %s", where, path, i + 1, k,
-          int and "a positive integer" or "a non-negative number of seconds", tostring(r[k])), 0)
+          int and "a positive integer up to 2^31-1" or "a non-negative number of seconds", tostring(r[k])), 0)
       end
       return v
     end
@@ -271,8 +279,8 @@ function M.resolve(o, path)
       check.fail(path .. ".lengths", "expected isl and osl lists of one length, at least 1", #l.isl .. " and " .. #l.osl)
     end
     for i = 1, #l.isl do
-      check.positive_int(l.isl[i], format("%s.lengths.isl[%d]", path, i))
-      check.positive_int(l.osl[i], format("%s.lengths.osl[%d]", path, i))
+      tokens(l.isl[i], format("%s.lengths.isl[%d]", path, i))
+      tokens(l.osl[i], format("%s.lengths.osl[%d]", path, i))
     end
     w.trace_isl, w.trace_osl = l.isl, l.osl
     if o.requests ~= nil and o.requests ~= #l.isl then
