@@ -110,12 +110,14 @@ run = function(argv)
   -- (argparse's own action would print unchecked and exit)
   for _, a in ipairs(argv) do
     if a == "-h" or a == "--help" then
-      local topic
+      -- the commands named, down the subcommands (`plot roofline --help`), before the first option
+      local topic, cmd = {}, p
       for _, b in ipairs(argv) do
-        for _, c in ipairs(p._commands) do
-          if c._name == b then topic = b break end
+        local found
+        for _, c in ipairs(cmd._commands or {}) do
+          if c._name == b then found = c break end
         end
-        if topic then break end
+        if found then topic[#topic + 1], cmd = b, found elseif #topic > 0 then break end
       end
       return M.help(p, topic)
     end

@@ -30,6 +30,8 @@ local CASES = {
   { "check " .. H .. "nan_bound.lua", 1, "expect.mfu.min: expected number, got NaN" },
   { "sweep " .. H .. "sweep_no_hw.lua", 1, "sweep.hw: expected a device id or a non-empty list" },
   { "help nosuch", 2, "help: unknown command 'nosuch'" },
+  { "help plot nosuch", 2, "help: unknown command 'nosuch' of tilewave plot (commands: roofline, gemm, sweep, decode)" },
+  { "help gemm x", 2, "help: unknown command 'x' of tilewave gemm (it has no subcommands)" },
   { "nosuch", 2, "unknown command 'nosuch'" },
 }
 

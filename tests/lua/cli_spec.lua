@@ -492,4 +492,15 @@ describe("the commands' one shape (tilewave.cli.parser.COMMANDS)", function()
     assert.equal(0, code)
     for _, n in ipairs(parser.COMMANDS) do assert.truthy(out:find("\n   " .. n .. " ", 1, true), n) end
   end)
+
+  it("shows a subcommand's help, for --help after it and for tilewave help (before: plot's own)", function()
+    for _, cmd in ipairs { "plot roofline --help", "plot roofline -h", "help plot roofline", "--help plot roofline" } do
+      local code, out = run(cmd)
+      assert.equal(0, code, cmd)
+      assert.truthy(out:find("^Usage: tilewave plot roofline %[%-h%]"), cmd)
+    end
+    local code, out = run("plot --help")
+    assert.equal(0, code)
+    assert.truthy(out:find("^Usage: tilewave plot %[%-h%] <command>"))
+  end)
 end)

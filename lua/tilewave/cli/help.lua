@@ -4,28 +4,33 @@ local M = {}
 
 --- The command's argparse definition in parser `p`.
 function M.define(p)
-  local help = p:command("help", "Show the help of tilewave or of one command.")
-  help:argument("topic", "Command to show the help of."):args("?")
+  local help = p:command("help", "Show the help of tilewave or of one command (`tilewave help plot roofline`: "
+    .. "of a chart of plot).")
+  help:argument("topic", "Command (and subcommand) to show the help of."):args("*")
 end
 
---- The help of parser `p`, or of its command `topic`, written to `out`; returns the exit status
--- (2, with a line on stderr, for an unknown command).
+--- The help of parser `p`, or of its command `topic` (a name, or a list of names down the
+-- subcommands: { "plot", "roofline" }), written to `out`; returns the exit status (2, with a line on
+-- stderr, for an unknown command).
 function M.show(p, topic, out)
-  if topic == nil then
-    out:write(p:get_help(), "\n")
-    return 0
-  end
-  for _, c in ipairs(p._commands) do
-    if c._name == topic then
-      out:write(c:get_help(), "\n")
-      return 0
+  if type(topic) == "string" then topic = { topic } end
+  local cmd, path = p, "tilewave"
+  for _, name in ipairs(topic or {}) do
+    local found
+    for _, c in ipairs(cmd._commands or {}) do
+      if c._name == name then found = c break end
     end
+    if not found then
+      local names = {}
+      for _, c in ipairs(cmd._commands or {}) do names[#names + 1] = c._name end
+      io.stderr:write(string.format("tilewave: help: unknown command '%s' of %s (%s)\n", name, path,
+        #names > 0 and "commands: " .. table.concat(names, ", ") or "it has no subcommands"))
+      return 2
+    end
+    cmd, path = found, path .. " " .. name
   end
-  local names = {}
-  for _, c in ipairs(p._commands) do names[#names + 1] = c._name end
-  io.stderr:write(string.format("tilewave: help: unknown command '%s' (commands: %s)\n", topic,
-    table.concat(names, ", ")))
-  return 2
+  out:write(cmd:get_help(), "\n")
+  return 0
 end
 
 --- Run the command on parsed `args`, writing to `out`; `p` is the parser the arguments came from.
