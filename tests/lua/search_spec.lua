@@ -44,6 +44,23 @@ describe("tilewave.explore.search", function()
     assert.is_true(r.speedup > 1.005 and r.size_speedup > 1)
   end)
 
+  it("tries only head counts that t divides (before: Llama-2-7B at t = 2 raised on a = 63)", function()
+    -- Llama-2-13B: h 5120, a 40; at t = 1 a faster shape has 39 heads (h' 4992 = 39 x 128); at t = 2
+    -- only even head counts are candidates, and the search completes
+    local function heads(t)
+      local out = {}
+      for _, r in ipairs(tw.search.nearby("llama-2-13b", "h100_sxm5", { b = 4, s = 2048, t = t, limit = 100 })) do
+        out[#out + 1] = r.config.num_attention_heads
+      end
+      return out
+    end
+    local odd = false
+    for _, a in ipairs(heads(1)) do odd = odd or a == 39 end
+    assert.is_true(odd)
+    -- at t = 2 the 39-head shape is not tried (it raised before) and nothing faster remains
+    assert.are.same({}, heads(2))
+  end)
+
   it("never shrinks the vocabulary", function()
     for _, r in ipairs(tw.search.nearby("gpt3-125m", "a100_sxm4_80gb", { b = 4, s = 2048, limit = 100 })) do
       assert.is_true(r.config.vocab_size >= 50257)

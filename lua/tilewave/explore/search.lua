@@ -7,7 +7,8 @@
 --   num_attention_heads  every a' dividing h' with a/2 <= a' <= 2a and head dim in
 --                        [min(64, hd), max(128, hd)] (hd the config's; the range of
 --                        head dims in common use; `head_dim = {lo, hi}` overrides)
---                        (kv heads kept for GQA, = a' for MHA)
+--                        (kv heads kept for GQA, = a' for MHA), and a multiple of t
+--                        (engines split whole heads over the tensor-parallel ranks)
 --   intermediate_size    the config's I/h ratio at h' (rounded to 64); gated MLPs
 --                        (families with `glu`) also try +-64 and +-128 around it
 --   vocab_size           v, and v padded up to multiples of 64 and 128 (never smaller)
@@ -104,7 +105,7 @@ function M.nearby(model, device, opts)
       local own = h2 == h and a2 == a
       local kv2 = (gqa or own) and kv or a2
       local hd2 = own and c.head_dim or h2 // a2
-      if own or (h2 > 0 and h2 % a2 == 0 and hd2 >= hd_lo and hd2 <= hd_hi and a2 >= t and a2 % kv2 == 0) then
+      if own or (h2 > 0 and h2 % a2 == 0 and hd2 >= hd_lo and hd2 <= hd_hi and a2 % t == 0 and a2 % kv2 == 0) then
         shapes[#shapes + 1] = { h2, a2, kv2, hd2 }
       end
     end
