@@ -285,6 +285,12 @@ return { base = 'pythia-70m', vary = { hidden_size = l, intermediate_size = l, v
   -- a fused attention kernel among the slowest ops (its loss has no GEMM tile: once an internal error)
   add("wrap", "report with flash attention on a small head dim", { cmd = "report --attention flash --models pythia-14m",
     ok = "softmax exponentials on the SFUs" })
+  -- the nearby-shape search at t = 2 once tried a 63-head shape and raised on it
+  add("wrap", "report at t = 2 of a model whose nearby shapes include odd head counts",
+    { cmd = "report --models llama-2-7b --t 2", ok = "llama-2-7b" })
+  add("wrap", "a subcommand's help", { cmd = "plot roofline --help", ok = "Usage: tilewave plot roofline" })
+  add("wrap", "an output length past 2^31-1 tokens", { cmd = "serve llama-3.1-8b --offline --requests 10 --isl 128 --osl 2147483648",
+    err = { "serve.workload.osl", "2^31-1" } })
 
   -- write, accepted, message, options: the second part
   dofile((debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$") or ".") .. "/catalogue_io.lua")(add, shared, json, llama)
