@@ -133,6 +133,18 @@ describe("tilewave.serve", function()
     assert.is_true(r.kv_capacity_tokens < (mem - w) / per and r.kv_capacity_tokens > (mem - w - 3e9) / per)
   end)
 
+  it("says how many such GPUs a model's weights alone need when it does not fit", function()
+    -- Llama-3.1-70B in bf16: 70.55e9 parameters x 2 bytes = 141.1 GB at t = 1, against 81,559 MiB x 0.9
+    -- = 76.97 GB an H100 gives the engine: ceil(141.1 / 76.97) = 2 GPUs; at t = 2 (70.6 GB a rank) the
+    -- weights fit, and no count is added
+    local ok, e = pcall(tw.serve.simulate, { model = "llama-3.1-70b", hw = "h100_sxm5",
+      workload = { rate = 1, requests = 10, isl = 100, osl = 10 } })
+    assert.is_false(ok)
+    assert.matches("^serve: llama%-3%.1%-70b does not fit on h100_sxm5 at t = 1: needs 144 GB .*; its weights alone "
+      .. "need 2 such GPUs$", e)
+    assert.equal(2, math.ceil(2 * 70553706496 / (81559 * 2 ^ 20 * 0.9)))
+  end)
+
   it("is deterministic for a seed; another seed moves arrivals, not the statistics", function()
     local w = { rate = 10, requests = 3000, dataset = "sharegpt" }
     local a, b = run { workload = w, seed = 7 }, run { workload = w, seed = 7 }

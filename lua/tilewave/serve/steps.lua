@@ -109,11 +109,14 @@ function M.kv_capacity(c, spec, o, sched)
     local need, has = m.weight_bytes + act + block, mem * u
     if sched.memory_basis == "free" then need, has = m.weight_bytes + act + block / u, mem
     elseif sched.memory_basis == "static" then need = m.weight_bytes + block end
+    -- how many such GPUs the weights alone take (tensor parallelism divides them; a lower bound)
+    local gpus = (o.ep or 1) == 1 and (o.pp or 1) == 1 and -(-(m.weight_bytes * o.t) // has) or 0
     error(format("serve: %s does not fit on %s at t = %d%s: needs %.3g GB (weights %.3g GB, activations %.3g GB, "
-      .. "one KV block), has %.3g GB (%.3g GB %s, gpu_memory_utilization %.2f)",
+      .. "one KV block), has %.3g GB (%.3g GB %s, gpu_memory_utilization %.2f)%s",
       c.id or c.name or "the model", spec.id, o.t, (o.ep or 1) > 1 and format(", ep = %d", o.ep)
       or (o.pp or 1) > 1 and format(", pp = %d", o.pp) or "", need / 1e9, m.weight_bytes / 1e9, act / 1e9, has / 1e9, mem / 1e9,
-      spec.usable_memory_bytes and "as NVML reports it" or "on the datasheet", u), 0)
+      spec.usable_memory_bytes and "as NVML reports it" or "on the datasheet", u,
+      gpus > o.t and format("; its weights alone need %d such GPUs", gpus) or ""), 0)
   end
   return { kv_capacity_tokens = cap, kv_bytes_per_token = per, weight_bytes = m.weight_bytes, activation_bytes = act,
            kv_bytes = cap * per, memory_bytes = mem }
