@@ -289,6 +289,20 @@ return { base = 'pythia-70m', vary = { hidden_size = l, intermediate_size = l, v
   add("wrap", "report at t = 2 of a model whose nearby shapes include odd head counts",
     { cmd = "report --models llama-2-7b --t 2", ok = "llama-2-7b" })
   add("wrap", "a subcommand's help", { cmd = "plot roofline --help", ok = "Usage: tilewave plot roofline" })
+  -- a measurement folder's rows, checked before they are priced (tilewave.explore.measured_csv)
+  local GEMM_H = "gpu,set,label,m,n,k,batch,dtype,layout,time_s\n"
+  add("wrap", "calibrate: a short gemm.csv row", { files = { ["gemm.csv"] = GEMM_H .. "H100,peak,sq,4096,4096\n" },
+    cmd = "calibrate .", err = { "gemm.csv row 2", "batch", "a short row" } })
+  add("wrap", "calibrate: a zero time (once inf%)", { files = { ["gemm.csv"] = GEMM_H .. "H100,peak,sq,64,64,64,1,bf16,nn,0\n" },
+    cmd = "calibrate . --rows", err = { "gemm.csv row 2", "time_s", "got '0'" } })
+  add("wrap", "calibrate: an unknown model in decode.csv", { files = { ["decode.csv"] =
+    "gpu,id,batch,context,timing,step_s\nH100,nosuch,1,512,graph,0.008\n" }, cmd = "calibrate .",
+    err = { "decode.csv row 2", "nosuch" } })
+  add("wrap", "calibrate: a fit over a folder with a bad layers.csv row stops before fitting",
+    { files = { ["gemm.csv"] = GEMM_H .. "H100,peak,sq,4096,4096,4096,1,bf16,nn,0.00018\n",
+                ["layers.csv"] = "gpu,id,b,s,attention,timing,time_s\nH100,pythia-70m,4,2048,flash,graph,-1\n" },
+      cmd = "calibrate . --base h100_sxm5 --out fit.lua", err = { "layers.csv row 2", "time_s" },
+      after = function(dir) return io.open(dir .. "/fit.lua") == nil, "fit.lua was written" end })
   add("wrap", "an output length past 2^31-1 tokens", { cmd = "serve llama-3.1-8b --offline --requests 10 --isl 128 --osl 2147483648",
     err = { "serve.workload.osl", "2^31-1" } })
 

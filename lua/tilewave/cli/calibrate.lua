@@ -58,11 +58,13 @@ local function fit_run(args, out)
   local dir = args.dir[1]:gsub("/+$", "")
   local holdout = {}
   for set in (args.holdout or ""):gmatch("[^,%s]+") do holdout[#holdout + 1] = set end
+  -- the fit's progress on a terminal only: elsewhere stderr carries nothing but an error's one line
+  local tty = require("tilewave.sys").isatty(2)
   local r = fit.run(dir, args.base, { rounds = args.rounds, date = args.date, holdout = holdout, device = args.device,
-                                      progress = function(stage, i, n, l)
+                                      progress = tty and function(stage, i, n, l)
     io.stderr:write(format("\rfit %s: round %d/%d, mean group MAPE %.2f%%", stage, i, n, 100 * l))
     if i == n then io.stderr:write("\n") end
-  end })
+  end or nil })
   if r.worse and not args.force then
     error(format("calibrate: the fit is worse than %s on the rows it did not see (%s: MAPE %.1f%% fitted against "
       .. "%.1f%%): nothing written (--force writes it anyway)", args.base, r.check_rows, 100 * r.check_after,

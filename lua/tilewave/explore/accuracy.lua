@@ -21,14 +21,14 @@ local price = require "tilewave.cost.price"
 local layers = require "tilewave.ops.layers"
 local models = require "tilewave.data.models"
 local hw = require "tilewave.data.hw"
-local csv = require "tilewave.util.csv"
+local mcsv = require "tilewave.explore.measured_csv"
 local calibration = require "tilewave.explore.calibration"
 local measured_models = require "tilewave.explore.measured_models"
 local decode_calibration = require "tilewave.explore.decode_calibration"
 local tables = require "tilewave.util.tables"
 
 local M = {}
-local format, tonumber, ipairs, abs = string.format, tonumber, ipairs, math.abs
+local format, ipairs, abs = string.format, ipairs, math.abs
 
 local ENGINE_OF = { graph = { base = "eager", launch = "graph" }, eager = "eager" }
 --- A short name of an engine as the rows use it.
@@ -44,24 +44,22 @@ local function row(rows, set, engine, class, spec, predicted, measured, label, i
 end
 
 local function gemm_rows(rows, dir, spec)
-  for _, r in ipairs(csv.read(dir .. "/gemm.csv") or {}) do
-    local g = tw_gemm.gemm { m = tonumber(r.m), n = tonumber(r.n), k = tonumber(r.k), batch = tonumber(r.batch),
-                             dtype = r.dtype, hw = spec }
-    row(rows, format("gemm %s %s", r.set, r.dtype), "compiled", "gemm", spec, g.time_s, tonumber(r.time_s),
+  mcsv.each(dir .. "/gemm.csv", "gemm", function(r)
+    local g = tw_gemm.gemm { m = r.m, n = r.n, k = r.k, batch = r.batch, dtype = r.dtype, hw = spec }
+    row(rows, format("gemm %s %s", r.set, r.dtype), "compiled", "gemm", spec, g.time_s, r.time_s,
         format("%s %sx%sx%s b%s", r.label, r.m, r.n, r.k, r.batch), g.interval)
-  end
+  end)
 end
 
 local function layer_rows(rows, dir, spec)
-  for _, r in ipairs(csv.read(dir .. "/layers.csv") or {}) do
+  mcsv.each(dir .. "/layers.csv", "layers", function(r)
     local c = M.layer_model(r.id)
     for _, eng in ipairs { ENGINE_OF[r.timing], "compiled" } do
-      local est = forward.estimate(c, spec, { b = tonumber(r.b), s = tonumber(r.s), dtype = "bf16",
-                                              attention = r.attention, engine = eng })
-      row(rows, format("layers %s %s", r.timing, r.attention), eng, "forward", spec, est.layer_s, tonumber(r.time_s),
+      local est = forward.estimate(c, spec, { b = r.b, s = r.s, dtype = "bf16", attention = r.attention, engine = eng })
+      row(rows, format("layers %s %s", r.timing, r.attention), eng, "forward", spec, est.layer_s, r.time_s,
           format("%s b%s s%s", r.id, r.b, r.s))
     end
-  end
+  end)
 end
 
 -- one generate() row (scripts/probe's hf set, or the shared file's)
@@ -71,31 +69,30 @@ local function hf_row(rows, spec, r, set)
   -- forward rows (a plain forward loop) are left out: no engine models them. The shared rows:
   -- (t(72) - t(8)) / 64 of single calls.
   if (r.rep == nil or r.rep == "2") and r.mode ~= "forward" then
-    local d = inference.decode { model = M.depth_model(r.id, tonumber(r.layers)), hw = spec,
-                                 batch = tonumber(r.batch), engine = "hf",
+    if not (r.tpot_median_s or r.tpot_s) then error("tpot_s: expected a value (or tpot_median_s), got nothing", 0) end
+    local d = inference.decode { model = M.depth_model(r.id, r.layers), hw = spec, batch = r.batch, engine = "hf",
                                  -- mean context over the timed tokens: prompt + 8 ... prompt +
                                  -- new_tokens
-                                 context = tonumber(r.prompt) + (8 + tonumber(r.new_tokens)) // 2 }
-    row(rows, set, "hf", "decode", spec, d.tpot_s, tonumber(r.tpot_median_s or r.tpot_s),
+                                 context = r.prompt + (8 + r.new_tokens) // 2 }
+    row(rows, set, "hf", "decode", spec, d.tpot_s, r.tpot_median_s or r.tpot_s,
         format("%s%s batch %s", r.id, r.layers and (" L" .. r.layers) or "", r.batch), d.interval)
   end
 end
 
 local function decode_rows(rows, dir, spec)
-  for _, r in ipairs(csv.read(dir .. "/decode.csv") or {}) do
+  mcsv.each(dir .. "/decode.csv", "decode", function(r)
     for _, eng in ipairs { ENGINE_OF[r.timing], "compiled" } do
-      local d = inference.decode { model = r.id, hw = spec, batch = tonumber(r.batch),
-                                   context = tonumber(r.context), engine = eng,
+      local d = inference.decode { model = r.id, hw = spec, batch = r.batch, context = r.context, engine = eng,
                                    allow_long_context = true } -- llama-2-7b was measured at 8192 (trained 4096)
-      row(rows, "decode " .. r.timing, eng, "decode", spec, d.tpot_s, tonumber(r.step_s),
+      row(rows, "decode " .. r.timing, eng, "decode", spec, d.tpot_s, r.step_s,
           format("%s batch %s context %s", r.id, r.batch, r.context), d.interval)
     end
-  end
-  for _, r in ipairs(csv.read(dir .. "/hf_generate.csv") or {}) do hf_row(rows, spec, r, "generate() TPOT") end
+  end)
+  mcsv.each(dir .. "/hf_generate.csv", "hf_generate", function(r) hf_row(rows, spec, r, "generate() TPOT") end)
   -- scripts/probe's first format: one call per point after a 4-token warm-up, (t(40) - t(8)) / 32
-  for _, r in ipairs(csv.read(dir .. "/hf_generate_single.csv") or {}) do
+  mcsv.each(dir .. "/hf_generate_single.csv", "hf_generate", function(r)
     hf_row(rows, spec, r, "generate() TPOT, single calls")
-  end
+  end)
 end
 
 -- Fused SDPA kernels: cuDNN's (the backend PyTorch chose in layers.csv) and
@@ -104,10 +101,10 @@ end
 local FA2 = { base = "eager", launch = "graph", flash_kernel = "fa2" }
 local function attention_rows(rows, dir, spec)
   local cudnn, fa2 = price.context(spec, "bf16", ENGINE_OF.graph, "accuracy"), price.context(spec, "bf16", FA2, "accuracy")
-  for _, r in ipairs(csv.read(dir .. "/attention.csv") or {}) do
+  mcsv.each(dir .. "/attention.csv", "attention", function(r)
     if r.impl == "cudnn" or r.impl == "flash" then
       local ctx = r.impl == "flash" and fa2 or cudnn
-      local b, h, s, hd = tonumber(r.b), tonumber(r.heads), tonumber(r.s), tonumber(r.hd)
+      local b, h, s, hd = r.b, r.heads, r.s, r.hd
       local op = { kind = "attention", impl = "flash", m = s, n = s, k = hd, batch = b * h, head_dim = hd,
                    elems = b * h * s * s, causal_elems = b * h * layers.causal_elems(s, s),
                    qkv_bytes = 4.0 * b * s * h * hd * 2, q_elems = 1.0 * b * h * s * hd, kv_elems = 1.0 * b * h * s * hd }
@@ -122,9 +119,9 @@ local function attention_rows(rows, dir, spec)
         t = t + price.backward(ctx, op) + price.kernels_s(ctx, { acc, acc, acc })
       end
       row(rows, format("attention %s %s", r.impl == "flash" and "fa2" or r.impl, r.pass), M.engine_name(ctx.engine),
-          "attention", spec, t, tonumber(r.time_s), format("b%s s%s hd%s", r.b, r.s, r.hd))
+          "attention", spec, t, r.time_s, format("b%s s%s hd%s", r.b, r.s, r.hd))
     end
-  end
+  end)
 end
 
 local READERS = { gemm = gemm_rows, layers = layer_rows, decode = decode_rows, attention = attention_rows }
@@ -133,9 +130,11 @@ local ALL_KINDS = { "gemm", "layers", "decode", "attention" }
 --- The host figure of a measurement folder: host.csv's module_linear on cuda (scripts/probe
 -- --host), s; nil without one.
 function M.host_op_s(dir)
-  for _, r in ipairs(csv.read(dir .. "/host.csv") or {}) do
-    if r.op == "module_linear" and r.device == "cuda" then return tonumber(r.time_s) end
-  end
+  local host
+  mcsv.each(dir .. "/host.csv", "host", function(r)
+    if not host and r.op == "module_linear" and r.device == "cuda" then host = r.time_s end
+  end)
+  return host
 end
 
 --- Rows of a measurement folder `dir` on device `hw_id` (an id or a spec
@@ -183,16 +182,15 @@ function M.random_half(dir)
   table.sort(files)
   for _, f in ipairs(files) do
     local name = f:gsub("_random%.csv$", "")
-    for _, r in ipairs(csv.read(dir .. "/" .. f) or {}) do
+    mcsv.each(dir .. "/" .. f, "gemm", function(r)
       local id = GPU_SPEC[r.gpu]
       if id then
         local spec = hw.resolve(id, "calibrate.hw")
-        local g = tw_gemm.gemm { m = tonumber(r.m), n = tonumber(r.n), k = tonumber(r.k), batch = tonumber(r.batch),
-                                 dtype = r.dtype, hw = spec }
+        local g = tw_gemm.gemm { m = r.m, n = r.n, k = r.k, batch = r.batch, dtype = r.dtype, hw = spec }
         row(rows, format("random_half %s: gemm random %s %s", name, r.dtype, r.layout), "compiled", "gemm", spec,
-            g.time_s, tonumber(r.time_s), format("%sx%sx%s", r.m, r.n, r.k), g.interval)
+            g.time_s, r.time_s, format("%sx%sx%s", r.m, r.n, r.k), g.interval)
       end
-    end
+    end)
   end
   return rows
 end
@@ -207,7 +205,7 @@ local function train_layer_model(id)
                            num_hidden_layers = 32, intermediate_size = 10240, vocab_size = 50257,
                            use_parallel_residual = false }
   end
-  return assert(models.load(id))
+  return measured_models.preset(id)
 end
 
 --- Rows of ../shared/reference/calibration/h200_training/train_layer.csv (README there: one
@@ -220,21 +218,19 @@ function M.training_layers(dir)
   local engines = require "tilewave.cost.engines"
   local eng = engines.resolve("eager", "calibrate.engine")
   local train_eng = engines.for_training(eng)
-  local data = csv.read(dir .. "/train_layer.csv")
-  if not data then return rows end
-  for _, r in ipairs(data) do
+  mcsv.each(dir .. "/train_layer.csv", "train_layer", function(r)
     local spec = hw.resolve(GPU_SPEC[r.gpu] or "h200_sxm", "calibrate.hw")
     -- fwd+bwd as it trains (engines.for_training: FlashAttention-2 under autograd), fwd alone under
     -- no_grad
     local function layer(e)
-      return training.layer_costs(train_layer_model(r.id), spec, { b = tonumber(r.b), s = tonumber(r.s), t = 1,
+      return training.layer_costs(train_layer_model(r.id), spec, { b = r.b, s = r.s, t = 1,
         dtype = "bf16", attention = r.attention, engine = e, ep = 1 })
     end
     local k, inf = layer(train_eng), layer(eng)
     local label = format("%s b%s s%s", r.id, r.b, r.s)
-    row(rows, "h200_training: layer fwd+bwd " .. r.attention, "eager", "training", spec, k.f + k.b, tonumber(r.time_s), label)
-    row(rows, "h200_training: layer fwd " .. r.attention, "eager", "forward", spec, inf.f, tonumber(r.fwd_s), label)
-  end
+    row(rows, "h200_training: layer fwd+bwd " .. r.attention, "eager", "training", spec, k.f + k.b, r.time_s, label)
+    row(rows, "h200_training: layer fwd " .. r.attention, "eager", "forward", spec, inf.f, r.fwd_s, label)
+  end)
   return rows
 end
 

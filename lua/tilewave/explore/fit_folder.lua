@@ -2,8 +2,9 @@
 -- (the format of ../shared/reference/calibration/h100, which scripts/probe writes), and the
 -- device whose figures a fit to it prices with. Used by tilewave.explore.fit.
 -- @module tilewave.explore.fit_folder
-local csv = require "tilewave.util.csv"
 local hw = require "tilewave.data.hw"
+local mcsv = require "tilewave.explore.measured_csv"
+local measured_models = require "tilewave.explore.measured_models"
 
 local M = {}
 
@@ -11,11 +12,23 @@ local format, ipairs, pairs = string.format, ipairs, pairs
 
 --- What a measurement folder holds: device name and date (device.txt, else the
 -- gpu column), the copy bandwidth (bw.csv), the GEMM rows.
--- @raise `calibrate: <dir>/gemm.csv: ...` when gemm.csv is missing or empty
+-- Every file of the folder the calibration reads is checked first (tilewave.explore.measured_csv),
+-- so that a bad row stops the run before the fit, not after it.
+-- @raise `calibrate: <dir>/gemm.csv: ...` when gemm.csv is missing or empty; a bad row as
+--   tilewave.explore.measured_csv
 function M.read(dir)
-  local rows = csv.read(dir .. "/gemm.csv")
-  if not rows or #rows == 0 then
-    error(format("calibrate: %s/gemm.csv: %s (scripts/probe writes it)", dir, rows and "no rows" or "cannot read it"), 0)
+  local rows = {}
+  mcsv.each(dir .. "/gemm.csv", "gemm", function(r) rows[#rows + 1] = r end)
+  if #rows == 0 then
+    local f = io.open(dir .. "/gemm.csv", "r")
+    if f then f:close() end
+    error(format("calibrate: %s/gemm.csv: %s (scripts/probe writes it)", dir, f and "no rows" or "no such file"), 0)
+  end
+  -- the other files' columns, and the models their rows name
+  local function id(r) measured_models.preset(r.id == "modernbert-base-global" and "modernbert-base" or r.id) end
+  for _, name in ipairs { "layers", "decode", "hf_generate", "hf_generate_single", "attention", "host" } do
+    local cols = name == "hf_generate_single" and "hf_generate" or name
+    mcsv.each(dir .. "/" .. name .. ".csv", cols, mcsv.COLUMNS[cols].id and id or function() end)
   end
   local info = { dir = dir, gemm = rows, device = rows[1].gpu or "unknown device" }
   local f = io.open(dir .. "/device.txt", "r")
@@ -25,9 +38,9 @@ function M.read(dir)
     info.device = text:match("name ([^\n]-) sms ") or info.device
     info.date = text:match("Timestamp%s*:%s*([^\n]+)")
   end
-  for _, r in ipairs(csv.read(dir .. "/bw.csv") or {}) do
-    if r.kind and r.kind:match("^copy") then info.copy_bps = tonumber(r.gbps) * 1e9 end
-  end
+  mcsv.each(dir .. "/bw.csv", "bw", function(r)
+    if r.kind:match("^copy") then info.copy_bps = r.gbps * 1e9 end
+  end)
   return info
 end
 

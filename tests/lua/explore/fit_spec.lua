@@ -104,7 +104,7 @@ describe("tilewave.explore.fit", function()
 
   it("says what is missing", function()
     assert.has_error(function() fit.run(FIX, UNTUNED) end,
-      "calibrate: tests/fixtures/calibrate/gemm.csv: cannot read it (scripts/probe writes it)")
+      "calibrate: tests/fixtures/calibrate/gemm.csv: no such file (scripts/probe writes it)")
   end)
 end)
 

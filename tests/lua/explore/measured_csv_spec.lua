@@ -1,0 +1,82 @@
+-- A measurement folder's CSV files checked before they are priced (tilewave.explore.measured_csv):
+-- a bad value names the file, row and column; before, tilewave calibrate DIR raised internal
+-- errors on a short row, printed inf% on a zero time, and named no file for an unknown model.
+local accuracy = require "tilewave.explore.accuracy"
+local fit_folder = require "tilewave.explore.fit_folder"
+
+local HEADER = "gpu,set,label,m,n,k,batch,dtype,layout,cold,nrot,iters,time_s,time_min_s,tflops"
+local GOOD = "NVIDIA H100 80GB HBM3,peak,square4096,4096,4096,4096,1,bf16,nn,1,2,18,0.000177487996,0.000177,774.4"
+
+local function folder(files)
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p " .. dir))
+  for name, text in pairs(files) do
+    local f = assert(io.open(dir .. "/" .. name, "w"))
+    f:write(text)
+    f:close()
+  end
+  return dir
+end
+
+local function err_of(dir)
+  local ok, e = pcall(accuracy.measured, dir, "h100_sxm5", "x")
+  os.execute("rm -rf " .. dir)
+  assert.is_false(ok)
+  return e
+end
+
+describe("a measurement folder's rows", function()
+  it("prices a well-formed row as before: 4096^3 bf16 in 184 us against 177 us measured", function()
+    local dir = folder { ["gemm.csv"] = HEADER .. "\n" .. GOOD .. "\n" }
+    local rows = accuracy.measured(dir, "h100_sxm5", "x")
+    os.execute("rm -rf " .. dir)
+    assert.equal(1, #rows)
+    assert.equal("x: gemm peak bf16", rows[1].set)
+    assert.near(0.000177487996, rows[1].measured, 1e-15)
+    assert.near(1.843e-4, rows[1].predicted, 1e-6)
+  end)
+
+  it("names the file, the row and the column of a bad value", function()
+    local dir = folder { ["gemm.csv"] = HEADER .. "\n" .. GOOD .. "\n" .. GOOD:gsub(",4096,4096,4096,", ",abc,4096,4096,") .. "\n" }
+    assert.equal(string.format("calibrate: %s/gemm.csv row 3: m: expected a positive integer up to 2^31-1, got 'abc'", dir),
+      err_of(dir))
+    -- a zero time (was an inf% error), hex, a time past 1e6 s, a count past 2^31 - 1
+    for _, case in ipairs {
+      { GOOD:gsub("0%.000177487996", "0"), "time_s: expected a positive number of seconds below 1e6, got '0'" },
+      { GOOD:gsub(",1,bf16,", ",0x10,bf16,"), "batch: expected a positive integer up to 2^31-1, got '0x10'" },
+      { GOOD:gsub("0%.000177487996", "1e7"), "time_s: expected a positive number of seconds below 1e6, got '1e7'" },
+      { GOOD:gsub(",4096,4096,4096,", ",4096,4096,2147483648,"), "k: expected a positive integer up to 2^31-1, got '2147483648'" },
+      { "NVIDIA H100 80GB HBM3,peak,square", "batch: expected a value, got nothing (a short row?)" },
+    } do
+      local d = folder { ["gemm.csv"] = HEADER .. "\n" .. case[1] .. "\n" }
+      assert.equal(string.format("calibrate: %s/gemm.csv row 2: %s", d, case[2]), err_of(d))
+    end
+  end)
+
+  it("prefixes the model's own error for a row with its file and row", function()
+    local dir = folder { ["decode.csv"] = "gpu,id,batch,context,timing,step_s\nH100,nosuch-7b,1,512,graph,0.008\n" }
+    local e = err_of(dir)
+    assert.truthy(e:find(string.format("^calibrate: %s/decode%%.csv row 2: decode%%.model: unknown model 'nosuch%%-7b'", dir)), e)
+    dir = folder { ["layers.csv"] = "gpu,id,b,s,attention,timing,time_s\nH100,nosuch,4,2048,flash,graph,0.002\n" }
+    assert.equal(string.format("calibrate: %s/layers.csv row 2: id: expected a preset id (tilewave models), got 'nosuch'", dir),
+      err_of(dir))
+    dir = folder { ["layers.csv"] = "gpu,id,b,s,attention,timing,time_s\nH100,pythia-70m,4,2048,flash,warp,0.002\n" }
+    assert.equal(string.format("calibrate: %s/layers.csv row 2: timing: expected one of eager, graph, got 'warp'", dir),
+      err_of(dir))
+  end)
+
+  it("refuses a file it cannot parse, naming it", function()
+    local dir = folder { ["gemm.csv"] = HEADER .. '\n"unterminated,1\n' }
+    assert.equal(string.format('calibrate: %s/gemm.csv: unterminated quote in: "unterminated,1', dir), err_of(dir))
+  end)
+
+  it("checks a fit's whole folder before fitting", function()
+    local dir = folder { ["gemm.csv"] = HEADER .. "\n" .. GOOD .. "\n",
+                         ["attention.csv"] = "gpu,impl,b,heads,s,hd,causal,pass,time_s\nH100,flash,1,1,512,64,1,backward,0.001\n" }
+    local ok, e = pcall(fit_folder.read, dir)
+    os.execute("rm -rf " .. dir)
+    assert.is_false(ok)
+    assert.equal(string.format("calibrate: %s/attention.csv row 2: pass: expected one of fwd, fwd+bwd, got 'backward'", dir), e)
+  end)
+end)
