@@ -289,6 +289,11 @@ return { base = 'pythia-70m', vary = { hidden_size = l, intermediate_size = l, v
   add("wrap", "report at t = 2 of a model whose nearby shapes include odd head counts",
     { cmd = "report --models llama-2-7b --t 2", ok = "llama-2-7b" })
   add("wrap", "a subcommand's help", { cmd = "plot roofline --help", ok = "Usage: tilewave plot roofline" })
+  -- a check file aiming --update-baseline at a file that is not a baseline
+  add("wrap", "check --update-baseline over a file that is not a baseline", { files = { ["c.lua"] =
+    'return { name = "c", models = { "pythia-70m" }, expect = { baseline = "victim.json" } }', ["victim.json"] = "keep me" },
+    cmd = "check --update-baseline c.lua", err = { "expect.baseline", "not a tilewave baseline" },
+    after = function(dir, read) return read(dir .. "/victim.json") == "keep me", "victim.json was overwritten" end })
   -- a measurement folder's rows, checked before they are priced (tilewave.explore.measured_csv)
   local GEMM_H = "gpu,set,label,m,n,k,batch,dtype,layout,time_s\n"
   add("wrap", "calibrate: a short gemm.csv row", { files = { ["gemm.csv"] = GEMM_H .. "H100,peak,sq,4096,4096\n" },

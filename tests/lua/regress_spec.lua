@@ -128,4 +128,27 @@ return { name = "x & <y>", models = { "pythia-70m" }, hw = { "h100_sxm5", "l4" }
     assert.equal(1, code)
     assert.truthy(out:find(d .. "/c.lua: expect.baseline: cannot read '" .. d .. "/nope.json'", 1, true), out)
   end)
+
+  it("overwrites only a baseline: a check file cannot aim --update-baseline at another file", function()
+    local d = tmpdir()
+    -- not a .json path: refused when the check file loads
+    write(d .. "/a.lua", 'return { name = "a", models = { "pythia-70m" }, expect = { baseline = "passwd" } }')
+    local code, out = run("check --update-baseline " .. d .. "/a.lua")
+    assert.equal(1, code)
+    assert.equal(d .. "/a.lua: expect.baseline: expected a path ending in .json, got string 'passwd'",
+      out:match("tilewave: (.-)\n"))
+    -- a .json file that is not a baseline: left as it was
+    write(d .. "/other.json", '["not", "a", "baseline"]')
+    write(d .. "/b.lua", 'return { name = "b", models = { "pythia-70m" }, expect = { baseline = "other.json" } }')
+    code, out = run("check --update-baseline " .. d .. "/b.lua")
+    assert.equal(1, code)
+    assert.truthy(out:find("expect.baseline: '" .. d .. "/other.json' is not a tilewave baseline (entries: expected an "
+      .. "object of (model, hw) entries): not overwritten", 1, true), out)
+    assert.equal('["not", "a", "baseline"]', read(d .. "/other.json"))
+    -- a baseline is refreshed
+    write(d .. "/c.lua", 'return { name = "c", models = { "pythia-70m" }, expect = { baseline = "c.json" } }')
+    assert.equal(0, (run("check --update-baseline " .. d .. "/c.lua")))
+    code, out = run("check --update-baseline " .. d .. "/c.lua")
+    assert.equal(0, code, out)
+  end)
 end)

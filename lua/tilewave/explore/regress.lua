@@ -101,8 +101,8 @@ function M.load(path)
   if expect.tolerance ~= nil and (type(expect.tolerance) ~= "number" or not (expect.tolerance >= 0)) then
     fail("expect.tolerance", "expected non-negative number, got " .. check.describe(expect.tolerance))
   end
-  if expect.baseline ~= nil and type(expect.baseline) ~= "string" then
-    fail("expect.baseline", "expected path string, got " .. check.describe(expect.baseline))
+  if expect.baseline ~= nil and (type(expect.baseline) ~= "string" or not expect.baseline:match("%.json$")) then
+    fail("expect.baseline", "expected a path ending in .json, got " .. check.describe(expect.baseline))
   end
   c.expect, c.file = expect, path
   c.baseline_path = expect.baseline and (expect.baseline:sub(1, 1) == "/" and expect.baseline
@@ -314,10 +314,12 @@ end
 -- Numbers rounded to 6 significant digits, so that baselines diff readably.
 local function round6(x) return tonumber(format("%.6g", x)) end
 
---- Write the baseline of a loaded check (all pairs), deterministic and pretty.
--- @return path, entries
+--- Write the baseline of a loaded check (all pairs), deterministic and pretty; a file already there
+-- is overwritten only when it is a baseline (read as a check reads it). @return path, entries
 function M.update_baseline(c)
   if not c.baseline_path then return nil, 0 end
+  local _, why = read_baseline(c.baseline_path)
+  if why then error(format("%s: expect.baseline: '%s' is not a tilewave baseline (%s): not overwritten", c.file, c.baseline_path, why), 0) end
   local entries, n = {}, 0
   for p in M.pairs(c) do
     local est = transformer.estimate(p.config, p.spec, workload_of(c))
