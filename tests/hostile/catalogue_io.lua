@@ -50,8 +50,12 @@ return function(add, shared, json, llama)
     add("write", c[1] .. " to a full stdout", { files = files, cmd = c[2], stdout = "/dev/full",
       err = "cannot write to stdout: No space left on device" })
   end
+  -- a baseline path must end in .json: /dev/full itself is refused by name, and a .json link to it
+  -- as a character device
   add("write", "update-baseline onto /dev/full", { files = { ["c.lua"] = "return { name = 'c', models = { 'pythia-70m' }, hw = 'h100_sxm5', workload = { b = 1, s = 128 }, expect = { baseline = '/dev/full' } }" },
-    cmd = "check --update-baseline c.lua", err = "char device" })
+    cmd = "check --update-baseline c.lua", err = { "expect.baseline", "a path ending in .json" } })
+  add("write", "update-baseline onto a .json link to /dev/full", { files = { ["c.lua"] = "return { name = 'c', models = { 'pythia-70m' }, hw = 'h100_sxm5', workload = { b = 1, s = 128 }, expect = { baseline = 'full.json' } }" },
+    setup = "ln -s /dev/full full.json", cmd = "check --update-baseline c.lua", err = "char device" })
   add("write", "calibrate --out /dev/full", { cmd = "calibrate " .. shared .. "/reference/calibration/h100 --base h100_sxm5 --rounds 1 --out /dev/full",
     err = { "calibrate.out", "char device" }, stdout_ok = true })
 

@@ -214,7 +214,8 @@ local function read_trace(path, where)
       local ok = v and v == v and v >= 0 and v < 1e12 and (not int or (v >= 1 and v <= MAX_TOKENS and v == math.floor(v)))
       if not ok then
         error(format("%s: %s row %d: %s: expected %s, got %s", where, path, i + 1, k,
-          int and "a positive integer up to 2^31-1" or "a non-negative number of seconds", tostring(r[k])), 0)
+          int and "a positive integer up to 2^31-1" or "a non-negative number of seconds",
+          r[k] == nil and "nothing (no such column in the header, or a short row)" or tostring(r[k])), 0)
       end
       return v
     end
