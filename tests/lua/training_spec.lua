@@ -167,6 +167,12 @@ describe("tilewave.cost.training", function()
         err_of(step, { global_batch = 100, micro_batch = 2 }))
       assert.equal("training.t: expected a divisor of num_attention_heads 4, got 8", err_of(step, { t = 8 }))
       assert.equal("training.d: expected nodes*gpus_per_node/(t*p) = 8, got 4", err_of(step, { d = 4 }))
+      -- before: a string d, and a micro-batch whose d*micro_batch wrapped past 2^63, raised internal errors
+      assert.equal("training.d: expected positive integer, got string 'x'", err_of(step, { d = "x" }))
+      assert.equal("training.micro_batch: expected at most global_batch 64, got 4611686018427387904",
+        err_of(step, { micro_batch = 1 << 62 }))
+      assert.equal("training.micro_batch: expected at most global_batch 64, got 9.2233720368548e+18",
+        err_of(step, { micro_batch = 2.0 ^ 63 }))
       assert.truthy(err_of(step, { checkpointing = "some" }):find("training.checkpointing: expected one of full, none, selective", 1, true))
       assert.truthy(err_of(step, { cluster = "dgx_z" }):find("training.cluster: unknown cluster 'dgx_z' (known: dgx_a100, dgx_h100)", 1, true))
     end)

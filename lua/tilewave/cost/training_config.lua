@@ -113,7 +113,8 @@ function M.split(x, o, path)
   if x.gpus % (x.t * x.p) ~= 0 then
     check.fail(path .. ".p", format("expected t*p to divide the %d GPUs", x.gpus), x.p)
   end
-  x.d = o.d or x.gpus // (x.t * x.p)
+  x.d = o.d and check.positive_int(o.d, path .. ".d") or x.gpus // (x.t * x.p)
+  if x.mb > x.gb then check.fail(path .. ".micro_batch", format("expected at most global_batch %d", x.gb), x.mb) end
   -- expert parallelism: the experts of a MoE layer spread over ep ranks of the data-parallel
   -- group (Megatron-LM / DeepSpeed-MoE), which then hold 1/ep of the expert weights
   if x.ep > 1 then
