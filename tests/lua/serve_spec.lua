@@ -261,6 +261,11 @@ describe("tilewave.serve", function()
       :find("serve.scheduler: expected one of", 1, true))
     assert.truthy(err_of(run, { scheduler = { base = "vllm", max_num_seqs = 0 }, workload = { rate = 1, isl = 10, osl = 10 } })
       :find("serve.scheduler.max_num_seqs: expected positive integer, got 0", 1, true))
+    -- the core's own bounds, named in the user's terms (before: 2^21 sequences failed as decode.batch)
+    assert.equal("serve.scheduler.max_num_seqs: expected sequences from 1 to 1e+06, got 2097152",
+      err_of(run, { scheduler = { base = "vllm", max_num_seqs = 1 << 21 }, workload = { rate = 1, isl = 10, osl = 10 } }))
+    assert.equal("serve.scheduler.max_num_batched_tokens: expected tokens from 1 to 1e+08, got 1000000000",
+      err_of(run, { scheduler = { base = "vllm", max_num_batched_tokens = 1000000000 }, workload = { rate = 1, isl = 10, osl = 10 } }))
     assert.truthy(err_of(run, { workload = { rate = 1, isl = 10 } }):find("serve.workload.osl", 1, true))
     assert.truthy(err_of(run, { model = "modernbert-base", workload = { rate = 1, isl = 10, osl = 10 } })
       :find("encoder", 1, true))

@@ -114,9 +114,10 @@ local FIELDS = {
   base = true, description = check.string, source = check.string,
   policy = function(v, p) check.one_of(v, { continuous = true, static = true }, p) end,
   mix = BOOL, chunked = BOOL, reserve = BOOL,
-  max_num_seqs = function(v, p) check.positive_int(v, p) end,
-  max_num_batched_tokens = function(v, p) check.positive_int(v, p) end,
-  block_size = function(v, p) check.positive_int(v, p) end,
+  -- the core's bounds (src/tw_serve.c, policy limits): 10^6 sequences and tokens a block, 10^8 a step
+  max_num_seqs = function(v, p) check.positive_int(v, p); check.within(v, 1, 1e6, "sequences", p) end,
+  max_num_batched_tokens = function(v, p) check.positive_int(v, p); check.within(v, 1, 1e8, "tokens", p) end,
+  block_size = function(v, p) check.positive_int(v, p); check.within(v, 1, 1e6, "tokens", p) end,
   gpu_memory_utilization = function(v, p) check.within(v, 0.05, 1, "fraction", p) end,
   memory_basis = function(v, p) check.one_of(v, { total = true, free = true, static = true }, p) end,
   watermark = function(v, p) check.within(v, 0, 0.5, "fraction", p) end,
