@@ -96,6 +96,20 @@ return function(add)
     cmd = "report --models llama-3.1-8b --plots figs --out nodir/r.md", err = "report.out",
     after = function(dir, read) return read(dir .. "/figs/roofline.svg") == "", "a figure was written" end })
 
+  -- an output onto one of the run's own inputs (by device and inode: ./x, x and a link are one file)
+  local TRACE = "arrival_s,input_tokens,output_tokens\n0,100,10\n0.5,100,10\n"
+  add("clobber", "serve --out onto its --trace (./t.csv)", { files = { ["t.csv"] = TRACE },
+    cmd = "serve pythia-70m --trace t.csv --out ./t.csv", err = { "serve.out", "an input of this run" },
+    after = function(dir, read) return read(dir .. "/t.csv") == TRACE, "the trace was replaced" end })
+  add("clobber", "sweep --out onto a link to its spec", { files = { ["s.lua"] =
+    "return { base = 'pythia-70m', vary = { num_hidden_layers = { 2, 4 } }, hw = { 'h100_sxm5' } }" },
+    setup = "ln -s s.lua l.lua", cmd = "sweep s.lua --out l.lua", err = { "sweep.out", "an input of this run (read as s.lua)" },
+    after = function(dir, read) return read(dir .. "/s.lua"):sub(1, 6) == "return", "the spec was replaced" end })
+  add("clobber", "check --junit onto its check file", { files = { ["c.lua"] =
+    "return { name = 'c', models = { 'pythia-70m' }, hw = { 'h100_sxm5' } }" },
+    cmd = "check c.lua --junit c.lua", err = { "check.junit", "an input of this run" },
+    after = function(dir, read) return read(dir .. "/c.lua"):sub(1, 6) == "return", "the check file was replaced" end })
+
   -- 5. memory: the most requests a run takes is said before the run
   add("memory", "serve --requests 1e8", { cmd = "serve pythia-70m --rate 1 --requests 100000000",
     err = "serve.workload.requests: expected at most 1e7" })

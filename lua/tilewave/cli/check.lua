@@ -23,6 +23,10 @@ function M.run(args, out)
   -- plain output streams a line per pair as it is checked (a 10^6-config sweep included);
   -- TAP and JUnit need every result first
   local keep = args.tap or args.junit
+  if args.junit then -- refused before any pair runs: a special file, or one of the check files
+    for _, file in ipairs(args.files) do require("tilewave.util.sandbox").check_file(file) end
+    require("tilewave.util.output").check_target(args.junit, "check.junit")
+  end
   for _, file in ipairs(args.files) do
     local c = regress.load(file)
     if args.update_baseline then

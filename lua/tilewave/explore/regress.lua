@@ -328,7 +328,7 @@ function M.update_baseline(c)
     n = n + 1
   end
   local doc = { tilewave_version = core._VERSION, name = c.name, workload = c.workload, entries = entries }
-  output.write_file(c.baseline_path, c.file .. ": expect.baseline", M.pretty_json(doc) .. "\n")
+  output.write_file(c.baseline_path, c.file .. ": expect.baseline", M.pretty_json(doc) .. "\n", true)
   return c.baseline_path, n
 end
 

@@ -4,7 +4,8 @@
 -- closed (both checked), then renamed over the target: a failed write leaves the user's
 -- existing file as it was. The target must be a regular file or not exist yet, in an
 -- existing directory: special files (`/dev/full`, `/proc/...`, a FIFO, a directory) are
--- refused before anything is written. Standard output is checked too: tilewave.cli
+-- refused before anything is written, and so is a file this run has read as an input
+-- (tilewave.util.sandbox.read_as: a sweep's --out onto its own spec). Standard output is checked too: tilewave.cli
 -- flushes it at exit and turns a failure into `cannot write to stdout: <reason>`.
 local lfs = require "lfs"
 
@@ -12,11 +13,19 @@ local M = {}
 
 local format, tostring = string.format, tostring
 
+-- refuse `path` when it is a user file this run has read (tilewave.util.sandbox.read_as)
+local function not_input(path, opt)
+  local src = require("tilewave.util.sandbox").read_as(path)
+  if src then error(format("%s: %s is an input of this run (read as %s): an output may not replace it", opt, path, src), 0) end
+end
+
 --- Refuse `path` (option `opt`, e.g. "report.out") unless it names a regular file or a new
--- file in an existing directory. Returns the path.
+-- file in an existing directory, and, unless `replaces` (a baseline refreshed in place), one
+-- that is not a file this run has read. Returns the path.
 -- @raise `<opt>: expected a regular file path, got <path> (a <kind>)`;
---   `<opt>: cannot write <path>: directory <dir> does not exist`
-function M.check_target(path, opt)
+--   `<opt>: cannot write <path>: directory <dir> does not exist`;
+--   `<opt>: <path> is an input of this run (read as <path>): an output may not replace it`
+function M.check_target(path, opt, replaces)
   if type(path) ~= "string" or path == "" then
     error(format("%s: expected a file path, got %s", opt, type(path) == "string" and "''" or type(path)), 0)
   end
@@ -32,6 +41,7 @@ function M.check_target(path, opt)
   if lfs.attributes(dir, "mode") ~= "directory" then
     error(format("%s: cannot write %s: directory %s does not exist", opt, path, dir), 0)
   end
+  if mode and not replaces then not_input(path, opt) end
   return path
 end
 
@@ -57,9 +67,10 @@ function M.stdout() return checked(io.stdout, "cannot write to stdout") end
 --- Write `path` through `fill(w)` (w:write(...) as a file's, each call checked), atomically:
 -- a temporary beside it, flushed, closed and renamed over it. On any failure the temporary is
 -- removed, the target is untouched, and the error names `opt` and the path.
+-- `replaces`: the target may be a file this run read (M.check_target).
 -- @return path
-function M.atomic(path, opt, fill)
-  M.check_target(path, opt)
+function M.atomic(path, opt, fill, replaces)
+  M.check_target(path, opt, replaces)
   local tmp = format("%s.tmp-%d-%d", path, os.time(), math.random(1, 1e9))
   local f, err = io.open(tmp, "w")
   if not f then error(format("%s: cannot write %s: %s", opt, path, tostring(err)), 0) end
@@ -126,6 +137,10 @@ function M.transaction()
   -- @return the paths written, in order
   function t:commit()
     local done = {}
+    for _, s in ipairs(self.staged) do -- the inputs read since the targets were added
+      local ok, err = pcall(not_input, s.path, s.opt)
+      if not ok then self:abort() error(err, 0) end
+    end
     for i, s in ipairs(self.staged) do
       local ok, err = os.rename(s.tmp, s.path)
       if not ok then
@@ -140,9 +155,9 @@ function M.transaction()
   return t
 end
 
---- Write the string `text` to `path` atomically (M.atomic).
-function M.write_file(path, opt, text)
-  return M.atomic(path, opt, function(w) w:write(text) end)
+--- Write the string `text` to `path` atomically (M.atomic; `replaces` as there).
+function M.write_file(path, opt, text, replaces)
+  return M.atomic(path, opt, function(w) w:write(text) end, replaces)
 end
 
 --- Flush standard output; nil on success, else the message `cannot write to stdout: <reason>`.

@@ -44,8 +44,27 @@ M.MAX_FILE_BYTES = 16 * 1024 * 1024
 M.MAX_PATTERN_SUBJECT = 4096
 M.MAX_QUANTIFIERS = 3
 
+-- the user files this process has read, by device and inode: tilewave.util.output refuses to
+-- write over one (a sweep's --out onto its own spec, a check's --junit onto its check file)
+local inputs = {}
+
+--- The path a user file read by this process was read as, when `path` is that file (the same
+-- device and inode: `./x`, `x` and a link to x are one file, as long as the file read is still
+-- there: an inode a deleted file freed is another file); nil otherwise.
+function M.read_as(path)
+  local attr = type(path) == "string" and lfs.attributes(path)
+  local key = attr and format("%d:%d", attr.dev, attr.ino)
+  local read = key and inputs[key]
+  if not read then return nil end
+  local now = lfs.attributes(read.abs)
+  if now and now.dev == attr.dev and now.ino == attr.ino then return read.path end
+  inputs[key] = nil -- gone, or replaced: no longer an input
+  return nil
+end
+
 --- `path` if it names a regular file of at most `max_bytes` (default M.MAX_FILE_BYTES),
 -- else `nil, "<path>: <what is wrong>"`: not found, a directory, a special file, too large.
+-- A file it accepts is recorded as read (M.read_as).
 function M.check_file(path, max_bytes)
   if type(path) ~= "string" or path == "" then return nil, "expected a file path, got " .. type(path) end
   max_bytes = max_bytes or M.MAX_FILE_BYTES
@@ -58,6 +77,8 @@ function M.check_file(path, max_bytes)
     return nil, format("%s: cannot read: %d bytes, above the %d MiB a user file may hold "
       .. "(tilewave.util.sandbox.MAX_FILE_BYTES)", path, attr.size, max_bytes // (1024 * 1024))
   end
+  local key = format("%d:%d", attr.dev, attr.ino)
+  inputs[key] = inputs[key] or { path = path, abs = path:sub(1, 1) == "/" and path or (lfs.currentdir() .. "/" .. path) }
   return path
 end
 
