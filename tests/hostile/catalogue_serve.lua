@@ -96,6 +96,10 @@ return function(add)
     cmd = "report --models llama-3.1-8b --plots figs --out nodir/r.md", err = "report.out",
     after = function(dir, read) return read(dir .. "/figs/roofline.svg") == "", "a figure was written" end })
 
+  -- a search whose SLO gives TPOT alone (once an internal error in its header)
+  add("results", "search with a TPOT-only SLO", { cmd = "serve llama-3.1-8b --search --rate 5 --slo tpot=20ms "
+    .. "--hw h100_sxm5 --isl 128 --osl 64 --requests 300 --samples 2", ok = "within TPOT <= 20 ms at p99" })
+
   -- an output onto one of the run's own inputs (by device and inode: ./x, x and a link are one file)
   local TRACE = "arrival_s,input_tokens,output_tokens\n0,100,10\n0.5,100,10\n"
   add("clobber", "serve --out onto its --trace (./t.csv)", { files = { ["t.csv"] = TRACE },

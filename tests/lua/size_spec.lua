@@ -93,6 +93,9 @@ describe("tilewave.serve.size", function()
     assert.are.same({ hw = "h100_sxm5", reason = "bf16 weights left out: fp8 (its FP8 tensor cores) needs no more "
       .. "replicas at the same price (--weight-dtype bf16 sizes bf16)" }, r.rejected[1])
     assert.truthy(r.deployments[1].launch.command:find("--quantization fp8", 1, true))
+    -- the text of a search whose SLO gives TPOT alone (before: an internal error joining a nil TTFT)
+    local text = require("tilewave.report.size_text").render(r, { model = "llama-3.1-8b", engine = "vllm", top = 1 })
+    assert.truthy(text:find("^size llama%-3%.1%-8b: 1 req/s within TPOT <= 50 ms at p99 %(vllm%)"), text)
   end)
 
   it("refuses an encoder by name, not 'no deployment meets the SLO'", function()

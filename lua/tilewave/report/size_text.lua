@@ -72,10 +72,11 @@ function M.render(r, a)
   local slo = r.slo
   -- a conversation workload's rate starts conversations (tilewave.serve.workload.conversation)
   local unit = a.turns and format("conversations/s of %d turns (the max rate column too)", a.turns) or "req/s"
+  local limits = {} -- an SLO may give TTFT, TPOT or both
+  if slo.ttft_s then limits[#limits + 1] = "TTFT <= " .. si(slo.ttft_s, "s") end
+  if slo.tpot_s then limits[#limits + 1] = "TPOT <= " .. si(slo.tpot_s, "s") end
   local lines = { format("size %s: %g %s within %s at p%s (%s), cheapest first; p_meet over %d step-cost draws, "
-    .. "ranked at >= %.2f", a.model, r.rate, unit,
-    table.concat({ slo.ttft_s and ("TTFT <= " .. si(slo.ttft_s, "s")) or nil,
-                   slo.tpot_s and ("TPOT <= " .. si(slo.tpot_s, "s")) or nil }, ", "),
+    .. "ranked at >= %.2f", a.model, r.rate, unit, table.concat(limits, ", "),
     tostring(slo.percentile or 99), a.engine, r.samples, r.confidence) }
   if #r.deployments > 0 then
     lines[#lines + 1] = table_text(HEADER, rows_of(r.deployments, a.top, true))
