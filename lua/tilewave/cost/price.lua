@@ -149,12 +149,12 @@ local function flash_terms(ctx, op, mma_x, exp_x, backward)
     (spec.peak_flops.fp32 or ctx.peak / 16) / 16
 end
 
--- the fused kernel's compute and memory times and its time as launched (before the op's floor), s;
--- M.compile's fused step prices the same terms in the core
+-- the fused kernel's compute and memory times, its time as launched (before the op's floor) and
+-- its MMA's share of the compute time, s; M.compile's fused step prices the same terms in the core
 local function flash_times(ctx, op, mma_x, backward)
   local work, rate, sfu, exp_rate = flash_terms(ctx, op, mma_x, 1, backward)
   local compute, memory = work / rate + sfu / exp_rate, op.qkv_bytes / ctx.bw
-  return compute, memory, launched(ctx, max(compute, memory))
+  return compute, memory, launched(ctx, max(compute, memory)), work / rate / compute
 end
 
 -- standard attention's tile and its tile and wave counts, from the GEMM that limits each (report text)
@@ -166,8 +166,7 @@ end
 
 -- the forward's prediction table
 local function flash_pred(ctx, op)
-  local compute, memory, t = flash_times(ctx, op, 1, false)
-  local work, rate = flash_terms(ctx, op, 1, 1, false)
+  local compute, memory, t, exp_eff = flash_times(ctx, op, 1, false)
   local s = M.gemm(ctx, op.m, op.n, op.k, op.batch)
   local v = M.gemm(ctx, op.m, op.k, op.n, op.batch)
   local p = {
@@ -177,7 +176,7 @@ local function flash_pred(ctx, op)
     align_eff = min(s.align_eff, v.align_eff), align_bytes = min(s.align_bytes, v.align_bytes),
   }
   -- its loss: the exponentials' share of a compute-bound kernel (exp_eff: the MMA's share of compute_s)
-  p.exp_eff = work / rate / compute
+  p.exp_eff = exp_eff
   p.loss = p.bound ~= "compute" and p.bound .. "-bound" or (p.exp_eff < 0.985 and "exponentials" or "none")
   return floored(p, limits.op(ctx, op))
 end

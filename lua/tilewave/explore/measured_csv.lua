@@ -105,7 +105,4 @@ function M.each(path, cols, fn)
   end
 end
 
---- Every row of `path` checked as M.each checks it (for a folder read up front, before a fit).
-function M.check(path, cols) M.each(path, cols, function() end) end
-
 return M
