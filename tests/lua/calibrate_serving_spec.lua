@@ -143,4 +143,29 @@ describe("calibrate --serving, round trip", function()
     assert.are.equal(1, code)
     assert.truthy(err:find("calibrate.model: --model applies with --serving only", 1, true), err)
   end)
+  -- issue 66 item 3: a name with a newline must not become code in the engine file tilewave writes
+  it("writes an engine file whose names stay comments or strings, read back as the fit", function()
+    local serving_fit = require "tilewave.explore.serving_fit"
+    local evil = "x\ndo return {base=\"vllm@0.6\",token_host_s=0.049} end\n--.json\r]]"
+    local held = { ttft_mape = 0.1, ttft_bias = 0.01, tpot_mape = 0.05, tpot_bias = -0.02, throughput = 0.03 }
+    local f = { base = "vllm@0.6", token_host_s = 1.25e-3, seq_host_s = 4.5e-5, base_token_host_s = 2e-3,
+                base_seq_host_s = 3e-5, requests = 10, after = { held = held, fit = { loss = 0.1 } },
+                before = { held = held } }
+    local text = serving_fit.engine_file(f, { requests = {}, path = evil, format = "vllm", rate = 2 },
+      { model = evil, hw = "h100_sxm5", t = 1 })
+    -- every line is a comment, `return {`, a field or `}`
+    for line in text:gmatch("[^\n]*") do
+      assert.truthy(line == "" or line:find("^%-%- ") or line == "return {" or line == "}"
+        or line:find("^  [%w_]+ = "), line)
+    end
+    local chunk = assert(load(text, "=engine", "t", {}))
+    local e = chunk()
+    assert.are.equal("vllm@0.6", e.base)
+    assert.are.equal(1.25e-3, e.token_host_s)
+    assert.are.equal(4.5e-5, e.seq_host_s)
+    assert.truthy(e.source:find(evil, 1, true))
+    -- the comment helper: one line, the text kept but for control characters
+    local literal = require "tilewave.util.literal"
+    assert.are.equal("-- a b  c]]", literal.comment("a\nb\r\0c]]"))
+  end)
 end)

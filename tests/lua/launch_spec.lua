@@ -26,7 +26,7 @@ describe("tilewave.serve.launch", function()
   end)
   it("writes SGLang's and TensorRT-LLM's flags, and the copies behind a balancer", function()
     local l = launch.of(deployment { engine = "sglang@0.4", replicas = 3, gpu_memory_utilization = 0.88 }, "llama-3.1-8b")
-    assert.are.equal("python -m sglang.launch_server --model-path <checkpoint of llama-3.1-8b> --tp-size 2 "
+    assert.are.equal("python -m sglang.launch_server --model-path '<checkpoint of llama-3.1-8b>' --tp-size 2 "
       .. "--max-running-requests 256 --chunked-prefill-size 8192 --mem-fraction-static 0.88", l.command)
     assert.are.equal(3, l.copies)
     assert.are.equal("3 copies behind a load balancer (least loaded)", l.note)
@@ -48,5 +48,46 @@ describe("tilewave.serve.launch", function()
     local n = launch.of(deployment { engine = "compiled" }, "a/b")
     assert.is_nil(n.command)
     assert.truthy(n.note:find("not generated", 1, true))
+  end)
+  -- issue 66 item 2: a model path with shell syntax is one argument when the line is pasted
+  it("quotes every argument a shell would read specially, so a pasted line runs one command", function()
+    assert.are.equal("a/b-1.5_x@main", launch.shell_quote("a/b-1.5_x@main"))
+    assert.are.equal("'it'\\''s'", launch.shell_quote("it's"))
+    assert.are.equal("''", launch.shell_quote(""))
+    local names = { "./m;touch PWNED;x", "./$(touch PWNED)", "./`touch PWNED`", "./it's a model", "./a\nb",
+                    "./x|y&z>w<v", "./*?[a]~#!{}" }
+    local engines = { "vllm", "vllm@0.6", "sglang", "trtllm", "trtllm@0.x" }
+    local modes = { {}, { ep = 2 }, { pp = 2 }, { mode = "disagg", prefill = { t = 1, replicas = 1 },
+                                                  decode = { t = 2, replicas = 1 } } }
+    -- each line run by sh with the engines' programs as functions that print their arguments
+    local stubs = "vllm() { printf '%s\\0' \"$@\"; }; python() { printf '%s\\0' \"$@\"; }; "
+    for _, name in ipairs(names) do
+      for _, e in ipairs(engines) do
+        for _, m in ipairs(modes) do
+          local over = { engine = e }
+          for k, v in pairs(m) do over[k] = v end
+          local l = launch.of(deployment(over), name)
+          for _, cmd in ipairs { l.command or false, l.pools and l.pools.prefill.command or false,
+                                 l.pools and l.pools.decode.command or false } do
+            if cmd then
+              local line = cmd:gsub("^trtllm%-serve ", "trtllm_serve ")
+              local script = stubs .. "trtllm_serve() { printf '%s\\0' \"$@\"; }; " .. line
+              local p = assert(io.popen("sh -c " .. launch.shell_quote(script) .. " 2>&1"))
+              local out = p:read("a")
+              p:close()
+              local argv = {}
+              for a in out:gmatch("([^%z]*)%z") do argv[#argv + 1] = a end
+              -- the model is the one argument after the program (and its -m module, --model-path)
+              local at = argv[1] == "serve" and 2 or argv[1] == "-m" and 4 or 1
+              assert.are.equal(name, argv[at], cmd)
+              for i, a in ipairs(argv) do
+                if i ~= at then assert.is_nil(a:find("PWNED", 1, true), cmd) end
+              end
+              assert.is_nil(io.open("PWNED"), cmd)
+            end
+          end
+        end
+      end
+    end
   end)
 end)

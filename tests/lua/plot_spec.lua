@@ -157,8 +157,8 @@ describe("charts", function()
   it("writes the gnuplot script with labels, log axes, marks and escaped text", function()
     local s = plot.script({ title = 'say "hi"', xlabel = "x (s)", ylabel = "y (FLOP/s)", logx = true,
       series = { { title = "a", points = { { 1, 2 } } } }, marks = { { x = 3, label = "m" } } }, "o.svg")
-    assert.truthy(s:find('set title "say \\"hi\\""', 1, true))
-    assert.truthy(s:find('set xlabel "x (s)"', 1, true))
+    assert.truthy(s:find([[set title 'say "hi"']], 1, true))
+    assert.truthy(s:find("set xlabel 'x (s)'", 1, true))
     assert.truthy(s:find("set logscale x 10", 1, true))
     assert.truthy(s:find("set arrow 1 from 3, graph 0 to 3, graph 1", 1, true))
     assert.truthy(s:find("1 2\nEOD", 1, true))
@@ -183,8 +183,8 @@ describe("charts", function()
     end
     local s = plot.script(c, "o.svg")
     -- the two ceilings, 3% apart (h200's compute fraction), are one line on a 4-decade axis
-    assert.truthy(s:find('title "h100_sxm5 ≈ h200_sxm compute ceiling (aggregate)"', 1, true))
-    assert.is_nil(s:find('title "h200_sxm compute ceiling', 1, true))
+    assert.truthy(s:find("title 'h100_sxm5 ≈ h200_sxm compute ceiling (aggregate)'", 1, true))
+    assert.is_nil(s:find("title 'h200_sxm compute ceiling", 1, true))
     -- Okabe-Ito: blue for the first device's three lines, vermillion for the second's
     local _, blue = s:gsub("lc rgb '#0072B2'", "")
     local _, red = s:gsub("lc rgb '#D55E00'", "")
@@ -195,10 +195,10 @@ describe("charts", function()
     s = plot.script({ y2label = "KV cache in use (%)", series = {
       { title = "a", points = { { 1, 1 }, { 2, 2 } } }, { title = "a", points = { { 1, 2 }, { 2, 3 } } },
       { title = "kv", points = { { 1, 50 }, { 2, 60 } }, axis = "y2" } } }, "o.svg")
-    local _, titled = s:gsub('title "a"', "")
+    local _, titled = s:gsub("title 'a'", "")
     assert.equal(1, titled)
     assert.truthy(s:find("using 1:2 axes x1y2 with", 1, true))
-    assert.truthy(s:find('set y2label "KV cache in use (%)"', 1, true))
+    assert.truthy(s:find("set y2label 'KV cache in use (%)'", 1, true))
   end)
 
   it("marks saturation on the throughput plateau, not where a short run's drain shows", function()
@@ -288,6 +288,35 @@ describe("charts", function()
     assert.truthy(md:find("![Decode of llama-3.1-8b on h100_sxm5](decode.svg)", 1, true))
     check_chart(dir .. "/rep/roofline.svg", { "(FLOP/byte)" })
     check_chart(dir .. "/rep/decode.svg", { " tokens/s" })
+  end)
+
+  -- issue 66 item 1: gnuplot runs a command in backquotes inside a double-quoted string; every name
+  -- a chart carries is single-quoted (plot.quote), and a datablock label is data
+  it("runs nothing a title, legend, label or folder holds, and shows the text as given", function()
+    -- a command run would run in this directory (gnuplot's): a file name without a slash
+    local probe = "PWNED66_" .. os.time()
+    local hostile = "a`touch " .. probe .. "` $(touch " .. probe .. ") it's \\ \"q\" @x"
+    assert.equal("'a''b `c` \\n'", plot.quote("a'b `c` \\n"))
+    assert.equal("'one two'", plot.quote("one\ntwo"))
+    local folder = dir .. "/f`touch " .. probe .. "`"
+    assert.truthy(require("lfs").mkdir(folder))
+    local out = folder .. "/c.svg"
+    plot.svg({ title = hostile, xlabel = hostile, ylabel = "y", marks = { { x = 2, label = hostile } },
+      series = { { title = hostile, points = { { 1, 1 }, { 2, 2 }, { 3, 3 } } },
+                 { title = "l", with = "points", labels = true, points = { { 1, 2, hostile }, { 2, 3, "b" } } } } }, out)
+    assert.is_nil(io.open(probe), "a backquoted command ran")
+    local _, text = svg_facts(read(out))
+    assert.truthy(text:find("a`touch " .. probe .. "` $(touch " .. probe .. ") it's \\ \"q\" @x", 1, true), text)
+    -- the label column keeps the text as one column: its double quotes become single ones
+    assert.truthy(text:find("it's \\ 'q' @x", 1, true), text)
+    -- the CLI's own charts: a --plots folder and a hardware spec file named with backquotes
+    local code, _, err = process.run("serve llama-3.1-8b --rate 1,2 --replay --requests 20 --isl 128 --osl 32 --plots '"
+      .. dir .. "/p`touch " .. probe .. "`'")
+    assert.equal(0, code, err)
+    assert.is_nil(io.open(probe), "a --plots folder ran a command")
+    code, _, err = process.run("plot roofline --hw 'tests/x`touch " .. probe .. "`.lua' --out " .. dir .. "/r.svg")
+    assert.is_nil(io.open(probe), "a hardware spec's name ran a command")
+    os.remove(probe)
   end)
 
   it("names the field on bad input", function()

@@ -16,6 +16,7 @@
 -- @module tilewave.explore.serving_fit
 local simulate = require "tilewave.serve.simulate"
 local engines = require "tilewave.cost.engines"
+local literal = require "tilewave.util.literal"
 
 local M = {}
 local abs, log, max, min, format = math.abs, math.log, math.max, math.min, string.format
@@ -239,19 +240,20 @@ function M.engine_file(f, list, dep)
   local held = f.after.held
   local lines = {
     "-- tilewave engine calibrated by `tilewave calibrate --serving` (tilewave.explore.serving_fit)",
-    format("-- data: %s (%s format), %d completed requests at %s; deployment %s on %s, t = %d",
-      res.path, res.format, f.requests, table.concat(rates, ", "), tostring(dep.model), tostring(dep.hw), dep.t or 1),
+    -- the paths, model and device as the user gave them: one comment line whatever they hold
+    literal.comment(format("data: %s (%s format), %d completed requests at %s; deployment %s on %s, t = %d",
+      res.path, res.format, f.requests, table.concat(rates, ", "), tostring(dep.model), tostring(dep.hw), dep.t or 1)),
     format("-- held-back requests (odd-numbered): TTFT MAPE %.1f%% (bias %+.1f%%), TPOT MAPE %.1f%% (bias %+.1f%%), "
       .. "throughput %+.1f%%; the base engine gave TTFT %.1f%%, TPOT %.1f%%, throughput %+.1f%%",
       100 * held.ttft_mape, 100 * held.ttft_bias, 100 * held.tpot_mape, 100 * held.tpot_bias, 100 * held.throughput,
       100 * f.before.held.ttft_mape, 100 * f.before.held.tpot_mape, 100 * f.before.held.throughput),
     "return {",
-    format("  base = %q,", f.base),
+    format("  base = %s,", literal.string(f.base)),
     format("  token_host_s = %.6g, -- s per step, fitted (base %.6g)", f.token_host_s, f.base_token_host_s),
     format("  seq_host_s = %.6g, -- s per sequence in a step, fitted (base %.6g)", f.seq_host_s, f.base_seq_host_s),
-    format("  source = %q,", format("tilewave calibrate --serving %s: host times fitted to its even-numbered "
+    format("  source = %s,", literal.string(format("tilewave calibrate --serving %s: host times fitted to its even-numbered "
       .. "requests (loss %.3f); odd-numbered held back: TTFT MAPE %.1f%%, TPOT MAPE %.1f%%", res.path,
-      f.after.fit.loss, 100 * held.ttft_mape, 100 * held.tpot_mape)),
+      f.after.fit.loss, 100 * held.ttft_mape, 100 * held.tpot_mape))),
     "}",
   }
   return table.concat(lines, "\n") .. "\n"

@@ -27,9 +27,25 @@ local format, concat, ipairs = string.format, table.concat, ipairs
 --- The gnuplot executable (override for tests or other installs).
 M.GNUPLOT = "gnuplot"
 
--- A gnuplot double-quoted string literal.
-local function quote(s)
-  return '"' .. tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"'):gsub("\n", " ") .. '"'
+--- A gnuplot single-quoted string literal of `s`: the only quoting gnuplot leaves alone. Its
+-- command-line substitution (a command in backquotes, run by the shell) "can be used anywhere on
+-- the gnuplot command line except inside strings delimited by single quotes", and backslashes are
+-- ordinary characters there; a single quote is written doubled (gnuplot 5.4 documentation,
+-- "Substitution of system commands in backquotes" and "Quote marks"). Macros (@name) are not
+-- expanded inside quotes, and the terminal is noenhanced. Control characters (a newline would end
+-- the command) become spaces. So no name a user gives - a file, a folder, a device or model id -
+-- runs as a command when a chart is drawn (tests/lua/plot_spec.lua).
+function M.quote(s)
+  return "'" .. tostring(s):gsub("[%c]", " "):gsub("'", "''") .. "'"
+end
+local quote = M.quote
+
+-- A label column of a datablock line: gnuplot's data reader takes a double-quoted string there
+-- and does no substitution (datablock lines are data, not commands), but reads a backslash as an
+-- escape: it is written doubled; a double quote inside becomes a single one and control characters
+-- spaces, so the label stays one column on one line.
+local function data_label(s)
+  return '"' .. tostring(s):gsub("[%c]", " "):gsub("\\", "\\\\"):gsub('"', "'") .. '"'
 end
 
 local function num(x) return format("%.17g", x) end
@@ -248,7 +264,7 @@ function M.script(chart, path)
     local s = d.s
     L[#L + 1] = format("$d%d << EOD", i)
     for _, p in ipairs(s.points) do
-      if s.labels then L[#L + 1] = format("%s %s %s", num(p[1]), num(p[2]), quote(p[3] or ""))
+      if s.labels then L[#L + 1] = format("%s %s %s", num(p[1]), num(p[2]), data_label(p[3] or ""))
       else L[#L + 1] = format("%s %s", num(p[1]), num(p[2])) end
     end
     L[#L + 1] = "EOD"

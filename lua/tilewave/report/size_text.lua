@@ -85,7 +85,7 @@ function M.render(r, a)
   end
   if #r.deployments > 0 then
     -- how to start each ranked deployment, in its engine's own flags (tilewave.serve.launch)
-    lines[#lines + 1] = "\nlaunch (replace <checkpoint of ...> with the model's Hugging Face repo or path):"
+    lines[#lines + 1] = "\nlaunch (replace '<checkpoint of ...>' with the model's Hugging Face repo or path):"
     for i, d in ipairs(r.deployments) do
       if i > a.top then break end
       local l = d.launch or {}

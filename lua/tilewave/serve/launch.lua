@@ -24,6 +24,18 @@ local M = {}
 
 local format = string.format
 
+--- `s` as one word of a POSIX shell command line: as it is when every character is one no shell
+-- reads specially (letters, digits and `@%+=:,./_-`), else in single quotes, each single quote
+-- inside written '\'' (POSIX.1-2017, Shell Command Language 2.2.2 "Single-Quotes": a single-quoted
+-- string keeps the literal value of every character, and cannot hold a single quote). So a model
+-- path or id printed in a launch line is one argument when pasted, never a second command
+-- (tests/lua/launch_spec.lua parses every printed line with sh).
+function M.shell_quote(s)
+  s = tostring(s)
+  if s ~= "" and not s:find("[^%w@%%+=:,./_-]") then return s end
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
 -- the engine family of a resolved engine name: "vllm@0.6" -> vllm, "sglang+custom" -> sglang
 local function family(name)
   return (name or ""):match("^(%a+)")
@@ -82,6 +94,7 @@ function M.of(d, model)
   local build = BUILD[fam]
   local m = tostring(model)
   if not (m:find("/", 1, true)) then m = "<checkpoint of " .. m .. ">" end
+  m = M.shell_quote(m)
   if not build then
     return { engine = d.engine, note = format("no command: %s's launch is not generated (vllm, sglang and trtllm are)",
       d.engine) }

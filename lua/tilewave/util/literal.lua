@@ -18,9 +18,14 @@ local function number(x)
   return format("%.10g", x)
 end
 
+-- a string as a Lua literal on one line: %q, with its escaped newlines written \n
+local function str(s)
+  return (format("%q", s):gsub("\\\n", "\\n"))
+end
+
 local function key(k)
   if type(k) == "string" and k:match("^[%a_][%w_]*$") then return k end
-  if type(k) == "string" then return "[" .. format("%q", k) .. "]" end
+  if type(k) == "string" then return "[" .. str(k) .. "]" end
   return "[" .. number(k) .. "]"
 end
 
@@ -35,7 +40,7 @@ end
 local function value(v, indent, depth)
   local tv = type(v)
   if tv == "number" then return number(v) end
-  if tv == "string" then return format("%q", v) end
+  if tv == "string" then return str(v) end
   if tv == "boolean" then return tostring(v) end
   if tv ~= "table" then error("literal: cannot write a " .. tv, 0) end
   if depth > 32 then error("literal: tables nested deeper than 32 (a cycle?)", 0) end
@@ -67,5 +72,18 @@ end
 --- `v` (number, string, boolean or nested table) as Lua source text.
 -- @raise `literal: ...` for non-finite numbers, functions, userdata, deep nesting
 function M.encode(v) return value(v, 0, 0) end
+
+--- A string as a Lua string literal on one line (%q, a newline written as \n).
+M.string = str
+
+--- A Lua comment line holding `text` as it is, but for its control characters, each a space: a
+-- newline or carriage return (Lua ends a comment at either) in a name the user gave - an input
+-- file's path, a folder, a model - would end the comment and make the rest of the name code in
+-- the file tilewave writes. Free text in a written Lua file goes through here, values through
+-- M.encode or %q.
+-- @return "-- " .. text, on one line (no newline at its end)
+function M.comment(text)
+  return "-- " .. (tostring(text):gsub("%c", " "))
+end
 
 return M
