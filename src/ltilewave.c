@@ -116,6 +116,7 @@ static void read_shape(lua_State *L, int t, tw_gemm_shape *s)
     s->batch = tw_lua_get_int(L, t, "batch", "gemm", 1);
     s->in_bytes = tw_lua_get_num(L, t, "in_bytes", "gemm", 2);
     s->out_bytes = (int)tw_lua_get_int(L, t, "out_bytes", "gemm", 2);
+    s->w_bytes = tw_lua_get_num(L, t, "w_bytes", "gemm", 0);
 }
 
 
@@ -203,6 +204,7 @@ static int l_gemm_many(lua_State *L)
     proto.batch = tw_lua_get_int(L, 3, "batch", "gemm", 1);
     proto.in_bytes = tw_lua_get_num(L, 3, "in_bytes", "gemm", 2);
     proto.out_bytes = (int)tw_lua_get_int(L, 3, "out_bytes", "gemm", 2);
+    proto.w_bytes = tw_lua_get_num(L, 3, "w_bytes", "gemm", 0);
 
     shapes = (tw_gemm_shape *)scratch(L, (size_t)(count ? count : 1) * (sizeof *shapes + 2 * sizeof(double)));
     times = (double *)(shapes + (count ? count : 1));
@@ -257,8 +259,8 @@ static int64_t int_arg(lua_State *L, int i, const char *name, int64_t dflt)
 }
 
 /*
- * core.gemm_time(dev, m, n, k, batch, in_bytes, out_bytes) -> time_s: one shape's time
- * alone (no result table), as gemm_many gives it.
+ * core.gemm_time(dev, m, n, k, batch, in_bytes, out_bytes[, w_bytes]) -> time_s: one shape's
+ * time alone (no result table), as gemm_many gives it.
  */
 static int l_gemm_time(lua_State *L)
 {
@@ -275,6 +277,7 @@ static int l_gemm_time(lua_State *L)
     s.in_bytes = luaL_optnumber(L, 6, 2); /* the core names anything but 0.5, 1, 2, 4, 8 */
     out = int_arg(L, 7, "out_bytes", 2);
     s.out_bytes = out >= 0 && out <= 64 ? (int)out : -1;
+    s.w_bytes = luaL_optnumber(L, 8, 0.0); /* the core names anything outside 0 and (0, 8] */
     status = tw_gemm_plan_estimate_many(dev, &s, 1, &t, NULL, NULL, &bad);
     if (status != TW_OK)
         return tw_lua_raise(L, "gemm.%s: %s", bad, status == TW_ERANGE ? "out of range" : tw_field_expectation(bad));

@@ -4,11 +4,11 @@
  * building and reading it stays cheap next to the pricing):
  *
  *   core.pass({ count, layer (1 or 0), steps, floor_s,  -- an op (floor_s: its least time, s)
- *                kind, part, a, b, c, d, e, f,           -- each of its steps
+ *                kind, part, a, b, c, d, e, f, g,        -- each of its steps
  *              count, layer, steps, floor_s, ... }[, n])  -- the first n values (default all)
- *     kind 0 (GEMM):    a..f = m, n, k, batch, in_bytes, out_bytes
- *     kind 1 (kernel):  a, b = bytes, bw (c..f unused)
- *     kind 2 (fused):   a..f = bytes, bw, work, rate, sfu, sfu_rate
+ *     kind 0 (GEMM):    a..g = m, n, k, batch, in_bytes, out_bytes, w_bytes (0: as in_bytes)
+ *     kind 1 (kernel):  a, b = bytes, bw (c..g unused)
+ *     kind 2 (fused):   a..f = bytes, bw, work, rate, sfu, sfu_rate (g unused)
  *     -> pass userdata (validated once)
  *   core.pass_time(dev, pass, kernel_s, host_s[, per_op]) -> time_s, layer_s, gemm_s (s)
  *     [, { each op's time per call (s) } when per_op is true]
@@ -19,7 +19,7 @@
 
 #define PASS_MT "tilewave.pass"
 #define DEVICE_MT "tilewave.device"
-#define STEP_VALUES 8
+#define STEP_VALUES 9
 #define OP_VALUES 4
 
 typedef struct {
@@ -93,9 +93,9 @@ static int l_pass(lua_State *L)
         at += OP_VALUES;
         for (j = 0; j < ops[i].steps; j++, next++, at += STEP_VALUES) {
             tw_pass_step *s = &steps[next];
-            double kind = value(L, at), part = value(L, at + 1), v[6];
+            double kind = value(L, at), part = value(L, at + 1), v[7];
             int q;
-            for (q = 0; q < 6; q++) v[q] = value(L, at + 2 + q);
+            for (q = 0; q < 7; q++) v[q] = value(L, at + 2 + q);
             memset(s, 0, sizeof *s);
             s->kind = kind == 0 || kind == 1 || kind == 2 ? (int)kind : -1;
             s->part = part == 0 || part == 1 || part == 2 ? (int)part : -1;
@@ -106,6 +106,7 @@ static int l_pass(lua_State *L)
                 s->gemm.batch = integer(v[3]);
                 s->gemm.in_bytes = in_size(v[4]);
                 s->gemm.out_bytes = elem_size(v[5]);
+                s->gemm.w_bytes = v[6] == v[6] ? v[6] : -1;
             } else {
                 s->bytes = v[0];
                 s->bw = v[1];

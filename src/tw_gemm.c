@@ -60,6 +60,7 @@ typedef struct {
     double align, loads, bw, bw_w;
     double batch, mn, flops;
     double a, b;      /* bytes of A and of B of one matrix of the batch */
+    double wb;        /* bytes per element of B as read (w_bytes, else in_bytes) */
     int fits_l2;      /* A and B of one matrix fit in L2 together */
     double out;       /* bytes of C over the batch */
     double read_s;    /* batch * (A + B) at the read rate: the least operand-read time, s */
@@ -131,7 +132,8 @@ static void shape_setup(shape_ctx *x, const tw_gemm_plan *p, const tw_gemm_shape
     x->mn = (double)s->m * (double)s->n;
     x->flops = 2.0 * (double)s->m * (double)s->n * (double)s->k * (double)s->batch;
     x->a = (double)s->m * k * in;
-    x->b = k * (double)s->n * in;
+    x->wb = s->w_bytes > 0.0 ? s->w_bytes : in;
+    x->b = k * (double)s->n * x->wb;
     x->fits_l2 = x->a + x->b <= d->l2_bytes;
     x->out = x->batch * x->mn * (double)s->out_bytes;
     x->read_s = x->batch * (x->a + x->b) / x->bw;
@@ -188,7 +190,7 @@ static double operand_traffic(const shape_ctx *x, int ti, int64_t grid_m, int64_
     rows = clampd(floor(w / cols), 1.0, (double)grid_m);
     waves = ceil(per_matrix / (rows * cols));
     panel_a = rows * (double)t->m * k * in;
-    panel_b = cols * (double)t->n * k * in;
+    panel_b = cols * (double)t->n * k * x->wb;
     if (panel_a > x->a) panel_a = x->a;
     if (panel_b > x->b) panel_b = x->b;
     streamed = waves * (panel_a + panel_b);
@@ -417,8 +419,8 @@ int tw_gemm__estimate_checked(const tw_gemm_plan *p, const tw_gemm_shape *s, tw_
     out->time_s = best.time_s;
     out->flops = x.flops;
     out->flop_rate = out->flops / best.time_s;
-    out->bytes = (double)s->batch * (((double)s->m * (double)s->k + (double)s->k * (double)s->n) *
-                                         (double)s->in_bytes +
+    out->bytes = (double)s->batch * ((double)s->m * (double)s->k * (double)s->in_bytes +
+                                     (double)s->k * (double)s->n * x.wb +
                                      (double)s->m * (double)s->n * (double)s->out_bytes);
     out->dram_bytes = best.dram_bytes;
     out->intensity = out->flops / out->bytes;

@@ -168,6 +168,12 @@ typedef struct {
     int64_t batch;     /* batch count (1 for a plain GEMM); 1..TW_DIM_MAX */
     double in_bytes;   /* bytes per element of A and B: 0.5 (FP4), 1, 2, 4 or 8 */
     int out_bytes;     /* bytes per element of C: 1, 2, 4 or 8 */
+    double w_bytes;    /* bytes per element of B as stored, when B is a weight in a weight-only format
+                          that the kernel dequantizes to A's dtype in registers (W4A16, W8A16:
+                          Marlin, TensorRT-LLM's weight-only GEMMs): its bits / 8 with its scales
+                          (int4 with group 128: (4 + 32/128) / 8); B's DRAM traffic is at w_bytes,
+                          everything else (math, alignment, main-loop stages) at in_bytes.
+                          0: B as A, in_bytes (a zero-initialized shape). (0, 8] otherwise */
 } tw_gemm_shape;
 
 typedef struct {

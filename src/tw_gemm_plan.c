@@ -90,6 +90,7 @@ int tw_gemm__check_shape(const tw_gemm_shape *s, const char **bad_field)
     else if (s->batch < 1) bad = "batch";
     else if (!in_size_ok(s->in_bytes)) bad = "in_bytes";
     else if (!elem_size_ok(s->out_bytes)) bad = "out_bytes";
+    else if (!(s->w_bytes == 0.0 || (s->w_bytes > 0.0 && s->w_bytes <= 8.0))) bad = "w_bytes";
     else {
         status = TW_ERANGE;
         if (s->m > TW_DIM_MAX) bad = "m";

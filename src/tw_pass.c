@@ -47,7 +47,7 @@ int tw_pass_validate(const tw_pass_op *ops, size_t n_ops, const tw_pass_step *st
     if (n_steps > 0 && steps == NULL) return fail(0, "steps pointer", TW_EINVAL, bad_index, bad_field);
     for (i = 0; i < n_ops; i++) {
         const tw_pass_op *o = &ops[i];
-        if (!(nonneg(o->count) && o->count <= (double)TW_DIM_MAX && o->count == floor(o->count)))
+        if (!(nonneg(o->count) && o->count <= (double)TW_DIM_MAX))
             return fail(i, "ops.count", TW_EINVAL, bad_index, bad_field);
         if (o->layer != 0 && o->layer != 1) return fail(i, "ops.layer", TW_EINVAL, bad_index, bad_field);
         if (o->steps < 0 || o->steps > TW_PASS_MAX_STEPS) return fail(i, "ops.steps", TW_EINVAL, bad_index, bad_field);

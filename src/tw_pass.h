@@ -40,7 +40,9 @@ enum { TW_STEP_GEMM = 0, TW_STEP_KERNEL = 1, TW_STEP_FUSED = 2 };
 #define TW_PASS_MAX_STEPS 65536
 
 typedef struct {
-    double count; /* times the op runs in one pass; integer, 0..2^31-1 */
+    double count; /* times the op runs in one pass, 0..2^31-1: an integer, or an expected count
+                     (a grouped GEMM over a fractional expected number of MoE experts, priced as
+                     the two integer counts around it, each op weighted by its probability) */
     int layer;    /* 1: inside the transformer layers (adds to layer_s); 0: outside */
     int steps;    /* steps of this op, taken in order from the step array; 0..TW_PASS_MAX_STEPS */
     double floor_s; /* least time of one call, s; >= 0, finite (0: none) */

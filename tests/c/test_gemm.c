@@ -341,8 +341,8 @@ static void test_gemm_n_off_tma_class(void **state)
        371.68 us. On (eff 2, the 256x128 tile, 3 us): 4 x 9 = 36 tiles at 312e12 * 0.5 * 2 / 108
        = 2.8889e12 FLOP/s, 268,435,456 FLOP -> 92.92 us, + 3 us = 95.92 us. */
     tw_device d = bare();
-    tw_gemm_shape s = {1024, 1032, 4096, 1, 1, 4};
-    tw_gemm_shape many[2] = {{1024, 1032, 4096, 1, 1, 4}, {1024, 1032, 4104, 1, 1, 4}};
+    tw_gemm_shape s = {1024, 1032, 4096, 1, 1, 4, 0.0};
+    tw_gemm_shape many[2] = {{1024, 1032, 4096, 1, 1, 4, 0.0}, {1024, 1032, 4104, 1, 1, 4, 0.0}};
     double times[2];
     tw_gemm_result r;
     const char *bad = NULL;

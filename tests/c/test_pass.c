@@ -94,7 +94,7 @@ static void test_pass_rejects_bad_fields(void **state)
     assert_int_equal(tw_pass_validate(ops, 1, steps, 2, &at, &bad), TW_EINVAL);
     assert_string_equal(bad, "steps.bytes");
     steps[0].bytes = 1e6;
-    ops[0].count = 2.5;
+    ops[0].count = -2.5;
     assert_int_equal(tw_pass_validate(ops, 1, steps, 2, &at, &bad), TW_EINVAL);
     assert_string_equal(bad, "ops.count");
     ops[0].count = 4;

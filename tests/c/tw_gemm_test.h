@@ -40,7 +40,7 @@ static inline tw_device bare(void)
 /* an fp16 GEMM (2-byte A, B and C), batch 1 */
 static inline tw_gemm_shape fp16(int64_t m, int64_t n, int64_t k)
 {
-    tw_gemm_shape s = {m, n, k, 1, 2, 2};
+    tw_gemm_shape s = {m, n, k, 1, 2, 2, 0.0};
     return s;
 }
 

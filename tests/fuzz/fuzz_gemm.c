@@ -60,6 +60,7 @@ static void fill_shape(fuzz_in *in, tw_gemm_shape *s)
     s->batch = fuzz_int(in);
     s->in_bytes = fuzz_elem_bytes(fuzz_int(in));
     s->out_bytes = (int)fuzz_int(in);
+    s->w_bytes = (fuzz_byte(in) & 1) ? fuzz_double(in) : 0.0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

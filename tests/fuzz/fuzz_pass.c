@@ -75,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s->gemm.batch = fuzz_int(&in);
         s->gemm.in_bytes = fuzz_elem_bytes(fuzz_int(&in));
         s->gemm.out_bytes = (int)fuzz_int(&in);
+        s->gemm.w_bytes = (fuzz_byte(&in) & 1) ? fuzz_double(&in) : 0.0;
         s->bytes = fuzz_double(&in);
         s->bw = fuzz_double(&in);
         s->work = fuzz_double(&in);
@@ -93,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (i = 0; i < n_ops; i++) check(finite_ge0(op_s[i]) && op_s[i] >= ops[i].floor_s, "an op below its floor");
     }
     shape = steps[0].gemm;
-    if (n_steps == 0) shape.m = shape.n = shape.k = shape.batch = 64, shape.in_bytes = shape.out_bytes = 2;
+    if (n_steps == 0) shape.m = shape.n = shape.k = shape.batch = 64, shape.in_bytes = shape.out_bytes = 2, shape.w_bytes = 0;
     bad = NULL;
     st = tw_gemm_plan_estimate(&plan, &shape, &g, &bad);
     check_status(st, bad);

@@ -82,10 +82,13 @@ end
 -- (tilewave.ops.layers.moe_mlp: the expert ops carry `experts_per_token` and their layer count).
 -- @return moe_layers, k (0, 0 for a dense model)
 function M.moe_layers(ops)
+  -- the layers summed over the expert ops' variants (tilewave.ops.layers.experts_run: a grouped
+  -- GEMM's two problem counts, each over its share of the layers)
+  local layers, k = 0, 0
   for _, op in ipairs(ops) do
-    if op.experts and op.role == "mlp_down" then return op.count, op.experts_per_token end
+    if op.experts and op.role == "mlp_down" then layers, k = layers + op.count, op.experts_per_token end
   end
-  return 0, 0
+  return layers, k
 end
 
 --- The dispatch and combine all-to-alls of one MoE layer, s: each rank sends `bytes` (its token

@@ -26,7 +26,7 @@ local ipairs, pairs = ipairs, pairs
 M.FLOPS_CONVENTION = "causal-aware: 2*M*N*K per GEMM, 4*hd per attention score a query needs (tilewave.ops.layers)"
 
 local OPTIONS = { b = true, s = true, t = true, dtype = true, attention = true, engine = true, uneven_heads = true,
-                  ep = true, imbalance = true, detail = true }
+                  ep = true, imbalance = true, detail = true, weight_dtype = true, group = true }
 
 -- a field of an op's prediction as the detailed rows have it: the op's own value, else the price's
 local function field(op, p, k)
@@ -73,7 +73,7 @@ M.PLANS_MAX = 1024
 local WEAK = { __mode = "k" }
 local plans, n_plans = setmetatable({}, WEAK), 0
 -- the workload fields that key a kept pass, after the model, device and engine
-local KEY = { "b", "s", "t", "dtype", "attention", "uneven_heads", "ep", "imbalance" }
+local KEY = { "b", "s", "t", "dtype", "attention", "uneven_heads", "ep", "imbalance", "weight_dtype", "group" }
 local INTEGER = { b = true, s = true, t = true, ep = true }
 
 -- The kept pass of a totals-only estimate, resolving and compiling it on first use; nil
@@ -140,6 +140,9 @@ end
 --   this rank's E/ep experts run the tokens of ep ranks; the all-to-alls are the caller's),
 --   `imbalance` (MoE: the busiest expert's tokens over the uniform b*s*k/E, default 1; every
 --   expert GEMM is priced at the busiest M, as a grouped GEMM waits for its largest problem),
+--   `weight_dtype` and `group` (the weights' stored format, tilewave.data.quant; default: the
+--   compute dtype's: a weight-only format's GEMMs read their weights at its bits, scales included,
+--   and compute in `dtype`, tilewave.ops.transformer),
 --   `detail` (default true; false: no `ops` rows in the result, only the totals, which are
 --   the same numbers, bit for bit: for sweeps and searches that read only the totals;
 --   the pass is priced in one call into the core, src/tw_pass.h, and for a preset id the

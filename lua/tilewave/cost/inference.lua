@@ -202,6 +202,18 @@ local function stepper(o)
     end
     r.comm_s = comm
     r.tpot_s = r.tpot_s + comm
+    -- the host's work and the GPU's in turn; an overlapped scheduler (host_overlap f: SGLang >= 0.4,
+    -- TensorRT-LLM >= 1.0) does a share f of the host's work while the GPU runs the previous step,
+    -- so a steady decode step takes max(G + (1 - f) H, H), G the GPU's part, H the host's: the
+    -- serving core's step formula (src/tw_serve.h), so decode and serve give one TPOT
+    r.serial_s = r.tpot_s
+    local f = eng.host_overlap or 0
+    if f > 0 and r.host_s > 0 then
+      local dev = r.tpot_s - r.host_s
+      local t = dev + (1 - f) * r.host_s
+      r.tpot_s = t > r.host_s and t or r.host_s
+      r.host_hidden_s = r.serial_s - r.tpot_s
+    end
     return r
   end
   return at, { c = c, spec = spec, t = t, context = context, fmt = fmt, eng = eng, ep = ep, imb = imb, cdt = cdt,
@@ -224,7 +236,10 @@ end
 --   `expert_imbalance` (with ep > 1: the routing skew there, in [1, ep], default 1)
 -- @return `{ tpot_s, tokens_per_s, aggregate_tokens_per_s, bytes, flops,
 --   weight_bytes, kv_bytes, achieved_bw, bound, compute_s, memory_s,
---   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s,
+--   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s, serial_s (the step
+--   with the host's work and the GPU's in turn; tpot_s = max(serial_s - host_overlap x host_s,
+--   host_s) under an engine whose scheduler overlaps them, src/tw_serve.h), host_hidden_s (the host
+--   time that overlap hides; nil without it),
 --   kernels, bits_per_weight, engine, kv_eff, kv_splits, kv_blocks and kv_reads (the attention
 --   kernel's share of the DRAM rate on the KV cache, its context splits and thread blocks, and how
 --   many times a step streams the cache, price.decode_kv_eff),
@@ -260,8 +275,10 @@ function M.decode(o)
   return r
 end
 
---- The TPOT of M.decode's step at each of `contexts` (token counts, each validated as
--- `decode.context`), s: the same numbers as M.decode{ ..., context = c }.tpot_s, bit for bit, with
+--- The time of M.decode's step at each of `contexts` (token counts, each validated as
+-- `decode.context`) with the host's work and the GPU's in turn (M.decode's `serial_s`: its tpot_s
+-- where the engine overlaps no host work; the serving core applies the overlap itself), s: the same
+-- numbers as M.decode{ ..., context = c }.serial_s, bit for bit, with
 -- the options (`o` as M.decode's, its context ignored; a `speculative` draft is refused: M.decode
 -- prices those steps) validated and the context-free terms worked out once. For tables over contexts (tilewave.serve.steps).
 -- @return a list of s, one per context
@@ -273,7 +290,7 @@ function M.decode_tpots(o, contexts)
   local at, x = stepper(q)
   local out = {}
   for i, cx in ipairs(contexts) do
-    out[i] = at(M.check_context(x.c, check.positive_int(cx, "decode.context"), o.allow_long_context, "decode.context")).tpot_s
+    out[i] = at(M.check_context(x.c, check.positive_int(cx, "decode.context"), o.allow_long_context, "decode.context")).serial_s
   end
   return out
 end

@@ -42,19 +42,20 @@ local function launched(ctx, t)
 end
 
 --- One GEMM/BMM through the core: the core's result table (time_s includes the engine's per-kernel
--- cost, or the isolated call overhead, and the host floor).
-function M.gemm(ctx, m, n, k, batch)
+-- cost, or the isolated call overhead, and the host floor). `w_bytes`: B's bytes per element as
+-- stored when it is a weight-only format's (src/tw_gemm.h; nil: the context's dtype).
+function M.gemm(ctx, m, n, k, batch, w_bytes)
   local e = ctx.e
   local r = core.gemm(ctx.dev, { m = m, n = n, k = k, batch = batch or 1, in_bytes = e.in_bytes,
-                                 out_bytes = e.out_bytes })
+                                 out_bytes = e.out_bytes, w_bytes = w_bytes })
   if ctx.host_s > r.time_s then r.time_s, r.bound = ctx.host_s, "overhead" end
   return r
 end
 
 --- One GEMM/BMM's time alone, s: M.gemm's time_s without its result table.
-function M.gemm_time(ctx, m, n, k, batch)
+function M.gemm_time(ctx, m, n, k, batch, w_bytes)
   local e = ctx.e
-  local t = core.gemm_time(ctx.dev, m, n, k, batch or 1, e.in_bytes, e.out_bytes)
+  local t = core.gemm_time(ctx.dev, m, n, k, batch or 1, e.in_bytes, e.out_bytes, w_bytes)
   if ctx.host_s > t then return ctx.host_s end
   return t
 end
@@ -112,7 +113,7 @@ local zeros = setmetatable({}, { __index = function(t, n)
 end })
 
 local function gemm_pred(ctx, op)
-  local r = M.gemm(ctx, op.m, op.n, op.k, op.batch)
+  local r = M.gemm(ctx, op.m, op.n, op.k, op.batch, op.w_bytes)
   local loop = kernels.moe_loop(op, ctx.fusion)
   local extra = loop > 0 and M.kernels_s(ctx, zeros[loop]) or 0
   return floored({
@@ -228,7 +229,7 @@ KINDS.gemm = {
   -- the GEMM model's time with the host floor, held to the op's floor, as gemm_pred does
   time = function(ctx, op)
     if kernels.moe_loop(op, ctx.fusion) > 0 then return gemm_pred(ctx, op).time_s end
-    local t, floor = M.gemm_time(ctx, op.m, op.n, op.k, op.batch), limits.op(ctx, op)
+    local t, floor = M.gemm_time(ctx, op.m, op.n, op.k, op.batch, op.w_bytes), limits.op(ctx, op)
     return floor > t and floor or t
   end,
   -- forward: the GEMM and an unfused MoE router's loop; backward: the data gradient (M x K x N),
@@ -239,7 +240,7 @@ KINDS.gemm = {
       n = gemm_step(ctx, flat, n, op.m, op.k, op.n, op.batch)
       return gemm_step(ctx, flat, n, op.k, op.n, op.m, op.batch), 2, floor
     end
-    n = gemm_step(ctx, flat, n, op.m, op.n, op.k, op.batch)
+    n = gemm_step(ctx, flat, n, op.m, op.n, op.k, op.batch, op.w_bytes)
     local loop, aux = kernels.moe_loop(op, ctx.fusion), 0
     if loop > 0 then n, aux = kernel_steps(ctx, flat, n, zeros[loop], nil, 1, 1) end
     return n, 1 + aux, floor

@@ -88,6 +88,25 @@ function M.experts_touched(E, k, batch)
   return E * (1 - (1 - k / E) ^ batch)
 end
 
+--- Bits per stored weight of one GEMM op's matrix (`op` of tilewave.ops.layers, kind "gemm") in
+-- format `fmt` for a model of `layers` layers, scales included and averaged over the op's count:
+-- per element, the bytes M.weight_bytes counts for that op over its n x k x count weights (the
+-- format's bits or its lm_head_bits for the logits, a per-output-row scale over k, and q4_k_m's
+-- Q6_K layers, M.use_more_bits). The GEMM model reads a weight-only matrix at these bits
+-- (tilewave.ops.transformer: w_bytes), so a step's GEMMs and a decode step read the same bytes.
+function M.op_bits(op, fmt, layers)
+  local bits = fmt.bits
+  if op.role == "logits" and fmt.lm_head_bits then bits = fmt.lm_head_bits end
+  if fmt.channel_scale_bits then bits = bits + fmt.channel_scale_bits / op.k end
+  if fmt.more_bits and (op.role == "mlp_down" or (op.role == "qkv" and op.v_cols)) and op.count > 0 then
+    local more = 0
+    for i = 0, layers - 1 do if M.use_more_bits(i, layers) then more = more + 1 end end
+    local share = op.role == "mlp_down" and 1 or op.v_cols / op.n
+    bits = bits + (fmt.more_bits - fmt.bits) * share * more / op.count
+  end
+  return bits
+end
+
 --- Bytes of the weight matrices of a decode op list (`ops` from
 -- tilewave.transformer.ops at b = 1, s = 1): GEMM ops only, each k x n x count.
 -- A MoE expert op (op.experts = E) counts E copies of its matrix as params

@@ -313,7 +313,11 @@ function M.moe_mlp(ops, c, w, count, opt)
   local i_t = idiv_up(opt.width or c.intermediate_size, w.t)
   -- expert parallelism (w.ep): this rank's E/ep experts take the tokens of ep ranks
   local ep = w.ep or 1
-  local m = math.max(1, math.ceil(bs * ep * k / E * (w.imbalance or 1)))
+  -- the step's routed copies on this rank (its E/ep experts take the tokens of ep ranks), and the
+  -- distinct experts among them it runs: a grouped GEMM has one problem per expert with tokens
+  local local_e = E // ep
+  local copies = bs * ep * k * local_e / E
+  local variants = M.experts_run(E, k, bs * ep, local_e)
   if opt.shared_width then
     local s_t = idiv_up(opt.shared_width, w.t)
     ops[#ops + 1] = M.gemm("mlp_gate", "shared_expert_gate", bs, s_t, h, count, e)
@@ -325,19 +329,47 @@ function M.moe_mlp(ops, c, w, count, opt)
   -- the routing fields an unfused engine's expert loop needs (tilewave.cost.kernels.moe_loop)
   router.route_experts, router.route_k, router.route_tokens, router.route_local = E, k, bs * ep, E // ep
   ops[#ops + 1] = router
+  -- each problem at the busiest expert's rows, `w.imbalance` times the mean (a grouped GEMM waits
+  -- for its largest problem)
+  local function rows(problems) return math.max(1, math.ceil(copies / problems * (w.imbalance or 1))) end
   local function expert(role, n, kk)
-    local op = M.gemm(role, "expert_" .. role, m, n, kk, count, e, E // ep)
-    op.kind = "gemm" -- a grouped GEMM over weights (E problems), not an attention BMM
-    op.experts, op.experts_per_token, op.tokens_per_expert = E, k, m
-    -- the model needs the routed tokens' products only: b*s*k rows over the ep ranks' tokens
-    op.model_flops = math.min(op.flops, 2.0 * bs * ep * k / E * (E // ep) * n * kk)
-    return op
+    for _, v in ipairs(variants) do
+      local m = rows(v[1])
+      local op = M.gemm(role, "expert_" .. role, m, n, kk, count * v[2], e, v[1])
+      op.kind = "gemm" -- a grouped GEMM over weights (one problem per expert run), not an attention BMM
+      op.experts, op.experts_per_token, op.tokens_per_expert = E, k, m
+      -- the model needs the routed tokens' products only: b*s*k rows over the ep ranks' tokens
+      op.model_flops = math.min(op.flops, 2.0 * copies * n * kk)
+      ops[#ops + 1] = op
+    end
   end
-  ops[#ops + 1] = expert("mlp_gate", i_t, h)
-  ops[#ops + 1] = expert("mlp_up", i_t, h)
-  ops[#ops + 1] = M.elementwise("glu", "glu_activation", 3 * m * (E // ep) * i_t * e.in_bytes, count,
-    m * (E // ep) * i_t, e.in_bytes)
-  ops[#ops + 1] = expert("mlp_down", h, i_t)
+  expert("mlp_gate", i_t, h)
+  expert("mlp_up", i_t, h)
+  -- the GLU over every row the expert GEMMs computed, in expectation over the variants
+  local glu_rows = 0
+  for _, v in ipairs(variants) do glu_rows = glu_rows + v[2] * rows(v[1]) * v[1] end
+  ops[#ops + 1] = M.elementwise("glu", "glu_activation", 3 * glu_rows * i_t * e.in_bytes, count,
+    glu_rows * i_t, e.in_bytes)
+  expert("mlp_down", h, i_t)
+end
+
+--- The experts a MoE layer's grouped GEMM runs on one rank holding `local_e` of the `E` experts,
+-- when `tokens` tokens are each routed to `k` of them uniformly: one problem per expert that got a
+-- token. Their expected number is local_e (1 - (1 - k/E)^tokens) (tilewave.data.quant.experts_touched,
+-- the decode step's weight bytes; model_configs.md §6b); the count of problems is an integer, so the
+-- expectation is priced as the two integer counts around it, each with the probability that makes
+-- its mean exact (a grouped GEMM's time is linear in its problems wherever its weights' bytes bound
+-- it: decode and short chunks). Past local_e - 1e-6 every expert runs.
+-- @return a list of `{ problems (integer >= 1), weight }`, weights summing to 1 (or, below one
+--   expected expert, `{ { 1, expected } }`)
+function M.experts_run(E, k, tokens, local_e)
+  local touched = local_e * (1 - (1 - k / E) ^ tokens)
+  if local_e - touched < 1e-6 then return { { local_e, 1 } } end
+  local lo = math.floor(touched)
+  local p = touched - lo
+  if p == 0 then return { { lo, 1 } } end
+  if lo < 1 then return { { 1, touched } } end -- a step that runs no expert costs nothing
+  return { { lo, 1 - p }, { lo + 1, p } }
 end
 
 --- Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1; V3 config.json): Q

@@ -8,6 +8,7 @@
 local check = require "tilewave.util.check"
 local dtype = require "tilewave.data.dtype"
 local models = require "tilewave.data.models"
+local quant = require "tilewave.data.quant"
 
 local M = {}
 
@@ -15,7 +16,7 @@ local format = string.format
 
 --- The workload fields every forward-pass question shares.
 M.WORKLOAD = { b = true, s = true, t = true, dtype = true, attention = true, uneven_heads = true, ep = true,
-               imbalance = true }
+               imbalance = true, weight_dtype = true, group = true }
 
 local ATTENTION = { standard = true, flash = true }
 
@@ -51,6 +52,10 @@ function M.workload(opts, path, allowed, default_attention)
   end
   w.e = dtype.get(w.dtype)
   if not w.e then check.fail(path .. ".dtype", "expected one of " .. check.keys(dtype.sizes), w.dtype) end
+  -- the weights' stored format (tilewave.data.quant), when it is not the compute dtype's
+  if opts.weight_dtype ~= nil or opts.group ~= nil then
+    w.weight_format = quant.format(opts.weight_dtype or w.dtype, opts.group, path .. ".weight_dtype")
+  end
   -- in floating point: an integer product of two huge values wraps around
   local tokens = (w.b + 0.0) * w.s
   if tokens > 2 ^ 31 - 1 then check.fail(path .. ".b*s", "expected at most 2^31-1 tokens", tokens) end
@@ -90,7 +95,22 @@ function M.for_model(c, w, path)
     if not E then error(format("%s.ep: %s has no experts to spread (expected ep = 1)", path, c.id or c.name), 0) end
     if E % w.ep ~= 0 then check.fail(path .. ".ep", format("expected a divisor of the %d experts", E), w.ep) end
   end
-  return models.families[c.family].ops(c, w)
+  local ops = models.families[c.family].ops(c, w)
+  local fmt = w.weight_format
+  if fmt then
+    -- a weight stored in fewer (or more) bits than the compute dtype's: its GEMM reads it at
+    -- those bits and dequantizes in registers (W4A16, W8A16); the op's compulsory bytes with it
+    for _, op in ipairs(ops) do
+      if op.kind == "gemm" then
+        local wb = quant.op_bits(op, fmt, c.num_hidden_layers) / 8
+        if wb ~= w.e.in_bytes then
+          op.w_bytes = wb
+          op.bytes = op.bytes + (wb - w.e.in_bytes) * op.k * op.n * op.batch
+        end
+      end
+    end
+  end
+  return ops
 end
 
 --- The ordered ops of one forward pass (see tilewave.ops.layers for the op

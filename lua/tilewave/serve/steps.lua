@@ -50,16 +50,9 @@ local function grid(n, ratio, extra)
 end
 M.grid = grid
 
--- The compute dtype of the prefill GEMMs: fp8 for fp8 weights on a device with an fp8 peak
--- (W8A8 as TensorRT-LLM and vLLM run it), else the 16-bit type the device has.
-local function prefill_dtype(spec, wdt)
-  if wdt == "fp8" and spec.peak_flops.fp8 then return "fp8" end
-  -- W4A4: NVFP4 through FP4 tensor cores (tilewave.data.quant: tensor_core)
-  local tc = quant.formats[wdt] and quant.formats[wdt].tensor_core
-  if tc and spec.peak_flops[tc] then return tc end
-  if (wdt == "fp16" or wdt == "fp32") and spec.peak_flops[wdt] then return wdt end
-  return spec.peak_flops.bf16 and "bf16" or "fp16"
-end
+-- The compute dtype of the prefill GEMMs: tilewave.cost.prefill's, as tilewave.inference.prefill
+-- prices the same pass.
+local prefill_dtype = require("tilewave.cost.prefill").compute_dtype
 M.prefill_dtype = prefill_dtype
 
 --- The KV capacity of one replica (per tensor-parallel rank), after the memory rules of the
@@ -154,7 +147,11 @@ end
 --   seq_host_s, host_overlap, kv_s_per_token }`
 function M.tables(c, spec, eng, o, lim)
   local t = o.t
-  local fdt = prefill_dtype(spec, quant.format(o.weight_dtype or "bf16", o.group, "serve.weight_dtype").name)
+  local wfmt = quant.format(o.weight_dtype or "bf16", o.group, "serve.weight_dtype")
+  local fdt = prefill_dtype(spec, wfmt.name)
+  -- the forward's GEMMs read the weights in their stored format (tilewave.ops.transformer:
+  -- w_bytes), as the decode step does
+  local wdt, wgroup = wfmt.name, wfmt.group
   local tok = grid(lim.max_tokens, 1.12, lim.exact)
   local ctx = grid(lim.max_context, 1.12, lim.exact)
   local union, seen = {}, {}
@@ -169,7 +166,8 @@ function M.tables(c, spec, eng, o, lim)
   -- with expert parallelism lin(n) is M.ep_lin's: this forward prices only the attention grid
   for _, n in ipairs(ep > 1 and ctx or union) do
     local a, l = 0, 0
-    for _, op in op_times(c, spec, { b = 1, s = n, t = t, dtype = fdt, attention = "flash", engine = eng }) do
+    for _, op in op_times(c, spec, { b = 1, s = n, t = t, dtype = fdt, attention = "flash", engine = eng,
+                                     weight_dtype = wdt, group = wgroup }) do
       if op.role == "attention" then a = a + op.total_s
       elseif op.role ~= "logits" or not last then l = l + op.total_s end
     end
@@ -181,7 +179,7 @@ function M.tables(c, spec, eng, o, lim)
     lin[n], attn[n] = l, a / ep
   end
   if ep > 1 then
-    for _, n in ipairs(tok) do lin[n] = M.ep_lin(c, spec, eng, ep, n, fdt, o.expert_imbalance, last) end
+    for _, n in ipairs(tok) do lin[n] = M.ep_lin(c, spec, eng, ep, n, fdt, o.expert_imbalance, last, wfmt) end
   end
   -- pipeline stages: a micro-batch of n tokens hands its hidden states on pp - 1 times
   local handoff = M.handoff(spec, eng, t, o.pp or 1)
@@ -203,7 +201,8 @@ function M.tables(c, spec, eng, o, lim)
   for i, b in ipairs(r.seq_grid) do
     local lm = 0
     if last then -- with ep ranks, each samples its own sequences
-      for _, op in op_times(c, spec, { b = -(-b // ep), s = 1, t = t, dtype = fdt, attention = "flash", engine = eng }) do
+      for _, op in op_times(c, spec, { b = -(-b // ep), s = 1, t = t, dtype = fdt, attention = "flash", engine = eng,
+                                       weight_dtype = wdt, group = wgroup }) do
         if op.role == "logits" then lm = lm + op.total_s end
       end
     end
@@ -233,7 +232,7 @@ end
 -- copies x h elements over the device's link (past 8 GPUs, InfiniBand); the logits apart when
 -- `last`.
 local moe_of = setmetatable({}, { __mode = "k" }) -- config -> { MoE layers, k }, from its ops once
-function M.ep_lin(c, spec, eng, ep, n, fdt, skew, last)
+function M.ep_lin(c, spec, eng, ep, n, fdt, skew, last, wfmt)
   local per = -(-n // ep)
   if not moe_of[c] then
     local probe = forward.estimate(c, spec, { b = 1, s = 1, t = 1, dtype = fdt, attention = "flash", engine = eng, ep = ep })
@@ -242,7 +241,8 @@ function M.ep_lin(c, spec, eng, ep, n, fdt, skew, last)
   local layers, k = moe_of[c][1], moe_of[c][2]
   local imb = ep_parallel.imbalance(n * k, ep, skew)
   local est = forward.estimate(c, spec, { b = 1, s = per, t = 1, dtype = fdt, attention = "flash", engine = eng, ep = ep,
-                                          imbalance = imb })
+                                          imbalance = imb, weight_dtype = wfmt and wfmt.name,
+                                          group = wfmt and wfmt.group })
   local l = 0
   for _, op in ipairs(est.ops) do
     if op.role ~= "attention" and (op.role ~= "logits" or not last) then l = l + op.total_s end

@@ -35,7 +35,7 @@ describe("transformer.estimate totals (detail = false)", function()
   it("keeps raising the workload's errors", function()
     tw.transformer.estimate("llama-2-7b", "h100_sxm5", { b = 4, detail = false })
     assert.has_error(function() tw.transformer.estimate("llama-2-7b", "h100_sxm5", { b = 4, detail = false, x = 1 }) end,
-      "transformer.estimate: unknown option 'x' (known: attention, b, detail, dtype, engine, ep, imbalance, s, t, uneven_heads)")
+      "transformer.estimate: unknown option 'x' (known: attention, b, detail, dtype, engine, ep, group, imbalance, s, t, uneven_heads, weight_dtype)")
     assert.has_error(function() tw.transformer.estimate("llama-2-7b", "h100_sxm5", { b = -4, detail = false }) end,
       "transformer.estimate.b: expected positive integer, got -4")
     assert.has_error(function() tw.transformer.estimate("llama-2-7b", "h100_sxm5", { t = 3, detail = false }) end)
@@ -47,7 +47,7 @@ describe("core.pass", function()
 
   it("prices memory-bound kernels as bytes / bw + kernel_s, with the host floor", function()
     -- one op run 3 times inside the layers, one step: 1 GB at 2 TB/s = 0.5 ms, plus 2 us per kernel
-    local pass = tw.core.pass { 3, 1, 1, 0, 1, 1, 1e9, 2e12, 0, 0, 0, 0 }
+    local pass = tw.core.pass { 3, 1, 1, 0, 1, 1, 1e9, 2e12, 0, 0, 0, 0, 0 }
     local t, layer, gemm, per_op = tw.core.pass_time(dev, pass, 2e-6, 0, true)
     assert.near(3 * 5.02e-4, t, 1e-15)
     assert.equal(t, layer)
@@ -56,22 +56,22 @@ describe("core.pass", function()
     -- a 1 ms host floor
     assert.near(3 * 1e-3, (tw.core.pass_time(dev, pass, 2e-6, 1e-3)), 1e-15)
     -- the op's own floor (tilewave.cost.limits): 0.8 ms lifts its 0.502 ms
-    local floored = tw.core.pass { 3, 1, 1, 8e-4, 1, 1, 1e9, 2e12, 0, 0, 0, 0 }
+    local floored = tw.core.pass { 3, 1, 1, 8e-4, 1, 1, 1e9, 2e12, 0, 0, 0, 0, 0 }
     assert.near(3 * 8e-4, (tw.core.pass_time(dev, floored, 2e-6, 0)), 1e-15)
   end)
 
   it("names the bad op, step and field", function()
-    assert.has_error(function() tw.core.pass { 1, 1, 1, 0, 1, 1, -1, 1, 0, 0, 0, 0 } end,
+    assert.has_error(function() tw.core.pass { 1, 1, 1, 0, 1, 1, -1, 1, 0, 0, 0, 0, 0 } end,
       "pass: op 1, step 1: steps.bytes: expected non-negative number (invalid argument)")
-    assert.has_error(function() tw.core.pass { 1, 1, 1, 0, 7, 1, 1, 1, 0, 0, 0, 0 } end,
+    assert.has_error(function() tw.core.pass { 1, 1, 1, 0, 7, 1, 1, 1, 0, 0, 0, 0, 0 } end,
       "pass: op 1, step 1: steps.kind: expected gemm, kernel or fused (invalid argument)")
-    assert.has_error(function() tw.core.pass { 1, 1, 0, 0, 2, 1, 1, 0, 0, 0, 0, 1, 1, 1, 2, 2 } end,
+    assert.has_error(function() tw.core.pass { 1, 1, 0, 0, 2, 1, 1, 0, 0, 0, 0, 1, 1, 1, 2, 2, 0 } end,
       "pass: op 2, step 1: m: expected positive integer (invalid argument)")
-    assert.has_error(function() tw.core.pass { 1.5, 1, 0, 0 } end, "pass: op 1: ops.count: expected integer in [0, 2^31-1]")
+    assert.has_error(function() tw.core.pass { -1, 1, 0, 0 } end, "pass: op 1: ops.count: expected a number in [0, 2^31-1]")
     assert.has_error(function() tw.core.pass { 1, 1, 0, -1 } end, "pass: op 1: ops.floor_s: expected a finite number of seconds >= 0")
-    assert.has_error(function() tw.core.pass { 1, 1, 2, 0, 1, 1, 1, 1, 0, 0, 0, 0 } end,
+    assert.has_error(function() tw.core.pass { 1, 1, 2, 0, 1, 1, 1, 1, 0, 0, 0, 0, 0 } end,
       "pass[3]: expected an op's step count with its steps after it")
-    assert.has_error(function() tw.core.pass { 1, 1, 1, 0, "x", 1, 1, 1, 0, 0, 0, 0 } end,
+    assert.has_error(function() tw.core.pass { 1, 1, 1, 0, "x", 1, 1, 1, 0, 0, 0, 0, 0 } end,
       "pass[5]: expected a number, got string 'x'")
   end)
 end)
