@@ -9,7 +9,7 @@
  *     spec_k, spec_alpha, router = "round_robin" | "least_loaded", prefill_replicas, decode_kv_capacity_tokens,
  *     transfer_s_per_token, transfer_latency_s, the costs (tok_grid, lin_s, ctx_grid, attn_s, seq_grid,
  *     logits_s, dctx_grid, decode_s row-major seq x dctx, draft_s, host_s, seq_host_s, kv_s_per_token,
- *     host_overlap, scale; decode_pool = the same for disaggregated decode replicas), slo_ttft_s, slo_tpot_s,
+ *     host_overlap, scale, decode_kernels; decode_pool = the same for disaggregated decode replicas), slo_ttft_s, slo_tpot_s,
  *     stop_percentile, series_max }
  *     -> tw_serve_result's fields (ttft_s, tpot_s, itl_s, e2e_s, queue_s as { mean, p50, p90, p99, max }),
  *        records = { arrival_s = {...}, ... } (records = true), series = { time_s, waiting, running,
@@ -153,6 +153,7 @@ static void costs(lua_State *L, int t, tw_serve_costs *c)
     c->kv_s_per_token = tw_lua_get_num(L, t, "kv_s_per_token", P, 0.0);
     c->host_overlap = tw_lua_get_num(L, t, "host_overlap", P, 0.0);
     c->scale = tw_lua_get_num(L, t, "scale", P, 1.0);
+    c->decode_kernels = tw_lua_get_num(L, t, "decode_kernels", P, 0.0);
 }
 
 static void push_stat(lua_State *L, const char *key, const tw_serve_stat *s)

@@ -14,6 +14,10 @@
  *   step) and b decodes at mean context c, k sequences sampled:
  *     G = lin(sum n_i + b) + sum_i max(A(p_i + n_i) - A(p_i), A(n_i)) + lm(k) + kv_s * b * c
  *     G = max(G, D(b, c) - host_s - seq_host_s * b) when b > 0
+ *     G = D(b, c) - host_s - seq_host_s * b for b decodes alone (no chunk, no speculative
+ *         verification) unless decode_kernels: the decode step tilewave.inference.decode prices for
+ *         a standalone engine (with decode_kernels, a serving engine's, it takes the max above as
+ *         decode does), so serve and decode give one TPOT (tests/properties/step_price.lua)
  *     H = host_s + seq_host_s * k
  *     time = max(G + (1 - f) H, H), f = host_overlap
  *   (D bounds a decode step by its weight and KV stream; G adds its kernels in sequence: the
@@ -29,7 +33,7 @@
  *   GPU runs the previous step (f = 0: the host and the GPU take turns, time = G + H; f = 1:
  *   time = max(G, H); SGLang's overlap scheduler, v0.4 release notes). A whole prefill of n tokens
  *   alone is lin(n) + A(n) + lm(1) + host_s + seq_host_s at f = 0; b decodes alone are D(b, c)
- *   wherever the weight and KV stream bound the step.
+ *   at f = 0, max(D - (f H), H) otherwise, as tilewave.inference.decode prices them.
  *
  * Schedulers (TW_SERVE_CONTINUOUS): each step first serves the running requests in
  * admission order (decodes one token each, unfinished prompts a chunk), then admits
@@ -186,6 +190,11 @@ typedef struct tw_serve_costs {
                                       step (an overlapped scheduler: SGLang >= 0.4, TensorRT-LLM's PyTorch
                                       backend); [0, 1], 0: none */
     double scale;                  /* every step time times this; > 0 */
+    double decode_kernels;         /* 1: a step of decodes alone is bounded below by its kernels in
+                                      sequence (G) as well as by D, as a serving engine's (vLLM, SGLang,
+                                      TensorRT-LLM: an engine with a scheduler) decode step is priced by
+                                      tilewave.inference.decode; 0: D alone (a standalone engine's).
+                                      0 or 1 */
     const struct tw_serve_costs *decode_pool; /* disaggregated serving: the decode replicas' tables
                                                  (NULL when aggregated); its own decode_pool unused */
 } tw_serve_costs;

@@ -34,6 +34,7 @@ const char *tw__serve_check_costs(const tw_serve_costs *c)
     if (!nonneg(c->seq_host_s)) return "costs.seq_host_s";
     if (!nonneg(c->kv_s_per_token)) return "costs.kv_s_per_token";
     if (!(c->host_overlap >= 0.0 && c->host_overlap <= 1.0)) return "costs.host_overlap";
+    if (!(c->decode_kernels == 0.0 || c->decode_kernels == 1.0)) return "costs.decode_kernels";
     if (!(isfinite(c->scale) && c->scale > 0.0)) return "costs.scale";
     return NULL;
 }
@@ -103,14 +104,20 @@ double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double att
                       double k, double decode_tokens, double spec_k)
 {
     /* host work of the step, and the GPU's: the kernels in sequence, bounded below by D(b, c) less the
-     * host work D includes (host_s + seq_host_s b, as tilewave.inference.decode prices a step) */
-    double host = c->host_s + c->seq_host_s * k, gpu, t;
-    gpu = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + decode_tokens) + attn_s +
-          (k > 0.0 ? lookup(c->seq_grid, c->n_seq, c->logits_s, k) : 0.0);
+     * host work D includes (host_s + seq_host_s b, as tilewave.inference.decode prices a step); a
+     * step of decodes alone (no prompt chunk, no speculative verification) under a standalone engine
+     * (decode_kernels 0) is D's alone, as tilewave.inference.decode prices it: serve and decode give
+     * one TPOT */
+    double host = c->host_s + c->seq_host_s * k, gpu = 0.0, t;
+    int decode_only = c->decode_kernels == 0.0 && b > 0.0 && prefill_tokens == 0.0 && decode_tokens == b &&
+                      spec_k == 0.0;
+    if (!decode_only)
+        gpu = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + decode_tokens) + attn_s +
+              (k > 0.0 ? lookup(c->seq_grid, c->n_seq, c->logits_s, k) : 0.0);
     if (b > 0.0) {
         double d = decode_time(c, b, ctx) - (c->host_s + c->seq_host_s * b);
         /* decode attention streams each sequence's KV cache in its own kernels, after the GEMMs */
-        gpu += c->kv_s_per_token * ctx * b;
+        if (!decode_only) gpu += c->kv_s_per_token * ctx * b;
         if (d > gpu) gpu = d;
         /* speculative decoding: the draft's k steps before the verification */
         if (spec_k > 0.0 && c->draft_s != NULL) gpu += spec_k * table_time(c, c->draft_s, b, ctx);

@@ -144,7 +144,35 @@ static tw_serve_costs round_costs(void)
     c.dctx_grid = rone; c.n_dctx = 1; c.decode_s = rzero;
     c.host_s = 1e-3;
     c.scale = 1.0;
+    c.decode_kernels = 1.0; /* a serving engine's: decode steps cost their tokens' lin too */
     return c;
+}
+
+static void test_decode_only_step_by_hand(void **state)
+{
+    /* lin(n) = 1e-5 s per token (rtok/rlin), D(b, c) = 0.5 ms flat, no host: b = 4 decodes alone.
+     * A serving engine's step (decode_kernels 1): max(lin(4) + kv, D) = max(0.04 ms, 0.5 ms) = 0.5 ms;
+     * with D = 0.01 ms instead, lin's 0.04 ms binds. A standalone engine's (decode_kernels 0): D
+     * alone, 0.01 ms, as tilewave.inference.decode prices it. With a prompt chunk of 6 tokens the
+     * kernels bind either way: lin(10) = 0.1 ms. */
+    static const double d_half[] = {5e-4}, d_small[] = {1e-5};
+    tw_serve_costs c = round_costs();
+    double t = 0.0, n = 6.0, p = 0.0;
+    (void)state;
+    c.host_s = 0.0;
+    c.decode_s = d_half;
+    assert_int_equal(TW_OK, tw_serve_step_time(&c, NULL, NULL, 0, 4, 1, 4, &t, NULL));
+    assert_close(t, 5e-4, 1e-12);
+    c.decode_s = d_small;
+    assert_int_equal(TW_OK, tw_serve_step_time(&c, NULL, NULL, 0, 4, 1, 4, &t, NULL));
+    assert_close(t, 4e-5, 1e-12);
+    c.decode_kernels = 0.0;
+    assert_int_equal(TW_OK, tw_serve_step_time(&c, NULL, NULL, 0, 4, 1, 4, &t, NULL));
+    assert_close(t, 1e-5, 1e-12);
+    assert_int_equal(TW_OK, tw_serve_step_time(&c, &n, &p, 1, 4, 1, 5, &t, NULL));
+    assert_close(t, 1e-4, 1e-12);
+    c.decode_kernels = 0.5;
+    assert_int_equal(TW_EINVAL, tw_serve_step_time(&c, NULL, NULL, 0, 4, 1, 4, &t, NULL));
 }
 
 static tw_serve_workload traced(size_t n, const double *arrival, const double *isl, const double *osl)
@@ -564,6 +592,7 @@ int main(void)
         cmocka_unit_test(test_deterministic_and_seeded),
         cmocka_unit_test(test_validation_names_the_field),
         cmocka_unit_test(test_metrics_by_hand),
+        cmocka_unit_test(test_decode_only_step_by_hand),
         cmocka_unit_test(test_window_by_hand),
         cmocka_unit_test(test_async_output_by_hand),
         cmocka_unit_test(test_prefix_caching_by_hand),

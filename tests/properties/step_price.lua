@@ -9,21 +9,15 @@
 --            tilewave.inference.prefill of its prompt under the same engine, format and t.
 -- Same engine, format, t and ep on both sides. A cell whose deployment does not fit, or that an
 -- engine refuses, is counted as refused, apart from the passes; the summary prints both.
--- One documented exception, counted apart and printed: a serve TPOT above decode's by more than 1%
--- and at most EXCEPTION_MAX. The serving core bounds a decode step below by its GEMM kernels in
--- sequence (src/tw_serve.h: G = lin(b) + lm + kv, each GEMM by the tile and wave model with its
--- per-kernel latencies) as well as by decode's weight and KV stream (D); tilewave.inference.decode
--- prices D alone. Where G > D - small models at t = 8, weight-only formats whose GEMMs stop being
--- bandwidth-bound, MoE expert GEMMs of a few rows - serve is the slower. Issue 65 stays open
--- until decode prices the same max; a serve TPOT below decode's, or above it by more than
--- EXCEPTION_MAX, fails.
--- Usage: build/tilewave run tests/properties/step_price.lua [--large]
+-- No exception is needed: both price a decode step as the larger of its weight and KV stream (D)
+-- and its kernels in sequence (G = lin(b) + lm(b) + KV, tilewave.cost.step_parts, src/tw_serve.h),
+-- with an overlapped scheduler's host share hidden the same way. The b = 1, 8, 64 batches are CUDA
+-- graph capture sizes of every engine's list, so no padding separates the two.
+-- Usage: build/tilewave run tests/properties/step_price.lua
 local tw = require "tilewave"
 
-local large = arg[1] == "--large"
 local format = string.format
 local TOL = 0.01
-local EXCEPTION_MAX = 0.35
 
 -- one preset per decoder family (tilewave models; ModernBERT is an encoder), and the device it is
 -- served on
@@ -33,20 +27,21 @@ local MODELS = {
   { "qwen3-8b", "h100_sxm5" }, { "gemma-2-9b", "h100_sxm5" }, { "gemma-3-1b", "h100_sxm5" },
   { "phi-3-mini", "h100_sxm5" }, { "deepseek-v3", "h200_sxm" }, { "gpt-oss-20b", "h100_sxm5" },
   { "llama-4-scout", "h200_sxm" },
+  -- FP4 tensor cores: nvfp4 runs W4A4 (tilewave.data.quant tensor_core), fp8 W8A8
+  { "llama-3.1-8b", "b200" }, { "gpt-oss-20b", "b200" },
+  -- another vendor: ROCm engines (vLLM and SGLang run there; TensorRT-LLM is refused, counted)
+  { "qwen3-8b", "mi300x" },
 }
-local FORMATS = large and { "bf16", "fp8", "int8", "int4", "mxfp4", "nvfp4" } or { "bf16", "fp8", "int4", "mxfp4" }
+local FORMATS = { "bf16", "fp8", "int8", "int4", "mxfp4", "nvfp4" }
 local TS = { 1, 2, 8 }
 local BATCHES = { 1, 8, 64 }
-local ENGINES = { "vllm", "trtllm", "sglang" }
+local ENGINES = { "vllm", "trtllm", "sglang", "compiled" } -- three serving engines, one standalone
 
-local counts = { pass = 0, fail = 0, refused = 0, exception = 0 }
+local counts = { pass = 0, fail = 0, refused = 0 }
 local failures = {}
-local function check(label, got, want, exception_ok)
+local function check(label, got, want)
   local err = got / want - 1
   if math.abs(err) <= TOL then counts.pass = counts.pass + 1
-  elseif exception_ok and err > 0 and err <= EXCEPTION_MAX then
-    counts.exception = counts.exception + 1
-    if large then print(format("EXCEPTION (G > D) %s: serve %+.2f%%", label, 100 * err)) end
   else
     counts.fail = counts.fail + 1
     failures[#failures + 1] = format("%s: serve %.6g s, expected %.6g s (%+.2f%%)", label, got, want, 100 * err)
@@ -75,10 +70,20 @@ for _, mh in ipairs(MODELS) do
           local ok, r = pcall(tw.serve.simulate, o)
           if not ok then counts.refused = counts.refused + 1
           else
+            -- the run's 128 decode steps, at contexts 65 .. 192: their mean TPOT (the mean of each
+            -- 4-context block's midpoint pair: decode is linear in the context within a block of
+            -- split-KV's efficiency)
             local d = {}
             for key, v in pairs(base) do d[key] = v end
-            d.batch, d.context = b, 64 + 65
-            check(label .. " TPOT", r.tpot_s.p50, tw.inference.decode(d).tpot_s, true)
+            d.batch = b
+            local sum = 0
+            for cx = 65, 192, 4 do
+              d.context = cx + 1
+              local a = tw.inference.decode(d).tpot_s
+              d.context = cx + 2
+              sum = sum + a + tw.inference.decode(d).tpot_s
+            end
+            check(label .. " TPOT", r.tpot_s.p50, sum / 64)
           end
         end
         -- one request: its TTFT is the prefill of its prompt
@@ -96,7 +101,6 @@ for _, mh in ipairs(MODELS) do
   end
 end
 for _, f in ipairs(failures) do print("FAIL " .. f) end
-print(format("step price: %d checks passed, %d failed, %d exceptions (serve's GEMM kernels above decode's "
-  .. "roofline, within +%d%%), %d cells refused (do not fit or not runnable) in %.1f s", counts.pass, counts.fail,
-  counts.exception, math.floor(100 * EXCEPTION_MAX), counts.refused, os.clock() - t0))
+print(format("step price: %d checks passed, %d failed, %d cells refused (do not fit or not runnable) in %.1f s",
+  counts.pass, counts.fail, counts.refused, os.clock() - t0))
 os.exit(counts.fail == 0 and 0 or 1)

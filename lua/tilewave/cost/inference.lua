@@ -142,8 +142,8 @@ end
 -- The decode step of `o` at any context: everything but the context validated and worked out once
 -- (the options, the weight bytes, the kernels); returns the step at a context (the core's result
 -- with the collectives added; they are priced after it, as errors are raised in that order), and
--- the terms M.decode finishes its result with.
-local function stepper(o)
+-- the terms M.decode finishes its result with (`no_floor`: see kernel_floor below).
+local function stepper(o, no_floor)
   local c, spec, t, batch, context, fmt, kvb = workload(o, "decode", DECODE, decoder)
   -- an engine that cannot run on the device is refused; a measured host scales its host terms
   local eng = engines.on_host(engines.check_device(engines.resolve(o.engine, "decode.engine"), spec, "decode.engine"),
@@ -153,8 +153,8 @@ local function stepper(o)
   local ep = check_ep(c, o.ep, t, batch, "decode")
   local wbytes, params, ops, moe_layers, expert_op, expert_params = terms.weights(c, t, fmt, batch, ep)
   -- the busiest rank's share of the batch's routed copies (tilewave.cost.expert_parallel.imbalance)
-  local imb = expert_parallel.imbalance(batch * (expert_op and expert_op.experts_per_token or 0), ep,
-    expert_parallel.check_skew(o.expert_imbalance, ep, "decode.expert_imbalance"))
+  local skew = expert_parallel.check_skew(o.expert_imbalance, ep, "decode.expert_imbalance")
+  local imb = expert_parallel.imbalance(batch * (expert_op and expert_op.experts_per_token or 0), ep, skew)
   params = params + expert_params * (imb - 1)
   local batch_all = batch
   batch = batch // ep -- sequences per rank
@@ -164,6 +164,31 @@ local function stepper(o)
   local a_t = -(-c.num_attention_heads // t)
   local kernels = terms.launches(c, t, eng, batch_all, ep)
   local comm
+  -- A serving engine's step (an engine with a scheduler: vLLM, SGLang, TensorRT-LLM, NIM) takes at
+  -- least its kernels in sequence, the serving core's G (src/tw_serve.h, tilewave.cost.step_parts):
+  -- the forward over the batch's tokens but attention (GEMMs by the tile and wave model, in the
+  -- dtype and weight format a serving step uses), the sampled logits, and the KV cache at the GEMM
+  -- model's bandwidth; with expert parallelism step_parts.ep_lin's forward. Where a large batch's
+  -- GEMMs leave the roofline (tile and wave quantization) this binds: the published serving table
+  -- (scripts/serving_published.lua) is at 11.0% MAPE with it, 13.8% without. A standalone engine's
+  -- step is the stream above alone: on the decode sets G would take gpt-fast (published decode,
+  -- a100) from 2.5% to 7.5% MAPE and eager PyTorch (h100 decode eager) from 9.6% to 19.9%.
+  -- `no_floor` (M.decode_tpots) leaves it out: the serving core applies it from its own tables.
+  local floor_fixed
+  local function kernel_floor()
+    if no_floor or not eng.scheduler then return false end
+    local parts = require "tilewave.cost.step_parts"
+    local fdt = parts.gemm_dtype(spec, fmt.name)
+    local last = eng.logits == "last"
+    local l
+    if ep > 1 then
+      l = parts.ep_lin(c, spec, eng, ep, batch_all, fdt, skew, last, fmt, M.link_bw(spec, "ep", ep) / 2)
+    else
+      l = parts.forward(c, spec, eng, t, batch, fdt, fmt.name, fmt.group, t > 1 and M.link_bw(spec, "t", t) / 2, last)
+    end
+    if last then l = l + parts.logits(c, spec, eng, t, batch, fdt, fmt.name, fmt.group) end
+    return l
+  end
   local function at(cx)
     -- KV tokens summed over layers: a sliding-window layer keeps its window (models.kv_layer_tokens)
     local kv_tokens = models.kv_layer_tokens(c, cx)
@@ -202,6 +227,12 @@ local function stepper(o)
     end
     r.comm_s = comm
     r.tpot_s = r.tpot_s + comm
+    if floor_fixed == nil then floor_fixed = kernel_floor() end
+    if floor_fixed then
+      local kseq = floor_fixed + r.kv_bytes / (spec.mem_bw * (eng.mem_frac or g.mem_frac))
+      r.kernels_s = kseq
+      if kseq > r.tpot_s - r.host_s then r.tpot_s, r.bound = kseq + r.host_s, "kernels" end
+    end
     -- the host's work and the GPU's in turn; an overlapped scheduler (host_overlap f: SGLang >= 0.4,
     -- TensorRT-LLM >= 1.0) does a share f of the host's work while the GPU runs the previous step,
     -- so a steady decode step takes max(G + (1 - f) H, H), G the GPU's part, H the host's: the
@@ -239,7 +270,10 @@ end
 --   dequant_s, overhead_s (kernel costs), host_s (per-token host work), comm_s, serial_s (the step
 --   with the host's work and the GPU's in turn; tpot_s = max(serial_s - host_overlap x host_s,
 --   host_s) under an engine whose scheduler overlaps them, src/tw_serve.h), host_hidden_s (the host
---   time that overlap hides; nil without it),
+--   time that overlap hides; nil without it), kernels_s (a serving engine's step's kernels in
+--   sequence, tilewave.cost.step_parts, the serving core's G: lin(b) + lm(b) + the KV cache at the
+--   GEMM model's bandwidth; the step takes at least it, `bound` "kernels" where it binds; nil for a
+--   standalone engine), 
 --   kernels, bits_per_weight, engine, kv_eff, kv_splits, kv_blocks and kv_reads (the attention
 --   kernel's share of the DRAM rate on the KV cache, its context splits and thread blocks, and how
 --   many times a step streams the cache, price.decode_kv_eff),
@@ -276,9 +310,10 @@ function M.decode(o)
 end
 
 --- The time of M.decode's step at each of `contexts` (token counts, each validated as
--- `decode.context`) with the host's work and the GPU's in turn (M.decode's `serial_s`: its tpot_s
--- where the engine overlaps no host work; the serving core applies the overlap itself), s: the same
--- numbers as M.decode{ ..., context = c }.serial_s, bit for bit, with
+-- `decode.context`) with the host's work and the GPU's in turn and without a serving engine's floor
+-- of its kernels in sequence (the serving core applies both from its own tables, src/tw_serve.h),
+-- s: M.decode{ ..., context = c }.serial_s, bit for bit, wherever that floor does not bind
+-- (bound ~= "kernels"), with
 -- the options (`o` as M.decode's, its context ignored; a `speculative` draft is refused: M.decode
 -- prices those steps) validated and the context-free terms worked out once. For tables over contexts (tilewave.serve.steps).
 -- @return a list of s, one per context
@@ -287,7 +322,7 @@ function M.decode_tpots(o, contexts)
   local q = tables.copy(o)
   q.context = contexts[1]
   if q.speculative ~= nil then check.fail("decode.speculative", "expected none (decode_tpots)", q.speculative) end
-  local at, x = stepper(q)
+  local at, x = stepper(q, true)
   local out = {}
   for i, cx in ipairs(contexts) do
     out[i] = at(M.check_context(x.c, check.positive_int(cx, "decode.context"), o.allow_long_context, "decode.context")).serial_s

@@ -23,18 +23,8 @@ local M = {}
 local PREFILL = { model = true, hw = true, batch = true, prompt = true, dtype = true, attention = true, t = true,
                   engine = true, allow_long_context = true, weight_dtype = true, group = true, kv_dtype = true }
 
---- The dtype a forward pass's GEMMs compute in for weights in format `wdt` on `spec`: fp8 for fp8
--- weights on a device with an fp8 peak (W8A8, as TensorRT-LLM and vLLM run FP8 checkpoints); a
--- format's tensor-core dtype where the device has it (nvfp4 W4A4 on FP4 tensor cores,
--- tilewave.data.quant); fp16 or fp32 weights in their own dtype; else the 16-bit type the device
--- has (weight-only formats dequantize to it: W4A16, W8A16).
-function M.compute_dtype(spec, wdt)
-  if wdt == "fp8" and spec.peak_flops.fp8 then return "fp8" end
-  local tc = quant.formats[wdt] and quant.formats[wdt].tensor_core
-  if tc and spec.peak_flops[tc] then return tc end
-  if (wdt == "fp16" or wdt == "fp32") and spec.peak_flops[wdt] then return wdt end
-  return spec.peak_flops.bf16 and "bf16" or "fp16"
-end
+--- The dtype a forward pass's GEMMs compute in (tilewave.cost.step_parts.gemm_dtype).
+M.compute_dtype = require("tilewave.cost.step_parts").gemm_dtype
 
 --- Time to first token: the forward pass over the prompt (the GEMM model of
 -- tilewave.transformer), whose last logits give the first token.

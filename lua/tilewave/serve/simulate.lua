@@ -227,6 +227,7 @@ local function run(x, scale, detail, stop)
     max_num_batched_tokens = s.max_num_batched_tokens, block_size = s.block_size,
     kv_capacity_tokens = x.kv.kv_capacity_tokens, watermark = s.watermark, replicas = x.replicas, router = s.router,
     multi_step = s.multi_step, seq_host_s = tb.seq_host_s, host_overlap = tb.host_overlap, kv_s_per_token = tb.kv_s_per_token,
+    decode_kernels = tb.decode_kernels,
     spec_k = x.speculative and x.speculative.k or 0, spec_alpha = x.speculative and x.speculative.acceptance or 0,
     draft_s = tb.draft_s,
     prefill_replicas = x.disagg and x.disagg.prefill.replicas or 0,

@@ -52,7 +52,7 @@ M.grid = grid
 
 -- The compute dtype of the prefill GEMMs: tilewave.cost.prefill's, as tilewave.inference.prefill
 -- prices the same pass.
-local prefill_dtype = require("tilewave.cost.prefill").compute_dtype
+local prefill_dtype = require("tilewave.cost.step_parts").gemm_dtype
 M.prefill_dtype = prefill_dtype
 
 --- The KV capacity of one replica (per tensor-parallel rank), after the memory rules of the
@@ -115,22 +115,9 @@ function M.kv_capacity(c, spec, o, sched)
            kv_bytes = cap * per, memory_bytes = mem }
 end
 
--- The ops of a forward pass of `c` on `spec` (tilewave.cost.forward's options), each with its
--- role and total_s (time per call x count): the pass compiled and priced in one call into the core
--- (tilewave.cost.forward.plan, tilewave.cost.price.pass_time's per-op times, the same numbers as
--- forward.estimate's rows, bit for bit). An iterator over { role, total_s }.
-local function op_times(c, spec, opts)
-  local x = forward.plan(c, spec, opts)
-  local _, _, _, per = price.pass_time(x.ctx, x.prog, true)
-  local i, row = 0, {}
-  return function()
-    i = i + 1
-    local op = x.ops[i]
-    if not op then return nil end
-    row.role, row.total_s = op.role, per[i] * op.count
-    return i, row
-  end
-end
+-- lin(n), A(n) and lm(k): tilewave.cost.step_parts, which tilewave.inference.decode prices its
+-- step's kernels with too
+local parts = require "tilewave.cost.step_parts"
 
 --- The cost tables of one run (src/tw_serve.h, tw_serve_costs).
 -- @param c the model config
@@ -144,7 +131,7 @@ end
 -- @tparam table lim `{ max_tokens (most tokens in one step), max_context (most tokens of one
 --   request), max_seqs, exact (token counts to price exactly, e.g. a fixed prompt length) }`
 -- @return `{ tok_grid, lin_s, ctx_grid, attn_s, seq_grid, logits_s, dctx_grid, decode_s, host_s,
---   seq_host_s, host_overlap, kv_s_per_token }`
+--   seq_host_s, host_overlap, kv_s_per_token, decode_kernels }`
 function M.tables(c, spec, eng, o, lim)
   local t = o.t
   local wfmt = quant.format(o.weight_dtype or "bf16", o.group, "serve.weight_dtype")
@@ -165,16 +152,7 @@ function M.tables(c, spec, eng, o, lim)
   local ep = o.ep or 1
   -- with expert parallelism lin(n) is M.ep_lin's: this forward prices only the attention grid
   for _, n in ipairs(ep > 1 and ctx or union) do
-    local a, l = 0, 0
-    for _, op in op_times(c, spec, { b = 1, s = n, t = t, dtype = fdt, attention = "flash", engine = eng,
-                                     weight_dtype = wdt, group = wgroup }) do
-      if op.role == "attention" then a = a + op.total_s
-      elseif op.role ~= "logits" or not last then l = l + op.total_s end
-    end
-    if t > 1 then
-      l = l + 2 * c.num_hidden_layers * price.collective("allreduce", n * c.hidden_size * e, t, link,
-        eng.comm_latency_s or 0)
-    end
+    local l, a = parts.forward(c, spec, eng, t, n, fdt, wdt, wgroup, link, last)
     -- expert parallelism: the group's requests spread over its ep ranks' attention
     lin[n], attn[n] = l, a / ep
   end
@@ -185,7 +163,10 @@ function M.tables(c, spec, eng, o, lim)
   local handoff = M.handoff(spec, eng, t, o.pp or 1)
   for _, n in ipairs(tok) do lin[n] = lin[n] + handoff(n * c.hidden_size * e) end
   local r = { tok_grid = tok, ctx_grid = ctx, lin_s = {}, attn_s = {}, host_s = eng.token_host_s or 0,
-              seq_host_s = (eng.seq_host_s or 0) / ep, host_overlap = eng.host_overlap or 0 }
+              seq_host_s = (eng.seq_host_s or 0) / ep, host_overlap = eng.host_overlap or 0,
+              -- a serving engine's decode step is bounded by its kernels in sequence too, as
+              -- tilewave.inference.decode prices it (src/tw_serve.h decode_kernels)
+              decode_kernels = eng.scheduler and 1 or 0 }
   -- decode attention per cached token: the KV bytes of one token on this rank at the bandwidth
   -- decode streams it (the difference of two decode steps one context token apart, memory-bound);
   -- with ep ranks each streams its own sequences' caches at once
@@ -195,16 +176,13 @@ function M.tables(c, spec, eng, o, lim)
   for i, n in ipairs(tok) do r.lin_s[i] = lin[n] end
   for i, n in ipairs(ctx) do r.attn_s[i] = attn[n] end
   r.seq_grid = grid(lim.max_seqs, 1.25)
-  r.dctx_grid = grid(lim.max_context, 2)
+  r.dctx_grid = grid(lim.max_context, 1.25)
   r.logits_s, r.decode_s = {}, {}
   local rows = {} -- the decode steps at a captured batch, by batch: grid batches share their graph's
   for i, b in ipairs(r.seq_grid) do
     local lm = 0
     if last then -- with ep ranks, each samples its own sequences
-      for _, op in op_times(c, spec, { b = -(-b // ep), s = 1, t = t, dtype = fdt, attention = "flash", engine = eng,
-                                       weight_dtype = wdt, group = wgroup }) do
-        if op.role == "logits" then lm = lm + op.total_s end
-      end
+      lm = parts.logits(c, spec, eng, t, -(-b // ep), fdt, wdt, wgroup)
     end
     r.logits_s[i] = lm
     -- a CUDA graph runs the next captured batch: the GPU's work at that batch, the host's at b;
@@ -225,31 +203,11 @@ function M.tables(c, spec, eng, o, lim)
   return r
 end
 
---- lin(n) of an expert-parallel group of `ep` ranks (tilewave.cost.expert_parallel), s: the
--- step's n tokens spread over the ranks' data-parallel attention, ceil(n / ep) each; every MoE
--- layer's experts at the busiest rank's share of the n x k routed copies
--- (expert_parallel.imbalance, times `skew`), and its dispatch and combine all-to-alls of those
--- copies x h elements over the device's link (past 8 GPUs, InfiniBand); the logits apart when
--- `last`.
-local moe_of = setmetatable({}, { __mode = "k" }) -- config -> { MoE layers, k }, from its ops once
+--- lin(n) of an expert-parallel group of `ep` ranks: tilewave.cost.step_parts.ep_lin over the
+-- device's link (tilewave.cost.inference.link_bw, one way), as tilewave.inference.decode prices its
+-- step's kernels with it.
 function M.ep_lin(c, spec, eng, ep, n, fdt, skew, last, wfmt)
-  local per = -(-n // ep)
-  if not moe_of[c] then
-    local probe = forward.estimate(c, spec, { b = 1, s = 1, t = 1, dtype = fdt, attention = "flash", engine = eng, ep = ep })
-    moe_of[c] = { ep_parallel.moe_layers(probe.ops) }
-  end
-  local layers, k = moe_of[c][1], moe_of[c][2]
-  local imb = ep_parallel.imbalance(n * k, ep, skew)
-  local est = forward.estimate(c, spec, { b = 1, s = per, t = 1, dtype = fdt, attention = "flash", engine = eng, ep = ep,
-                                          imbalance = imb, weight_dtype = wfmt and wfmt.name,
-                                          group = wfmt and wfmt.group })
-  local l = 0
-  for _, op in ipairs(est.ops) do
-    if op.role ~= "attention" and (op.role ~= "logits" or not last) then l = l + op.total_s end
-  end
-  local bytes = per * k * imb * c.hidden_size * dtype.get(fdt).in_bytes
-  return l + layers * ep_parallel.alltoall_pair_s(bytes, ep, inference.link_bw(spec, "ep", ep) / 2,
-    ep_parallel.inter_node_bw(), eng.comm_latency_s or 0, (spec.interconnect or {}).fabric_bw ~= nil)
+  return parts.ep_lin(c, spec, eng, ep, n, fdt, skew, last, wfmt, inference.link_bw(spec, "ep", ep) / 2)
 end
 
 --- The hand-offs between `pp` pipeline stages of `t` GPUs on `spec` under engine `eng`, as a
