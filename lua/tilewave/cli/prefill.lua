@@ -15,7 +15,12 @@ function M.define(p)
     :convert(args_.int_list("prefill.prompt"))
   pf:option("--batch", "Sequences prefilled together; a list gives one row each."):default("1")
     :convert(args_.int_list("prefill.batch"))
-  pf:option("--dtype", "Compute dtype."):default("bf16")
+  pf:option("--weight-dtype", "fp32, bf16, fp16, fp8, int8, int4, mxfp4, nvfp4, q8_0, q4_0, q4_k_m (default: the "
+    .. "checkpoint's, as its config.json quantization_config declares, else bf16).")
+  pf:option("--group", "int4 quantization group size."):convert(args_.int_arg("prefill.group"))
+  pf:option("--kv-dtype", "KV cache dtype (the memory fit's)."):default("bf16")
+  pf:option("--dtype", "Compute dtype (default: the weight format's: fp8 for fp8 weights where the device has an "
+    .. "fp8 peak, else bf16).")
   pf:option("--attention", "flash or standard."):default("flash")
   pf:option("--t", "Tensor-parallel size."):default("1"):convert(args_.int_arg("prefill.t"))
   pf:option("--engine", args_.ENGINE_HELP):default("compiled")
@@ -31,14 +36,18 @@ function M.run(args, out)
   if args.prompt == nil then error("prefill.prompt: expected positive integer (--prompt N), got nil", 0) end
   local runs = {}
   local spec = tw.hw.resolve(args.hw, "prefill.hw")
+  -- the formats named as the user gave them, before the memory check reads them
+  if args.weight_dtype ~= nil or args.group ~= nil then
+    require("tilewave.data.quant").format(args.weight_dtype or "bf16", args.group, "prefill.weight_dtype")
+  end
+  require("tilewave.data.dtype").kv_bytes(args.kv_dtype, "prefill.kv_dtype")
   for _, bp in ipairs(require("tilewave.cli.decode").pairs_of(args.batch, args.prompt)) do
     -- named as the user typed them before the memory check reads them
     check.positive_int(bp[1], "prefill.batch")
     check.positive_int(bp[2], "prefill.prompt")
-    -- weights (in the compute dtype when it is 8-bit: fp8 checkpoints) and the prompt's KV cache
-    -- must fit
+    -- the weights in their format and the prompt's KV cache must fit
     local mo = { model = args.model, hw = args.hw, batch = bp[1], context = bp[2], t = args.t,
-                 weight_dtype = (args.dtype == "fp8" or args.dtype == "int8") and args.dtype or nil,
+                 weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype,
                  allow_long_context = args.allow_long_context or nil }
     local m = tw.hw.memory(spec) and tw.inference.memory(mo)
     if m and not m.fits then
@@ -47,13 +56,19 @@ function M.run(args, out)
     else
       local r = tw.inference.prefill { model = args.model, hw = args.hw, batch = bp[1], prompt = bp[2], t = args.t,
                                        dtype = args.dtype, attention = args.attention, engine = args.engine,
+                                       weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype,
                                        allow_long_context = args.allow_long_context or nil }
       runs[#runs + 1] = { model = r.model, hw = r.hw, batch = r.batch, prompt = r.prompt, ttft_s = r.ttft_s,
                           interval = r.interval, tflops = r.tflops, mfu = r.mfu, flops = r.flops,
-                          tokens_per_s = r.batch * r.prompt / r.ttft_s, engine = r.engine }
+                          tokens_per_s = r.batch * r.prompt / r.ttft_s, engine = r.engine,
+                          weight_dtype = r.weight_dtype, weight_dtype_source = r.weight_dtype_source,
+                          kv_dtype = r.kv_dtype, dtype = r.dtype }
     end
   end
-  local how = { dtype = args.dtype, attention = args.attention, t = args.t }
+  local first = runs[1]
+  local how = { dtype = first.dtype or args.dtype, attention = args.attention, t = args.t,
+                weight_dtype = first.weight_dtype or args.weight_dtype, source = first.weight_dtype_source,
+                kv_dtype = args.kv_dtype }
   if args.format == "text" then how.engine = tw.engines.resolve(args.engine, "prefill.engine").name end
   out:write(require("tilewave.report.inference_text").prefill(runs, how, args.format))
   return 0

@@ -298,8 +298,12 @@ function M.decode(o)
   r.tokens_per_s = 1 / r.tpot_s
   r.aggregate_tokens_per_s = x.batch_all / r.tpot_s
   r.achieved_bw = r.bytes / r.tpot_s
-  if comm > math.max(r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "communication" end
-  if r.host_s > math.max(comm, r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then r.bound = "host" end
+  -- the step's kernels in sequence, where they bind, include the all-reduces (step_parts.forward)
+  local kseq = r.bound == "kernels" and r.kernels_s or 0
+  if r.bound ~= "kernels" and comm > math.max(r.compute_s, r.memory_s + r.dequant_s, r.overhead_s) then
+    r.bound = "communication"
+  end
+  if r.host_s > math.max(comm, r.compute_s, r.memory_s + r.dequant_s, r.overhead_s, kseq) then r.bound = "host" end
   r.model, r.hw, r.batch, r.context, r.t, r.ep = x.c.id or x.c.name, spec.id, x.batch_all, x.context, x.t, x.ep
   r.expert_imbalance = x.ep > 1 and x.imb or nil
   r.weight_dtype, r.kv_dtype, r.engine, r.compute_dtype = fmt.name, o.kv_dtype or "bf16", eng.name, x.cdt

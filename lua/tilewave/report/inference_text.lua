@@ -20,6 +20,8 @@ local BOUND_TEXT = {
   host = "the host's work per step (dispatch, scheduling, sampling) outlasts the GPU",
   communication = "the tensor-parallel all-reduces outlast the work",
   ceiling = "held to the device's datasheet limits",
+  kernels = "the step's GEMM kernels in sequence, by their tiles, waves and latencies (a serving engine's "
+    .. "step, as serve prices it)",
 }
 
 -- the rows as `fmt` ("json": `runs`, "csv", or a text table)
@@ -128,8 +130,10 @@ function M.prefill(runs, how, fmt)
   local parts = {}
   if fmt == "text" then
     local r = runs[1]
-    parts[1] = format("prefill %s on %s: %s, %s attention, t = %d, %s engine (TTFT: the forward over the prompt)\n",
-      r.model, r.hw, how.dtype, how.attention, how.t, how.engine)
+    local w = how.weight_dtype and format("%s weights%s, ", how.weight_dtype,
+      how.source and format(" (%s)", how.source) or "") or ""
+    parts[1] = format("prefill %s on %s: %s%s compute, %s attention, t = %d, %s engine (TTFT: the forward over the "
+      .. "prompt)\n", r.model, r.hw, w, how.dtype or "bf16", how.attention, how.t, how.engine)
   end
   parts[#parts + 1] = rows_text(fmt, { "batch", "prompt", "TTFT", "tokens/s", "TFLOP/s", "MFU" }, rows, runs)
   if fmt == "text" then

@@ -31,7 +31,8 @@ function M.decode(d, m)
       si(d.kv_bytes, "B"), si(d.achieved_bw, "B/s")),
     format("  bound       %s (memory %s, dequant %s, compute %s, %d kernels %s, host %s, communication %s)", d.bound,
       si(d.memory_s, "s"), si(d.dequant_s, "s"), si(d.compute_s, "s"), d.kernels, si(d.overhead_s, "s"),
-      si(d.host_s, "s"), si(d.comm_s, "s")),
+      si(d.host_s, "s"), si(d.comm_s, "s")) .. (d.kernels_s and format("; kernels in sequence %s",
+      si(d.kernels_s, "s")) or ""),
   }
   if d.kv_eff and d.kv_eff < 1 then
     lines[#lines + 1] = format("  attention   the KV cache streams from %d of %d SMs, %.0f%% of the rate: %d thread blocks "
