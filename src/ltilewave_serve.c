@@ -266,7 +266,7 @@ static const struct { const char *name; size_t off; } RESULT_NUMS[] = {
     NUM(total_tokens_per_s), NUM(mean_in_system), NUM(mean_running), NUM(kv_peak_fraction), NUM(preemptions),
     NUM(steps), NUM(prefill_tokens), NUM(recomputed_tokens), NUM(output_tokens), NUM(goodput_rps),
     NUM(spec_tokens_per_step), NUM(decode_tokens), NUM(kv_blocks_end), NUM(prefix_lookups), NUM(prefix_hits),
-    NUM(cached_tokens), NUM(slo_failed), NUM(group_ticks)};
+    NUM(cached_tokens), NUM(slo_failed), NUM(group_ticks), NUM(queue_start), NUM(queue_end), NUM(queue_growth_rps)};
 #undef NUM
 
 static void push_result(lua_State *L, const tw_serve_result *r)

@@ -64,7 +64,13 @@
  * Metrics as vLLM's benchmark_serving defines them: TTFT = first token - arrival; TPOT =
  * (e2e - TTFT) / (output - 1) for outputs above 1 token; ITL = every gap between two
  * consecutive tokens of a request, pooled over all requests; duration = last completion
- * - first arrival. Percentiles interpolate linearly between order statistics (numpy's
+ * - first arrival; throughput = requests (and their tokens) over the duration. With a steady
+ * window (measure_from > 0 or measure_to < requests) throughput and goodput are taken over the
+ * window the latencies are: the completions (and their tokens) between the first and the last
+ * measured arrival, over the time between them (a stable load reads its offered rate within
+ * sampling error, a load past capacity the rate it is served at; the ramp and the drain count in
+ * neither; a window with fewer than 2 completions keeps the run's figures); duration stays the
+ * run's. Percentiles interpolate linearly between order statistics (numpy's
  * default, np.percentile(x, q) with method "linear", which benchmark_serving calls): the value at
  * position q/100 (n - 1) of the sorted values. ITL percentiles do the same on a histogram of
  * relative bin width at most 2^-9, each order statistic taken as its bin's geometric middle (within
@@ -232,6 +238,12 @@ typedef struct {
                                 field 0); 0: the run ended */
     double group_ticks;      /* steps in which a decode group gave its members their tokens together
                                 (policy.per_request; 0 when it never formed) */
+    double queue_start, queue_end; /* requests in the system (arrived, not finished: waiting, running or
+                                preempted; the queue in Kleinrock's sense) when the first and when the
+                                last measured request arrived (the run's first and last arrival when
+                                every request is measured) */
+    double queue_growth_rps; /* (queue_end - queue_start) / the time between those arrivals, request/s:
+                                the queue's growth the run observed (0 when the window has no length) */
 } tw_serve_result;
 
 /* One request as the run left it (tw_serve_request). */

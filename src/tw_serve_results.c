@@ -44,6 +44,34 @@ void tw__itl_flush(sim_t *s)
     s->n_gaps = 0;
 }
 
+/* The steady window's throughput (tw_serve.h) and the requests in the system (arrived, not finished:
+ * waiting, running or preempted) when the first and the last measured request arrived. */
+static void steady_window(const sim_t *s, size_t n, tw_serve_result *out)
+{
+    size_t i, lo = s->lo, hi = s->hi;
+    double ta = INFINITY, tb = -INFINITY, done = 0.0, o = 0.0, in = 0.0, q0 = 0.0, q1 = 0.0;
+    for (i = lo; i < hi; i++) {
+        const req_t *q = &s->req[i];
+        if (q->arrival < ta) ta = q->arrival;
+        if (q->arrival > tb) tb = q->arrival;
+    }
+    for (i = 0; i < n; i++) {
+        const req_t *q = &s->req[i];
+        if (q->arrival <= ta && q->done > ta) q0++;
+        if (q->arrival <= tb && q->done > tb) q1++;
+        if (q->done >= ta && q->done <= tb) done++, o += q->osl, in += q->isl;
+    }
+    out->queue_start = q0;
+    out->queue_end = q1;
+    out->queue_growth_rps = tb > ta ? (q1 - q0) / (tb - ta) : 0.0;
+    /* a steady window with completions in it: the rate they came at */
+    if ((lo > 0 || hi < n) && tb > ta && done >= 2.0) {
+        out->requests_per_s = done / (tb - ta);
+        out->output_tokens_per_s = o / (tb - ta);
+        out->total_tokens_per_s = (o + in) / (tb - ta);
+    }
+}
+
 void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, double slo_tpot, tw_serve_result *out)
 {
     double first = s->req[0].arrival, last = 0.0, out_tokens = 0.0, in_tokens = 0.0, good = 0.0, dur;
@@ -65,6 +93,7 @@ void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, dou
     out->requests_per_s = n / dur;
     out->output_tokens_per_s = out_tokens / dur;
     out->total_tokens_per_s = (out_tokens + in_tokens) / dur;
+    steady_window(s, n, out);
     /* latencies of the measured window; throughput and the time averages over the whole run */
     for (i = 0; i < k; i++) scratch[i] = req[i].first - req[i].arrival;
     tw__serve_stat(scratch, scratch + n, k, &out->ttft_s);

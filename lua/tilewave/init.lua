@@ -51,7 +51,12 @@ local fields = {
   end,
   sweep = from("tilewave.explore.sweep", "sweep"),
   range = from("tilewave.explore.sweep", "range"),
-  serve = mod "tilewave.serve.simulate",
+  -- tw.serve: the simulator, with the capacity and the verdict on a load (tilewave.serve.capacity)
+  serve = function()
+    local capacity = require "tilewave.serve.capacity"
+    return setmetatable({ capacity = capacity.of, stability = capacity.state },
+                        { __index = require "tilewave.serve.simulate" })
+  end,
 }
 
 return setmetatable({ _VERSION = core._VERSION, core = core }, {

@@ -279,10 +279,13 @@ static void test_metrics_by_hand(void **state)
 static void test_window_by_hand(void **state)
 {
     /* The three requests of test_metrics_by_hand measured over the window 1 .. 2 (R1 and R2): the
-     * run is the same (throughput over all three), the latencies are R1's and R2's alone.
-     * TTFT 4.51, 4.01 ms: p50 4.26, max 4.51. E2E 5.54, 6.06. TPOT 1.03, 1.025. ITL 1.03 (R1),
-     * 1.03, 1.02 (R2): mean 3.08 / 3, max 1.03. Queue 1, 0.5 ms. With a TTFT SLO of 4.2 ms only R2
-     * meets it: goodput = 3 / 7.56 ms x 1/2. */
+     * run is the same, the latencies are R1's and R2's alone; no request completes between R1's and
+     * R2's arrival (1 .. 1.5 ms), so the throughput is the run's (3 / 7.56 ms; see
+     * test_steady_window_by_hand for a window with completions). TTFT 4.51, 4.01 ms: p50 4.26, max 4.51. E2E 5.54, 6.06.
+     * TPOT 1.03, 1.025. ITL 1.03 (R1), 1.03, 1.02 (R2): mean 3.08 / 3, max 1.03. Queue 1, 0.5 ms.
+     * With a TTFT SLO of 4.2 ms only R2 meets it: goodput = 3 / 7.56 ms x 1/2. In the system when R1
+     * arrives (1 ms): R0 and R1; when R2 arrives (1.5 ms): R0, R1 and R2; so the queue grew by 1 in
+     * 0.5 ms, 2000/s. */
     static const double arrival[] = {0, 1e-3, 1.5e-3}, isl[] = {100, 200, 50}, osl[] = {4, 2, 3};
     tw_serve_workload w = traced(3, arrival, isl, osl);
     tw_serve_policy p = policy();
@@ -299,7 +302,11 @@ static void test_window_by_hand(void **state)
     work = malloc(bytes);
     assert_int_equal(tw_serve_run(&w, &p, &c, 4.2e-3, 0, work, bytes, NULL, 0, &r, &bad), TW_OK);
     assert_close(r.measured, 2, 0);
-    assert_close(r.requests_per_s, 3 / (7.56 * ms), 1e-12);
+    assert_close(r.requests_per_s, 3 / (7.56 * ms), 1e-12); /* no completion in 1 .. 1.5 ms: the run's */
+    assert_close(r.duration_s, 7.56 * ms, 1e-12);
+    assert_close(r.queue_start, 2, 0);
+    assert_close(r.queue_end, 3, 0);
+    assert_close(r.queue_growth_rps, 1 / (0.5 * ms), 1e-12);
     assert_close(r.ttft_s.p50, 4.26 * ms, 1e-12);
     assert_close(r.ttft_s.max, 4.51 * ms, 1e-12);
     assert_close(r.e2e_s.mean, (5.54 + 6.06) / 2 * ms, 1e-12);
@@ -317,6 +324,38 @@ static void test_window_by_hand(void **state)
     w.measure_to = 4;
     assert_int_equal(tw_serve_run(&w, &p, &c, 0, 0, work, bytes, NULL, 0, &r, &bad), TW_EINVAL);
     assert_string_equal(bad, "workload.measure_to");
+    free(work);
+}
+
+static void test_steady_window_by_hand(void **state)
+{
+    /* Four requests of 100 + 2 tokens at 0, 10, 20, 30 ms under the round costs (1 ms a step + 10 us
+     * a token): each prefills in 2 ms and decodes its second token in 1.01 ms, alone, so it
+     * finishes 3.01 ms after it arrives: 3.01, 13.01, 23.01, 33.01 ms. Measured: requests 1 .. 3,
+     * arriving 10 .. 30 ms; R1 and R2 complete within it: 2 requests and their 4 output and 200
+     * input tokens over 20 ms = 100 req/s, 200 and 10,200 tokens/s, the offered rate. In the system
+     * at 10 ms: R1 (it just arrived); at 30 ms: R3: one each, no growth. */
+    static const double arrival[] = {0, 10e-3, 20e-3, 30e-3}, isl[] = {100, 100, 100, 100}, osl[] = {2, 2, 2, 2};
+    tw_serve_workload w = traced(4, arrival, isl, osl);
+    tw_serve_policy p = policy();
+    tw_serve_costs c = round_costs();
+    tw_serve_result r;
+    const char *bad = NULL;
+    size_t bytes;
+    void *work;
+    (void)state;
+    w.measure_from = 1;
+    w.measure_to = 4;
+    bytes = tw_serve_workspace_bytes(&w, &p, 0);
+    work = malloc(bytes);
+    assert_int_equal(tw_serve_run(&w, &p, &c, 0, 0, work, bytes, NULL, 0, &r, &bad), TW_OK);
+    assert_close(r.duration_s, 33.01e-3, 1e-12);
+    assert_close(r.requests_per_s, 2 / 20e-3, 1e-12);
+    assert_close(r.output_tokens_per_s, 4 / 20e-3, 1e-12);
+    assert_close(r.total_tokens_per_s, 204 / 20e-3, 1e-12);
+    assert_close(r.queue_start, 1, 0);
+    assert_close(r.queue_end, 1, 0);
+    assert_close(r.queue_growth_rps, 0, 0);
     free(work);
 }
 
@@ -593,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_validation_names_the_field),
         cmocka_unit_test(test_metrics_by_hand),
         cmocka_unit_test(test_decode_only_step_by_hand),
+        cmocka_unit_test(test_steady_window_by_hand),
         cmocka_unit_test(test_window_by_hand),
         cmocka_unit_test(test_async_output_by_hand),
         cmocka_unit_test(test_prefix_caching_by_hand),

@@ -271,7 +271,7 @@ local function simulate_loads(a, sched)
     -- (tilewave.serve.capacity)
     if l.rate then
       cap = cap or require("tilewave.serve.capacity").of(so)
-      local state, growth = require("tilewave.serve.capacity").state(l.rate, cap)
+      local state, growth = require("tilewave.serve.capacity").state(l.rate, cap, r)
       r.stability = { state = state, queue_growth_rps = growth, capacity_rps = cap.requests_per_s,
                       capacity_interval = { cap.low, cap.high } }
     end

@@ -84,7 +84,9 @@ function M.render(runs, fmt)
       if slo then row[#row + 1] = csv.field(r.goodput_rps) end
     else
       local iv = r.interval
-      row = { load, grows and format("UNSTABLE, queue +%.3g/s", r.stability.queue_growth_rps) or st,
+      -- the queue's growth only where the run observed it (tilewave.serve.capacity.state)
+      row = { load, grows and (r.stability.queue_growth_rps and format("UNSTABLE, queue +%.3g/s",
+        r.stability.queue_growth_rps) or "UNSTABLE") or st,
         format("%.2f", r.throughput.requests_per_s), format("%.0f", r.throughput.output_tokens_per_s),
         grows and "grows" or stat(r, "ttft_s", "p50"),
         grows and "grows" or format("%s [%s, %s]", stat(r, "ttft_s", "p99"), si(iv["ttft_s.p99"][1], "s"),
@@ -149,12 +151,13 @@ function M.render(runs, fmt)
     -- conversations with caching: the flood of an offline run evicts the histories a steady rate keeps
     local lower = r.conversation and r.prefix.caching
     foot = foot .. format("Capacity %.3g %s [%.3g, %.3g] for these requests (%s); above it a load is UNSTABLE: its "
-      .. "queue grows every second and its TTFT with the run's length, so none is printed.%s\n", cap.capacity_rps,
+      .. "queue grows every second and its TTFT with the run's length, so none is printed. A load's state is its "
+      .. "run's: a queue growth is printed where the run showed one.%s\n", cap.capacity_rps,
       r.conversation and "conversations/s" or "req/s", cap.capacity_interval[1], cap.capacity_interval[2],
-      lower and "their steady offline throughput, every conversation started at once"
-      or "their steady offline throughput: no arrival rate completes more",
+      lower and "their saturated throughput, every conversation started at once"
+      or "their saturated throughput, the open-loop limit: no arrival rate completes more",
       lower and " With conversations it is a lower bound: starting them all at once can evict histories a steady "
-      .. "rate keeps cached, so a load above it may yet be stable (judged unstable here, never the reverse)." or "")
+      .. "rate keeps cached, so a load above it whose run shows no growing queue is called near capacity." or "")
   end
   return head .. tw.report.table(header, rows) .. "\n" .. foot
 end

@@ -10,7 +10,8 @@
 -- arrivals: the step costs as priced and at the two bounds of their calibrated interval, which
 -- gives the interval of every figure. Metrics are vLLM benchmark_serving's (TTFT to the first
 -- token; TPOT = (e2e - TTFT) / (output - 1); ITL pooled over every gap; throughput over the run's
--- duration); goodput is DistServe's (requests per second meeting both SLOs).
+-- duration, or in a steady-state run over the same window as the latencies, src/tw_serve.h);
+-- goodput is DistServe's (requests per second meeting both SLOs).
 -- Speculative decoding (`speculative`) and disaggregated pools (`disagg`) are simulated. Left out:
 -- Prefix caching of one shared system prompt (`workload.prefix`; src/tw_serve.h) is simulated; left
 -- out: pipeline and expert parallelism, multi-turn reuse, swapping to CPU, the client's HTTP and
@@ -271,6 +272,7 @@ local function shape(x, r)
                 asked = x.w.requests_asked },
     throughput = { requests_per_s = r.requests_per_s, output_tokens_per_s = r.output_tokens_per_s,
                    total_tokens_per_s = r.total_tokens_per_s },
+    queue = { start = r.queue_start, ["end"] = r.queue_end, growth_rps = r.queue_growth_rps },
     mean_in_system = r.mean_in_system, mean_running = r.mean_running,
     kv_capacity_tokens = x.kv.kv_capacity_tokens, kv_peak_fraction = r.kv_peak_fraction,
     preemptions = r.preemptions, steps = r.steps, output_tokens = r.output_tokens,
@@ -327,7 +329,10 @@ end
 --   turns, think_s }` (tilewave.serve.workload.conversation; the result gains `conversation` and
 --   `prefix` with the history hits)
 -- @return `{ model, hw, t, replicas, gpus, engine, scheduler, requests, duration_s (s), throughput
---   = { requests_per_s, output_tokens_per_s, total_tokens_per_s }, ttft_s, tpot_s, itl_s, e2e_s,
+--   = { requests_per_s, output_tokens_per_s, total_tokens_per_s } (a steady-state run's over its
+--   measured window), queue = { start, end, growth_rps } (requests in the system when the first and
+--   the last measured request arrived, and the growth between: tilewave.serve.capacity.state reads it),
+--   ttft_s, tpot_s, itl_s, e2e_s,
 --   queue_s (each { mean, p50, p90, p99, max }, s), mean_in_system, mean_running (time averages,
 --   requests), kv_capacity_tokens (per replica), kv_peak_fraction, preemptions, steps,
 --   output_tokens, prefill_tokens (recomputed ones included), recomputed_tokens, decode_tokens
