@@ -189,25 +189,29 @@ local function stepper(o, no_floor)
     if last then l = l + parts.logits(c, spec, eng, t, batch, fdt, fmt.name, fmt.group) end
     return l
   end
+  -- the core's inputs that do not depend on the context, built once; at() sets the rest
+  local args = {
+    weight_bytes = wbytes, matmul_params = params,
+    dequant_ops = (eng.dequant == false or cdt == fmt.tensor_core) and 0 or fmt.dequant_ops,
+    layers = 1, -- the core's KV and attention terms scale with layers x context: kv_tokens is that sum
+    kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
+    kv_elem_bytes = kvb, batch = batch,
+    peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
+    vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
+    mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
+    kernels = kernels,
+  }
+  local mode = eng.decode_attention or "split_kv"
   local function at(cx)
     -- KV tokens summed over layers: a sliding-window layer keeps its window (models.kv_layer_tokens)
     local kv_tokens = models.kv_layer_tokens(c, cx)
     -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
     -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
     local act = L * 10.0 * batch * h * e + 2.0 * batch * a_t * kv_tokens * e + batch * (-(-c.vocab_size // t)) * 4.0
-    local kv_eff, splits, blocks, reads = price.decode_kv_eff(eng.decode_attention or "split_kv", spec.sm_count, batch,
-      kv.heads, a_t, kv.head_dim, cx)
-    local r = in_range("decode", batch_all, cx, price.decode, {
-      weight_bytes = wbytes, matmul_params = params,
-      dequant_ops = (eng.dequant == false or cdt == fmt.tensor_core) and 0 or fmt.dequant_ops,
-      layers = 1, -- the core's KV and attention terms scale with layers x context: kv_tokens is that sum
-      kv_heads = kv.heads, q_heads = a_t, head_dim = kv.head_dim, attn_dim = kv.attn_dim,
-      kv_elem_bytes = kvb, context = kv_tokens, batch = batch, act_bytes = act,
-      peak_flops = spec.peak_flops[cdt], compute_frac = eng.compute_frac or hw.compute_frac(g, cdt),
-      vector_flops = spec.peak_flops.fp32 or spec.peak_flops[cdt],
-      mem_bw = spec.mem_bw, mem_frac = eng.mem_frac or g.mem_frac,
-      kernels = kernels, kv_eff = kv_eff / reads, -- a cache read `reads` times streams at 1/reads of the rate
-    }, eng, spec.vendor)
+    local kv_eff, splits, blocks, reads = price.decode_kv_eff(mode, spec.sm_count, batch, kv.heads, a_t, kv.head_dim, cx)
+    args.context, args.act_bytes = kv_tokens, act
+    args.kv_eff = kv_eff / reads -- a cache read `reads` times streams at 1/reads of the rate
+    local r = in_range("decode", batch_all, cx, price.decode, args, eng, spec.vendor)
     r.kv_eff, r.kv_splits, r.kv_blocks, r.kv_reads = kv_eff, splits, blocks, reads
     if not comm then
       comm = 0
