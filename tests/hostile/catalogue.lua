@@ -308,6 +308,22 @@ return { base = 'pythia-70m', vary = { hidden_size = l, intermediate_size = l, v
                 ["layers.csv"] = "gpu,id,b,s,attention,timing,time_s\nH100,pythia-70m,4,2048,flash,graph,-1\n" },
       cmd = "calibrate . --base h100_sxm5 --out fit.lua", err = { "layers.csv row 2", "time_s" },
       after = function(dir) return io.open(dir .. "/fit.lua") == nil, "fit.lua was written" end })
+  -- issue 66: a measurement folder's files are opened only when they are regular files within the
+  -- size limit (a named pipe hung calibrate; /dev/zero read 8 GiB), and --out never replaces one
+  local ROW = GEMM_H .. "H100,peak,sq,4096,4096,4096,1,bf16,nn,0.00018\n"
+  for _, sp in ipairs {
+    { "a named pipe", "mkfifo %s", "named pipe" }, { "a link to /dev/zero", "ln -s /dev/zero %s", "char device" },
+    { "a directory", "mkdir %s", "directory" }, { "a 20 MiB file", "truncate -s 20M %s", "above the 16 MiB" },
+  } do
+    add("special", "calibrate: device.txt is " .. sp[1], { files = { ["gemm.csv"] = ROW }, setup = sp[2]:format("device.txt"),
+      cmd = "calibrate . --base h100_sxm5 --rounds 1 --out fit.lua", err = { "device.txt", sp[3] } })
+    add("special", "calibrate: decode.csv is " .. sp[1], { files = { ["gemm.csv"] = ROW }, setup = sp[2]:format("decode.csv"),
+      cmd = "calibrate .", err = { "decode.csv", sp[3] } })
+  end
+  add("write", "calibrate --out onto the folder's own device.txt, --force", { files = { ["gemm.csv"] = ROW,
+    ["device.txt"] = "name NVIDIA H100 sms 132 \n" }, cmd = "calibrate . --base h100_sxm5 --rounds 1 --out device.txt --force",
+    err = { "calibrate.out", "device.txt", "may not replace" },
+    after = function(dir, read) return read(dir .. "/device.txt") == "name NVIDIA H100 sms 132 \n", "device.txt changed" end })
   add("wrap", "an output length past 2^31-1 tokens", { cmd = "serve llama-3.1-8b --offline --requests 10 --isl 128 --osl 2147483648",
     err = { "serve.workload.osl", "2^31-1" } })
 

@@ -181,9 +181,24 @@ return function(add)
     .. '"ttfts": [0.1, 0.1], "itls": [[], []], "duration": 1}' }, cmd = C,
     err = "r.json: output_lens: expected 2 entries, as input_lens, got 1", after = NONE })
   add("results", "a negative time", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[0%.1%]', '[-0.1]')) },
-    cmd = C, err = "r.json: ttfts[1]: expected a non-negative number, got -0.1", after = NONE })
+    cmd = C, err = "r.json: ttfts[1]: expected a finite non-negative number, got -0.1", after = NONE })
   add("results", "a NaN gap", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[%[0%.01%]%]', '[[NaN]]')) },
-    cmd = C, err = "r.json: itls[1][1]: expected a non-negative number", after = NONE })
+    cmd = C, err = "r.json: itls[1][1]: expected a finite non-negative number", after = NONE })
+  -- issue 66 item 3: impossible figures in a benchmark file
+  add("results", "an Infinity TTFT", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[0%.1%]', '[Infinity]')) },
+    cmd = C, err = "r.json: ttfts[1]: expected a finite non-negative number, got inf", after = NONE })
+  add("results", "an Infinity duration", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('"duration": [%d.]+',
+    '"duration": Infinity')) }, cmd = C, err = "r.json: duration: expected a finite non-negative number, got inf", after = NONE })
+  add("results", "a TTFT longer than the run", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[0%.1%]', '[1e6]')) },
+    cmd = C, err = { "r.json: ttfts[1]", "at most the run's duration" }, after = NONE })
+  add("results", "a non-string error", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[""%]', '[7]')) },
+    cmd = C, err = "r.json: errors[1]: expected a string", after = NONE })
+  add("results", "trailing NUL bytes", { files = { ["r.json"] = '{' .. ok_req .. '}\0\0\0' },
+    cmd = C, err = "r.json: JSON: expected text, got a NUL byte", after = NONE })
+  add("results", "the same file twice", { files = { ["r.json"] = '{' .. ok_req .. '}' },
+    cmd = C .. " ./r.json", err = "given twice", after = NONE })
+  add("results", "a GenAI-Perf p50 above its p90", { files = { ["r.json"] = '{"time_to_first_token": {"avg": 1, "p50": 5, '
+    .. '"p90": 2, "unit": "ms"}}' }, cmd = C, err = "r.json: time_to_first_token.p50: expected at most p90", after = NONE })
   add("results", "no completed request", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[""%]', '["timeout"]')) },
     cmd = C, err = "r.json: errors: expected at least one completed request", after = NONE })
   add("results", "a prompt past the model's context", { files = { ["r.json"] = (('{' .. ok_req .. '}')

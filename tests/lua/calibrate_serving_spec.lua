@@ -64,7 +64,7 @@ describe("serving_results.read", function()
     bad('{"input_lens": [1, 2], "output_lens": [1], "ttfts": [0.1, 0.1], "itls": [[], []], "duration": 1}',
       "output_lens: expected 2 entries, as input_lens, got 1")
     bad('{"input_lens": [1], "output_lens": [1], "ttfts": [-0.1], "itls": [[]], "duration": 1}',
-      "ttfts[1]: expected a non-negative number, got -0.1")
+      "ttfts[1]: expected a finite non-negative number, got -0.1")
     bad('{"input_lens": [1], "output_lens": [1], "ttfts": [NaN], "itls": [[]], "duration": 1}', "ttfts[1]")
     bad('{"input_lens": [1], "output_lens": [1], "ttfts": [0], "itls": [[]], "errors": ["boom"], "duration": 1}',
       "errors: expected at least one completed request")
@@ -75,12 +75,44 @@ describe("serving_results.read", function()
     bad('{"time_to_first_token": {"avg": 1, "p50": 1, "p90": 1, "unit": "ms"}, "inter_token_latency": {"avg": 1, '
       .. '"p50": 1, "p90": 1, "unit": "ms"}, "request_throughput": {"avg": 1}, "input_sequence_length": {"avg": 5}, '
       .. '"output_sequence_length": {"avg": 5}}', "input_config: expected concurrency (an integer) or request_rate")
+    -- issue 66 item 3: impossible figures, each refused by name
+    local ONE = '"input_lens": [10], "output_lens": [5], "itls": [[0.01, 0.01, 0.01, 0.01]], "request_rate": 1'
+    bad('{' .. ONE .. ', "ttfts": [Infinity], "duration": 10}', "ttfts[1]: expected a finite non-negative number, got inf")
+    bad('{' .. ONE .. ', "ttfts": [0.1], "duration": Infinity}', "duration: expected a finite non-negative number, got inf")
+    bad('{' .. ONE .. ', "ttfts": [12], "duration": 10}', "ttfts[1]: expected at most the run's duration 10 s, got 12")
+    bad('{' .. ONE .. ', "ttfts": [0.1], "duration": 10, "errors": [7]}', "errors[1]: expected a string")
+    bad('{' .. ONE .. ', "ttfts": [0.1], "duration": 10}\0\0', "JSON: expected text, got a NUL byte at byte")
+    bad('{"time_to_first_token": {"avg": 1, "p50": 5, "p90": 2, "unit": "ms"}}',
+      "time_to_first_token.p50: expected at most p90 2 ms, got 5")
     -- more requests than a calibration can replay ~150 times
     local many = {}
     for i = 1, results.MAX_REQUESTS + 1 do many[i] = "1" end
     local list = table.concat(many, ",")
     bad('{"input_lens": [' .. list .. '], "output_lens": [], "ttfts": [], "itls": [], "duration": 1}',
       "input_lens: expected at most 20000 requests")
+  end)
+  it("prints no error for a metric the file does not hold (one-token outputs have no TPOT)", function()
+    local process = dofile("tests/lua/helpers/process.lua")
+    local f = assert(io.open(tmp, "w"))
+    f:write('{"input_lens": [100, 120, 90, 110], "output_lens": [1, 1, 1, 1], "ttfts": [0.02, 0.021, 0.019, 0.02], '
+      .. '"itls": [[], [], [], []], "request_rate": 1, "duration": 4.1}')
+    f:close()
+    local code, out, err = process.run(string.format("calibrate --serving %s --model llama-3.1-8b --hw h100_sxm5", tmp))
+    assert.are.equal(0, code, err)
+    -- the base row: TTFT MAPE and bias figures, then "-" twice for TPOT (not "0.0%")
+    assert.truthy(out:find("\nbase vllm +[%d.]+%% +[-+][%d.]+%% +%- +%- +[-+][%d.]+%%"), out)
+    assert.is_nil(out:find("0.0%", 1, true), out)
+  end)
+  it("refuses the same file given twice", function()
+    local process = dofile("tests/lua/helpers/process.lua")
+    local f = assert(io.open(tmp, "w"))
+    f:write('{"input_lens": [10], "output_lens": [5], "ttfts": [0.1], "itls": [[0.01, 0.01, 0.01, 0.01]], '
+      .. '"request_rate": 1, "duration": 10}')
+    f:close()
+    local code, _, err = process.run(string.format("calibrate --serving %s %s --model llama-3.1-8b --hw h100_sxm5",
+      tmp, tmp))
+    assert.are.equal(1, code)
+    assert.truthy(err:find("given twice", 1, true), err)
   end)
   it("refuses a file over 16 MiB before reading it", function()
     local f = assert(io.open(tmp, "w"))

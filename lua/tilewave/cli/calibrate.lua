@@ -56,6 +56,19 @@ local function fit_run(args, out)
     error(format("calibrate.rounds: expected an integer from 1 to 50, got %s", tostring(args.rounds)), 0)
   end
   local dir = args.dir[1]:gsub("/+$", "")
+  -- the folder's files are this run's inputs: --out may not be one of them (device.txt, gemm.csv,
+  -- ...), refused before the fit reads and prices them (tilewave.util.output's rule, checked first)
+  local lfs = require "lfs"
+  local target = lfs.attributes(args.out)
+  if target and lfs.attributes(dir, "mode") == "directory" then
+    for name in lfs.dir(dir) do
+      local a = lfs.attributes(dir .. "/" .. name)
+      if a and a.mode == "file" and a.dev == target.dev and a.ino == target.ino then
+        error(format("calibrate.out: %s is %s/%s, a file of the measurement folder this run reads: an output may "
+          .. "not replace it", args.out, dir, name), 0)
+      end
+    end
+  end
   local holdout = {}
   for set in (args.holdout or ""):gmatch("[^,%s]+") do holdout[#holdout + 1] = set end
   -- the fit's progress on a terminal only: elsewhere stderr carries nothing but an error's one line

@@ -24,8 +24,18 @@ function M.run(args, out)
     if not args.out:match("%.lua$") then error(format("calibrate.out: expected a .lua engine file, got '%s'", args.out), 0) end
     require("tilewave.util.output").check_target(args.out, "calibrate.out")
   end
-  local list = {}
-  for i, path in ipairs(args.dir) do list[i] = results.read(path) end
+  local list, seen = {}, {}
+  local lfs = require "lfs"
+  for i, path in ipairs(args.dir) do
+    -- one file given twice would count its requests twice
+    local a = lfs.attributes(path)
+    local key = a and format("%d:%d", a.dev, a.ino)
+    if key and seen[key] then
+      error(format("calibrate.serving: %s is %s, given twice", path, seen[key]), 0)
+    end
+    if key then seen[key] = path end
+    list[i] = results.read(path)
+  end
   local sched
   if args.max_num_seqs or args.max_num_batched_tokens then
     sched = { base = require("tilewave.cost.engines").resolve(args.engine, "calibrate.engine").scheduler,

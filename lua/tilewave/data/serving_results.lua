@@ -17,8 +17,10 @@
 --           tokens), request_count, input_config { concurrency | request_rate } (triton-inference-server/
 --           perf_analyzer genai-perf docs). Its per-request profile_export.json holds response texts,
 --           not token counts (a tokenizer would be needed): it is not read.
--- Limits: a file of at most 16 MiB (tilewave.util.sandbox.MAX_FILE_BYTES); per-request arrays of one
--- length, 1 to M.MAX_REQUESTS requests; times finite and >= 0.
+-- Limits: a file of at most 16 MiB (tilewave.util.sandbox.MAX_FILE_BYTES), text without NUL bytes;
+-- per-request arrays of one length, 1 to M.MAX_REQUESTS requests; every number finite and >= 0 (an
+-- unpaced request_rate is Infinity, the one exception); errors strings; a run's duration positive,
+-- and every request's TTFT within it; a statistic's p50 at most its p90.
 -- Units: s, token, request/s.
 -- @module tilewave.data.serving_results
 local sandbox = require "tilewave.util.sandbox"
@@ -52,7 +54,9 @@ local function number(path, v, field, optional)
     if optional then return nil end
     fail(path, field, "expected a number")
   end
-  if type(v) ~= "number" or v ~= v or v < 0 then fail(path, field, "expected a non-negative number", v) end
+  if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
+    fail(path, field, "expected a finite non-negative number", v)
+  end
   return v
 end
 
@@ -65,6 +69,7 @@ local function stat(path, doc, key)
   if not k then fail(path, key .. ".unit", "expected ms, s, us or ns", v.unit) end
   local out = {}
   for _, f in ipairs { "avg", "p50", "p90" } do out[f] = number(path, v[f], key .. "." .. f) * k end
+  if out.p50 > out.p90 then fail(path, key .. ".p50", format("expected at most p90 %g %s", v.p90, v.unit), v.p50) end
   return { mean = out.avg, p50 = out.p50, p90 = out.p90 }
 end
 
@@ -116,6 +121,8 @@ function M.read(path, o)
   o = o or {}
   local text, err = sandbox.read_file(path)
   if not text then error(err, 0) end
+  local nul = text:find("\0", 1, true)
+  if nul then fail(path, "JSON", "expected text, got a NUL byte at byte " .. nul) end
   local doc, fmt
   local lines = {}
   for l in text:gmatch("[^\n]+") do if l:find("%S") then lines[#lines + 1] = l end end
@@ -153,8 +160,12 @@ function M.read(path, o)
   for _, k in ipairs { "output_lens", "ttfts", "itls" } do
     if #doc[k] ~= n then fail(path, k, format("expected %d entries, as input_lens", n), #doc[k]) end
   end
-  if doc.errors ~= nil and type(doc.errors) == "table" and #doc.errors ~= n then
-    fail(path, "errors", format("expected %d entries, as input_lens", n), #doc.errors)
+  if doc.errors ~= nil and doc.errors ~= require("cjson").null then
+    if type(doc.errors) ~= "table" then fail(path, "errors", "expected a list of strings", type(doc.errors)) end
+    if #doc.errors ~= n then fail(path, "errors", format("expected %d entries, as input_lens", n), #doc.errors) end
+    for i, e in ipairs(doc.errors) do
+      if type(e) ~= "string" then fail(path, format("errors[%d]", i), "expected a string (\"\" for a success)", type(e)) end
+    end
   end
   local out = { format = fmt, path = path, requests = {}, completed = 0 }
   for i = 1, n do
@@ -172,13 +183,19 @@ function M.read(path, o)
   if out.completed == 0 then fail(path, "errors", "expected at least one completed request", "none of " .. n) end
   local rate = doc.request_rate
   if rate == nil or rate == "inf" then rate = math.huge end
-  out.rate = number(path, rate, "request_rate")
+  out.rate = rate == math.huge and rate or number(path, rate, "request_rate")
   if out.rate == 0 then fail(path, "request_rate", "expected a positive rate (or Infinity: unpaced)", 0) end
   local mc = number(path, doc.max_concurrency, "max_concurrency", true)
   if mc ~= nil and (mc < 1 or mc % 1 ~= 0) then fail(path, "max_concurrency", "expected a positive integer", mc) end
   out.max_concurrency = mc and math.tointeger(mc)
   out.duration_s = number(path, doc.duration, "duration")
   if not (out.duration_s > 0) then fail(path, "duration", "expected a positive duration (s)", out.duration_s) end
+  -- a request's first token comes within the run
+  for i, q in ipairs(out.requests) do
+    if q.ttft_s > out.duration_s then
+      fail(path, format("ttfts[%d]", i), format("expected at most the run's duration %g s", out.duration_s), q.ttft_s)
+    end
+  end
   return out
 end
 

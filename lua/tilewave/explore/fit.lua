@@ -192,9 +192,7 @@ end
 -- MAPE (nil without rows), row count and measured/predicted ratios of attention.csv's set `set`
 -- under parameters g; a folder without attention.csv has none (gemm.csv alone is a folder to fit)
 local function attention_mape(base, g, dir, set)
-  local f = io.open(dir .. "/attention.csv", "r")
-  if not f then return nil, 0, {} end
-  f:close()
+  if not require("tilewave.util.sandbox").exists(dir .. "/attention.csv") then return nil, 0, {} end
   local rows = accuracy.measured(dir, spec_with(base, g), "fit", { "attention" })
   local sum, n, ratios = 0, 0, {}
   for _, r in ipairs(rows) do

@@ -2,6 +2,7 @@
 -- (the format of ../shared/reference/calibration/h100, which scripts/probe writes), and the
 -- device whose figures a fit to it prices with. Used by tilewave.explore.fit.
 -- @module tilewave.explore.fit_folder
+local sandbox = require "tilewave.util.sandbox"
 local hw = require "tilewave.data.hw"
 local mcsv = require "tilewave.explore.measured_csv"
 local measured_models = require "tilewave.explore.measured_models"
@@ -20,9 +21,8 @@ function M.read(dir)
   local rows = {}
   mcsv.each(dir .. "/gemm.csv", "gemm", function(r) rows[#rows + 1] = r end)
   if #rows == 0 then
-    local f = io.open(dir .. "/gemm.csv", "r")
-    if f then f:close() end
-    error(format("calibrate: %s/gemm.csv: %s (scripts/probe writes it)", dir, f and "no rows" or "no such file"), 0)
+    local there = sandbox.exists(dir .. "/gemm.csv")
+    error(format("calibrate: %s/gemm.csv: %s (scripts/probe writes it)", dir, there and "no rows" or "no such file"), 0)
   end
   -- the other files' columns, and the models their rows name
   local function id(r) measured_models.preset(r.id == "modernbert-base-global" and "modernbert-base" or r.id) end
@@ -31,10 +31,11 @@ function M.read(dir)
     mcsv.each(dir .. "/" .. name .. ".csv", cols, mcsv.COLUMNS[cols].id and id or function() end)
   end
   local info = { dir = dir, gemm = rows, device = rows[1].gpu or "unknown device" }
-  local f = io.open(dir .. "/device.txt", "r")
-  if f then
-    local text = f:read("a")
-    f:close()
+  -- device.txt, where there is one: a regular file within the size limit, recorded as an input (an
+  -- output may not replace it: tilewave.util.output)
+  if sandbox.exists(dir .. "/device.txt") then
+    local text, err = sandbox.read_file(dir .. "/device.txt")
+    if not text then error("calibrate: " .. err, 0) end
     info.device = text:match("name ([^\n]-) sms ") or info.device
     info.date = text:match("Timestamp%s*:%s*([^\n]+)")
   end

@@ -115,7 +115,8 @@ local function simulated(r, all)
 end
 
 --- Errors of simulated figures `s` against measured `m` on one set ("fit" or "held"): per
--- statistic sim / meas - 1, and the loss (mean |ln ratio|, throughput included).
+-- statistic sim / meas - 1, and the loss (mean |ln ratio|, throughput included); ttft_mape,
+-- ttft_bias, tpot_mape and tpot_bias are nil where the file holds no such figure.
 function M.errors(s, m, set)
   local out, loss, n = {}, 0, 0
   for _, k in ipairs(M.KEYS) do
@@ -134,7 +135,9 @@ function M.errors(s, m, set)
     for _, k in ipairs(M.KEYS) do
       if k:find("^" .. prefix) and out[k] then e, b, c = e + abs(out[k]), b + out[k], c + 1 end
     end
-    return c > 0 and e / c or 0, c > 0 and b / c or 0
+    -- a metric the file does not hold (no TPOT without outputs past one token) has no error: nil
+    if c == 0 then return nil, nil end
+    return e / c, b / c
   end
   out.ttft_mape, out.ttft_bias = group("ttft")
   out.tpot_mape, out.tpot_bias = group("tpot")
@@ -227,6 +230,12 @@ function M.fit(dep, list)
            before = before, after = after, evaluations = evals, requests = nreq, files = #list }
 end
 
+-- a share as a percentage, "-" where there is none (a metric the file does not hold)
+local function pc(x, signed)
+  if x == nil then return "-" end
+  return format(signed and "%+.1f%%" or "%.1f%%", 100 * x)
+end
+
 --- The engine file of fit `f` (M.fit) from benchmark `res`: Lua source, each fitted field with its
 -- data and fit error (`tilewave serve --engine FILE` and `serve --search --engine FILE` take it).
 function M.engine_file(f, list, dep)
@@ -243,17 +252,17 @@ function M.engine_file(f, list, dep)
     -- the paths, model and device as the user gave them: one comment line whatever they hold
     literal.comment(format("data: %s (%s format), %d completed requests at %s; deployment %s on %s, t = %d",
       res.path, res.format, f.requests, table.concat(rates, ", "), tostring(dep.model), tostring(dep.hw), dep.t or 1)),
-    format("-- held-back requests (odd-numbered): TTFT MAPE %.1f%% (bias %+.1f%%), TPOT MAPE %.1f%% (bias %+.1f%%), "
-      .. "throughput %+.1f%%; the base engine gave TTFT %.1f%%, TPOT %.1f%%, throughput %+.1f%%",
-      100 * held.ttft_mape, 100 * held.ttft_bias, 100 * held.tpot_mape, 100 * held.tpot_bias, 100 * held.throughput,
-      100 * f.before.held.ttft_mape, 100 * f.before.held.tpot_mape, 100 * f.before.held.throughput),
+    format("-- held-back requests (odd-numbered): TTFT MAPE %s (bias %s), TPOT MAPE %s (bias %s), "
+      .. "throughput %+.1f%%; the base engine gave TTFT %s, TPOT %s, throughput %+.1f%%",
+      pc(held.ttft_mape), pc(held.ttft_bias, true), pc(held.tpot_mape), pc(held.tpot_bias, true), 100 * held.throughput,
+      pc(f.before.held.ttft_mape), pc(f.before.held.tpot_mape), 100 * f.before.held.throughput),
     "return {",
     format("  base = %s,", literal.string(f.base)),
     format("  token_host_s = %.6g, -- s per step, fitted (base %.6g)", f.token_host_s, f.base_token_host_s),
     format("  seq_host_s = %.6g, -- s per sequence in a step, fitted (base %.6g)", f.seq_host_s, f.base_seq_host_s),
     format("  source = %s,", literal.string(format("tilewave calibrate --serving %s: host times fitted to its even-numbered "
-      .. "requests (loss %.3f); odd-numbered held back: TTFT MAPE %.1f%%, TPOT MAPE %.1f%%", res.path,
-      f.after.fit.loss, 100 * held.ttft_mape, 100 * held.tpot_mape))),
+      .. "requests (loss %.3f); odd-numbered held back: TTFT MAPE %s, TPOT MAPE %s", res.path,
+      f.after.fit.loss, pc(held.ttft_mape), pc(held.tpot_mape)))),
     "}",
   }
   return table.concat(lines, "\n") .. "\n"

@@ -86,7 +86,8 @@ function M.fit(r, how, before, after)
   return table.concat(lines)
 end
 
-local function spct(x) return format("%+.1f%%", 100 * x) end
+-- "-" for a figure the file does not hold (tilewave.explore.serving_fit.errors: nil)
+local function spct(x) return x == nil and "-" or format("%+.1f%%", 100 * x) end
 
 --- A serving fit `f` (tilewave.explore.serving_fit) to the benchmark results `list`
 -- (tilewave.data.serving_results) for `args` ({ model, hw, t, dir }): what was fitted, and the
@@ -97,7 +98,8 @@ function M.serving(f, list, args)
   local rows = {}
   for _, r in ipairs { { "base " .. f.base, f.before }, { "fitted", f.after } } do
     local e = r[2].held
-    rows[#rows + 1] = { r[1], pct(e.ttft_mape), spct(e.ttft_bias), pct(e.tpot_mape), spct(e.tpot_bias),
+    rows[#rows + 1] = { r[1], e.ttft_mape and pct(e.ttft_mape) or "-", spct(e.ttft_bias),
+                        e.tpot_mape and pct(e.tpot_mape) or "-", spct(e.tpot_bias),
                         spct(e.throughput), format("%.3f", r[2].fit.loss) }
   end
   local what = {}

@@ -82,15 +82,29 @@ function M.check_file(path, max_bytes)
   return path
 end
 
---- The whole text of a user file (checked by M.check_file first), or `nil, msg`.
+--- Whether `path` names anything (a file, a folder, a special file), without opening it: opening a
+-- named pipe to look blocks until a writer comes, so no reader here probes with io.open.
+function M.exists(path)
+  return type(path) == "string" and lfs.attributes(path, "mode") ~= nil
+end
+
+--- The whole text of a user file (checked by M.check_file first: a regular file within the size
+-- limit), or `nil, msg`. At most max_bytes are read, whatever the file holds by then (one that grew
+-- after the check is refused, not read on).
 function M.read_file(path, max_bytes)
+  max_bytes = max_bytes or M.MAX_FILE_BYTES
   local ok, err = M.check_file(path, max_bytes)
   if not ok then return nil, err end
   local f, oerr = io.open(path, "r")
   if not f then return nil, format("%s: cannot read (%s)", path, tostring(oerr)) end
-  local text, rerr = f:read("a")
+  local text, rerr = f:read(max_bytes + 1)
   f:close()
+  if text == nil and rerr == nil then text = "" end -- an empty file
   if not text then return nil, format("%s: cannot read (%s)", path, tostring(rerr)) end
+  if #text > max_bytes then
+    return nil, format("%s: cannot read: above the %d MiB a user file may hold (it grew after it was checked)",
+      path, max_bytes // (1024 * 1024))
+  end
   return text
 end
 

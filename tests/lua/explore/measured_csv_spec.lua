@@ -45,9 +45,9 @@ describe("a measurement folder's rows", function()
       err_of(dir))
     -- a zero time (was an inf% error), hex, a time past 1e6 s, a count past 2^31 - 1
     for _, case in ipairs {
-      { GOOD:gsub("0%.000177487996", "0"), "time_s: expected a positive number of seconds below 1e6, got '0'" },
+      { GOOD:gsub("0%.000177487996", "0"), "time_s: expected a number of seconds from 1e-9 to 1e6, got '0'" },
       { GOOD:gsub(",1,bf16,", ",0x10,bf16,"), "batch: expected a positive integer up to 2^31-1, got '0x10'" },
-      { GOOD:gsub("0%.000177487996", "1e7"), "time_s: expected a positive number of seconds below 1e6, got '1e7'" },
+      { GOOD:gsub("0%.000177487996", "1e7"), "time_s: expected a number of seconds from 1e-9 to 1e6, got '1e7'" },
       { GOOD:gsub(",4096,4096,4096,", ",4096,4096,2147483648,"), "k: expected a positive integer up to 2^31-1, got '2147483648'" },
       { "NVIDIA H100 80GB HBM3,peak,square", "batch: expected a value, got nothing (a short row?)" },
     } do
