@@ -251,11 +251,11 @@ static void read_policy(lua_State *L, tw_serve_policy *p)
 static int run_error(lua_State *L, int status, const char *bad, const tw_serve_policy *p)
 {
     if (strcmp(bad, "workload.isl+osl") == 0)
-        return tw_lua_raise(L, "%s.workload: a request needs more KV cache than a replica holds (%.17g tokens); "
+        return tw_lua_raise(L, "%s.workload: a request needs more KV cache than a replica holds (%f tokens); "
                             "expected isl + osl within kv_capacity_tokens", P, p->kv_capacity_tokens);
     if (strcmp(bad, "policy.kv_capacity_tokens") == 0 || strcmp(bad, "policy") == 0)
-        return tw_lua_raise(L, "%s.policy: the scheduler can place no request (KV capacity %.17g tokens, "
-                            "budget %.17g tokens)", P, p->kv_capacity_tokens, p->max_num_batched_tokens);
+        return tw_lua_raise(L, "%s.policy: the scheduler can place no request (KV capacity %f tokens, "
+                            "budget %f tokens)", P, p->kv_capacity_tokens, p->max_num_batched_tokens);
     return tw_lua_raise(L, "%s.%s: expected a valid value (%s)", P, bad, tw_strerror(status));
 }
 

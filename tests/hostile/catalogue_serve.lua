@@ -184,6 +184,33 @@ return function(add)
     cmd = C, err = "r.json: ttfts[1]: expected a finite non-negative number, got -0.1", after = NONE })
   add("results", "a NaN gap", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[%[0%.01%]%]', '[[NaN]]')) },
     cmd = C, err = "r.json: itls[1][1]: expected a finite non-negative number", after = NONE })
+  -- issue 66 item 4: an option a mode does not use is refused, naming both
+  local ONE = '{' .. ok_req .. '}'
+  for _, o in ipairs { { "--format json", "calibrate.format" }, { "--rounds 3", "calibrate.rounds" },
+                       { "--holdout x", "calibrate.holdout" } } do
+    add("options", "calibrate --serving with " .. o[1], { files = { ["r.json"] = ONE }, cmd = C .. " " .. o[1],
+      err = { o[2], "does not apply with --serving" }, after = NONE })
+  end
+  local S = "serve llama-3.1-8b --search --rate 2 --slo ttft=2s,tpot=50ms "
+  for _, o in ipairs { { "--prefix-tokens 100", "serve.prefix_tokens" }, { "--prefix-share 0.5", "serve.prefix_share" },
+                       { "--prefix-caching off --turns 2", "serve.prefix_caching" },
+                       { "--pp 2 --modes disagg", "serve.pp" } } do
+    add("options", "--search with " .. o[1], { cmd = S .. o[1], err = o[2] })
+  end
+  add("options", "serve --trace with --dataset", { files = { ["t.csv"] = "arrival_s,input_tokens,output_tokens\n0,10,5\n" },
+    cmd = "serve pythia-70m --trace t.csv --dataset lmsys", err = { "serve.dataset", "does not apply with --trace" } })
+  add("options", "--plots ''", { cmd = "serve pythia-70m --rate 1,2 --replay --requests 10 --isl 10 --osl 5 --plots ''",
+    err = { "serve.plots", "expected a folder" },
+    after = function(dir) return io.open(dir .. "/serve_latency.svg") == nil, "a chart was written into the folder" end })
+  -- a search whose inputs cannot run fails with the reason (issue 66 item 4), never "no deployment"
+  add("options", "--search at p95", { cmd = "serve llama-3.1-8b --search --rate 2 --slo ttft=2s,tpot=50ms,p=95",
+    err = "size.slo.percentile" })
+  add("options", "--search past the model's context", { cmd = S .. "--isl 200000 --osl 10",
+    err = "max_position_embeddings 131072" })
+  add("options", "--search with --turns and disagg", { cmd = S .. "--turns 3 --modes disagg",
+    err = "serve.workload.conversation" })
+  add("options", "--search with mixed pools on one device", { cmd = S .. "--modes mixed --hw h100_sxm5",
+    err = "size.modes" })
   -- issue 66 item 3: impossible figures in a benchmark file
   add("results", "an Infinity TTFT", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[0%.1%]', '[Infinity]')) },
     cmd = C, err = "r.json: ttfts[1]: expected a finite non-negative number, got inf", after = NONE })

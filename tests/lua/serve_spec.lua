@@ -391,3 +391,23 @@ describe("mixed GPU types in disaggregated pools (issue 53 item 4)", function()
     assert.equal("serve.disagg.decode.hw: trtllm runs on nvidia GPUs only; mi300x is amd", err)
   end)
 end)
+
+-- issue 66 item 5: the serving API's entry points name what they were given
+describe("tilewave.serve entry points", function()
+  local simulate = require "tilewave.serve.simulate"
+  it("name a missing run, SLO or prepared run instead of failing inside", function()
+    assert.has_error(function() simulate.meets(nil, nil) end,
+      "serve.meets.run: expected a run of tilewave.serve.simulate.run (ttft_s and tpot_s statistics), got nil")
+    assert.has_error(function() simulate.meets({ ttft_s = {}, tpot_s = {} }, 3) end,
+      "serve.meets.slo: expected { ttft_s, tpot_s (s; 0: no limit), percentile } (tilewave.serve.simulate.prepare's slo), got 3")
+    assert.has_error(function() simulate.run({}) end,
+      "serve.run: expected a prepared run (tilewave.serve.simulate.prepare's result), got table")
+    -- the core's KV refusal, formatted by the binding (lua_pushfstring takes %f, not %.17g)
+    local x = simulate.prepare { model = "llama-3.1-8b", hw = "h100_sxm5", workload = { rate = 1, isl = 100, osl = 10, requests = 10 } }
+    x.kv.kv_capacity_tokens = 16
+    assert.has_error(function() simulate.run(x, 1) end, "serve.workload: a request needs more KV cache than a replica "
+      .. "holds (16.0 tokens); expected isl + osl within kv_capacity_tokens")
+    assert.has_error(function() simulate.run(x, 0) end, "serve.run.scale: expected a positive finite number (the step "
+      .. "costs' scale), got 0")
+  end)
+end)

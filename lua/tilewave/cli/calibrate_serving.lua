@@ -16,6 +16,16 @@ function M.run(args, out)
     if args[k] ~= nil then error(format("calibrate.%s: --%s does not apply with --serving", k, k), 0) end
   end
   if args.rows then error("calibrate.rows: --rows does not apply with --serving", 0) end
+  -- fit mode's options, and a format the serving fit does not write (issue 66: these were ignored)
+  if args.holdout ~= nil and args.holdout ~= "random,layout" then
+    error("calibrate.holdout: --holdout does not apply with --serving", 0)
+  end
+  if args.rounds ~= nil and tostring(args.rounds) ~= "6" then
+    error("calibrate.rounds: --rounds does not apply with --serving (the serving fit runs to its own tolerance)", 0)
+  end
+  if args.format ~= nil and args.format ~= "text" then
+    error(format("calibrate.format: --format %s does not apply with --serving (its report is text)", args.format), 0)
+  end
   if not args.model then error("calibrate.model: expected --model with --serving (the model the benchmark served)", 0) end
   if #args.dir == 0 then
     error("calibrate.serving: expected benchmark result files (vLLM --save-result JSON, SGLang bench_serving JSONL)", 0)

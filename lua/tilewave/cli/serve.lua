@@ -180,7 +180,9 @@ local SEARCH_ONLY = { modes = "agg", max_gpus = 8, price = false, confidence = 0
 local SIMULATE_ONLY = { t = 1, ep = 1, replicas = 1, router = "round_robin", max_num_seqs = false,
                         max_num_batched_tokens = false, cv = false, concurrency = false, offline = false, trace = false,
                         requests_out = false, series_out = false, replay = false, requests_format = false,
-                        prefill_pool = false, decode_pool = false, expert_imbalance = false }
+                        prefill_pool = false, decode_pool = false, expert_imbalance = false,
+                        -- the search sizes a workload without a shared prefix (issue 66: these were ignored)
+                        prefix_tokens = false, prefix_share = false, prefix_caching = false }
 
 local function refuse(a, options, why)
   local names = {}
@@ -315,9 +317,21 @@ function M.run(a, out)
   check_combinations(a)
   if a.search then
     refuse(a, SIMULATE_ONLY, "does not apply with --search (it chooses t and replicas per device, at Poisson --rate)")
+    -- pipeline stages are searched in aggregated deployments only
+    local m = "," .. tostring(a.modes) .. ","
+    if a.pp ~= nil and a.pp ~= 1 and not m:find(",agg,", 1, true) then
+      error(format("serve.pp: --pp applies to aggregated deployments (--modes agg), not with --modes %s", a.modes), 0)
+    end
     return require("tilewave.cli.size").run(a, out)
   end
   refuse(a, SEARCH_ONLY, "applies with --search only")
+  -- a trace carries its own lengths: a dataset or --isl/--osl beside it would be ignored
+  if a.trace then
+    for _, k in ipairs { "dataset", "isl", "osl" } do
+      if a[k] ~= nil then error(format("serve.%s: --%s does not apply with --trace (the trace gives each request's "
+        .. "lengths)", k, k), 0) end
+    end
+  end
   a.hw = a.hw or "h100_sxm5"
   if a.hw:find(",", 1, true) then
     error(format("serve.hw: expected one device (a list is for --search), got '%s'", a.hw), 0)
@@ -347,8 +361,12 @@ end
 -- @raise `serve.plots: ...`
 function M.plan_plots(dir, list, tx)
   local lfs = require "lfs"
+  if dir == "" then
+    error("serve.plots: expected a folder, got '' (name one: charts are never written into the current folder "
+      .. "unasked)", 0)
+  end
   dir = (dir:gsub("/+$", ""))
-  if dir == "" then dir = "." end
+  if dir == "" then dir = "/" end
   local mode = lfs.attributes(dir, "mode")
   if mode and mode ~= "directory" then
     error(format("serve.plots: expected a directory, got %s (a %s)", dir, mode), 0)

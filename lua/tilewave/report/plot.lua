@@ -287,8 +287,12 @@ end
 -- @raise `<field>: cannot create DIR (reason)`
 function M.dir(dir, field)
   local lfs = require "lfs"
+  if dir == "" then
+    error(format("%s: expected a folder, got '' (name one: charts are never written into the current folder "
+      .. "unasked)", field or "plots"), 0)
+  end
   dir = (dir:gsub("/+$", ""))
-  if dir == "" then dir = "." end
+  if dir == "" then dir = "/" end
   if lfs.attributes(dir, "mode") ~= "directory" then
     local ok, err = lfs.mkdir(dir)
     if not ok then error(format("%s: cannot create %s (%s)", field or "plots", dir, tostring(err)), 0) end

@@ -59,6 +59,10 @@ local function slo_of(s, path)
            percentile = s.percentile and check.one_of(tostring(s.percentile), { ["50"] = true, ["90"] = true,
              ["99"] = true }, path .. ".percentile") and s.percentile or 99 }
 end
+--- An SLO table validated as simulate() takes it (`{ ttft_s, tpot_s, percentile }`), with its
+-- defaults; nil for nil.
+-- @raise `<path>.<field>: ...`
+M.slo_of = slo_of
 
 --- Validate `disagg = { prefill = { t, replicas, hw }, decode = { t, replicas, hw }, link_bw }`
 -- (disaggregated prefill and decode pools, DistServe / Splitwise; `hw` a device per pool, default
@@ -127,10 +131,15 @@ function M.prepare(o)
   if dis then opts.t = dis.prefill.t end
   opts.ep, opts.expert_imbalance = ep, groups.imbalance_of(o.expert_imbalance, ep, dis, sd)
   opts.pp = groups.pp_alone(pp, ep, dis, sd)
+  -- the model's own context first: a workload past it is the same error on every device
+  local max_context = (w.max_isl + w.max_osl) * (w.turns or 1)
+  if c.max_position_embeddings and max_context > c.max_position_embeddings and not o.allow_long_context then
+    check.fail("serve.workload", format("expected isl + osl within max_position_embeddings %d of %s (or allow_long_context)",
+      c.max_position_embeddings, c.id or c.name), max_context)
+  end
   local kv = steps.kv_capacity(c, spec, opts, sched)
   if pp > 1 then kv, sched = groups.pp_engines(kv, sched, pp, o.router) end
   -- a conversation's last turn holds every earlier prompt and answer
-  local max_context = (w.max_isl + w.max_osl) * (w.turns or 1)
   if max_context > kv.kv_capacity_tokens then
     check.fail("serve.workload", format("expected requests within the KV capacity of %d tokens (isl + osl up to %d)",
       kv.kv_capacity_tokens, max_context), max_context)
@@ -146,10 +155,6 @@ function M.prepare(o)
     end
   end
   if ep > 1 then kv, sched = groups.ep_group(kv, sched, ep) end
-  if c.max_position_embeddings and max_context > c.max_position_embeddings and not o.allow_long_context then
-    check.fail("serve.workload", format("expected isl + osl within max_position_embeddings %d of %s (or allow_long_context)",
-      c.max_position_embeddings, c.id or c.name), max_context)
-  end
   -- prefix caching: the engine release's default (tilewave.cost.engine_versions), or the caller's
   local caching = o.prefix_caching
   if caching == nil then caching = eng.prefix_caching or false end
@@ -215,6 +220,13 @@ end
 -- stop_percentile); r.slo_failed is then 1 and its other figures 0. `x.per_request = true` schedules
 -- every running request one by one (the core's reference pass, no decode group): the same run.
 local function run(x, scale, detail, stop)
+  if type(x) ~= "table" or type(x.w) ~= "table" or type(x.sched) ~= "table" or type(x.tables) ~= "table" then
+    check.fail("serve.run", "expected a prepared run (tilewave.serve.simulate.prepare's result)",
+      x)
+  end
+  if type(scale) ~= "number" or not (scale > 0 and scale < math.huge) then
+    check.fail("serve.run.scale", "expected a positive finite number (the step costs' scale)", scale)
+  end
   local w, s, tb = x.w, x.sched, x.tables
   local function len(l) return { kind = l.kind, a = l.a, b = l.b, lo = l.lo, hi = l.hi } end
   return core.serve {
@@ -299,7 +311,17 @@ M.shape = shape
 
 --- Does raw run `r` (M.run's) meet `slo` ({ ttft_s, tpot_s (s; 0: no limit), percentile }) at its
 -- percentile? The one SLO test of the simulator and the sizing search (tilewave.serve.size).
+-- @raise `serve.meets.run: expected a run ...` / `serve.meets.slo: expected ...` for other arguments
 function M.meets(r, slo)
+  if type(r) ~= "table" or type(r.ttft_s) ~= "table" or type(r.tpot_s) ~= "table" then
+    check.fail("serve.meets.run", "expected a run of tilewave.serve.simulate.run (ttft_s and tpot_s statistics)",
+      r)
+  end
+  if type(slo) ~= "table" or type(slo.ttft_s) ~= "number" or type(slo.tpot_s) ~= "number"
+    or type(slo.percentile) ~= "number" then
+    check.fail("serve.meets.slo", "expected { ttft_s, tpot_s (s; 0: no limit), percentile } (tilewave.serve.simulate"
+      .. ".prepare's slo)", slo)
+  end
   if r.slo_failed == 1 then return false end -- a run stopped once its SLO test failed (M.run's stop)
   local q = "p" .. tostring(math.tointeger(slo.percentile) or slo.percentile)
   return (slo.ttft_s == 0 or r.ttft_s[q] <= slo.ttft_s) and (slo.tpot_s == 0 or r.tpot_s[q] <= slo.tpot_s)

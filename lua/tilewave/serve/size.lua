@@ -347,6 +347,7 @@ function M.size(o)
   local w = options_of(o, nil, 1, o.rate).workload
   require("tilewave.serve.workload").resolve(w, "size.workload")
   if o.slo.ttft_s == nil and o.slo.tpot_s == nil then check.fail("size.slo", "expected ttft_s and/or tpot_s", nil) end
+  simulate.slo_of(o.slo, "size.slo") -- its times and percentile, as every deployment's run takes them
   if o.speculative ~= nil then
     local spm = require "tilewave.cost.speculative"
     spm.check_draft(spm.resolve(o.speculative, "size.speculative"), c, "size.speculative")
@@ -355,6 +356,10 @@ function M.size(o)
   local ts = o.t or M.T_SIZES
   check.table(ts, "size.t")
   local specs, unpriced = sizedev.list(q)
+  if modes.mixed and not modes.agg and not modes.disagg and #specs < 2 then
+    check.fail("size.modes", "expected two device types or more for mixed pools (a prefill and a decode device)",
+      #specs == 1 and specs[1].id or #specs)
+  end
   local eps = modes.agg and sizedev.ep_sizes(c, o.ep, q.max_gpus) or {}
   local pps = sizedev.pp_sizes(c, o.pp)
   local array = require("tilewave.util.json").array -- every list a JSON array, [] when empty
@@ -362,6 +367,7 @@ function M.size(o)
   local result = { deployments = array(), below_confidence = array(), rejected = array(rejected),
                    unpriced = array(unpriced), rate = o.rate, confidence = q.confidence, samples = q.samples,
                    prices = array(prices) } -- each device's price, USD per GPU-hour, and where it came from
+  local failed = {} -- the reasons the evaluated candidates were refused for
   for _, k in ipairs(cands) do
     local d, why
     if k.kind == "agg" then d, why = evaluate(k.q, k.spec, k.t, k.cost_h, k.ep, k.pp)
@@ -372,6 +378,7 @@ function M.size(o)
       list[#list + 1] = d
     else
       result.rejected[#result.rejected + 1] = { hw = k.hw or k.spec.id, t = k.label, reason = why }
+      failed[#failed + 1] = why
     end
   end
   local function by_cost(a, b)
@@ -382,6 +389,15 @@ function M.size(o)
   end
   table.sort(result.deployments, by_cost)
   table.sort(result.below_confidence, by_cost)
+  -- a search that could run nothing, every deployment refused for one and the same reason (one
+  -- that names no device or size: the workload past the model's context, turns with disaggregated
+  -- pools, a mode with one device), is the inputs' fault: it fails with that reason, as serve would
+  if #result.deployments == 0 and #result.below_confidence == 0 and #failed > 0 then
+    -- a field-named error (serve.workload: ...), not a finding such as "no rate meets the SLO"
+    local same = failed[1]:match("^[%w_]+%.[%w_.]+: ") ~= nil
+    for _, why in ipairs(failed) do same = same and why == failed[1] end
+    if same and (#failed > 1 or #cands == 1) then error(failed[1], 0) end
+  end
   result.slo = o.slo
   return result
 end
