@@ -31,6 +31,25 @@ local function estimate_of(r)
 end
 
 describe("tw.sweep", function()
+  -- issue 66: an invalid combination among the sampled rows skips that row, never the grid
+  it("skips a combination models.define refuses, sampled or not, and prices the rest as estimate does", function()
+    -- head_dim 16384 x 32 heads = 524,288 > 8 x hidden 2048: define refuses those 9 of the 27 rows,
+    -- among them the grid's last (a sampled row)
+    local it = tw.sweep { base = "llama-3.2-1b", hw = "h100_sxm5", workload = { b = 1, s = 512 },
+                          vary = { head_dim = { 64, 128, 16384 }, num_hidden_layers = { 2, 4, 8 },
+                                   vocab_size = { 32000, 32001, 32002 } } }
+    local n = 0
+    for cfg, _, est in it do
+      n = n + 1
+      assert.is_true(cfg.head_dim <= 128, tostring(cfg.head_dim))
+      local c = tw.models.load("llama-3.2-1b")
+      c.head_dim, c.num_hidden_layers, c.vocab_size = cfg.head_dim, cfg.num_hidden_layers, cfg.vocab_size
+      local e = tw.transformer.estimate(tw.models.define(c), "h100_sxm5", { b = 1, s = 512 })
+      assert.near(e.time_s, est.time_s, 1e-12 * e.time_s)
+    end
+    assert.equal(18, n)
+  end)
+
   it("gives the same time as tilewave.transformer.estimate for every config", function()
     local rows, stats = collect()
     assert.equal("factorized", stats.mode)

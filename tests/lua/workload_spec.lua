@@ -71,3 +71,18 @@ describe("token counts", function()
     assert.equal(2 ^ 31 - 1, workload.resolve({ arrival = "offline", requests = 1, isl = 1, osl = 2 ^ 31 - 1 }, "w").max_osl)
   end)
 end)
+
+-- issue 66 item 2: a user table's length is taken raw, never through a metatable
+describe("a workload's lengths", function()
+  it("are plain lists: a table whose __len claims 10^9 requests is refused at once", function()
+    local tw = require "tilewave"
+    local big = setmetatable({}, { __len = function() return 1e9 end, __index = function() return 10 end })
+    local ok, err = pcall(tw.serve.simulate, { model = "pythia-70m", hw = "h100_sxm5",
+      workload = { arrival = "offline", lengths = { isl = big, osl = big } } })
+    assert.is_false(ok)
+    assert.are.equal("serve.workload.lengths.isl: expected a plain list of token counts (no metatable), got table", err)
+    local r = tw.serve.simulate { model = "pythia-70m", hw = "h100_sxm5",
+      workload = { arrival = "offline", lengths = { isl = { 10, 20 }, osl = { 5, 5 } } } }
+    assert.are.equal(2, r.requests)
+  end)
+end)

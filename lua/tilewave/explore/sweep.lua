@@ -54,6 +54,10 @@ local function valid(r, conv, t)
   if conv.hd_derived and r.hidden_size % a ~= 0 then return false end
   if a % r.num_key_value_heads ~= 0 then return false end
   if t > a then return false end
+  -- models.define's attention width: num_attention_heads x head_dim at most 8 x hidden_size (the
+  -- factorized rows are priced without define; a combination it refuses is no row)
+  local hd = r.head_dim or r.hidden_size // a
+  if hd * a > 8 * r.hidden_size then return false end
   return true
 end
 
@@ -313,9 +317,15 @@ function M.sweep(o)
   local grid = { base = base, fam = fam, fields = fields, vary = vary, size = size, stride = stride, ew = ew, wl = wl,
                 raw_at = raw_at, derive = function(r) derive(r, conv) end }
 
+  -- a sample row's estimate, nil when the row is an invalid combination (the define inside the
+  -- pcall: issue 66, an invalid sampled row refused the whole grid); a bug (an error with a file
+  -- and line) propagates
   local function slow_est(r, spec)
-    local ok, est = pcall(forward.estimate, models.define(r), spec, wl)
-    if not ok then return nil end
+    local ok, est = pcall(function() return forward.estimate(models.define(r), spec, wl) end)
+    if not ok then
+      if type(est) ~= "string" or est:match("^[^\n]-%.lua:%d+:") then error(est, 0) end
+      return nil
+    end
     return est.time_s, est.flops, est.model_flops
   end
 

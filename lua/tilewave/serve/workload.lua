@@ -276,18 +276,28 @@ function M.resolve(o, path)
     local l = o.lengths
     check.table(l.isl, path .. ".lengths.isl")
     check.table(l.osl, path .. ".lengths.osl")
-    if #l.isl == 0 or #l.isl ~= #l.osl then
-      check.fail(path .. ".lengths", "expected isl and osl lists of one length, at least 1", #l.isl .. " and " .. #l.osl)
+    -- plain lists, their lengths taken raw and bounded: a table whose __len claims 10^9 entries (or
+    -- whose __index makes them up) is not a list of requests
+    for _, k in ipairs { "isl", "osl" } do
+      if getmetatable(l[k]) ~= nil then
+        check.fail(format("%s.lengths.%s", path, k), "expected a plain list of token counts (no metatable)", l[k])
+      end
     end
-    for i = 1, #l.isl do
-      tokens(l.isl[i], format("%s.lengths.isl[%d]", path, i))
-      tokens(l.osl[i], format("%s.lengths.osl[%d]", path, i))
+    local n, m = rawlen(l.isl), rawlen(l.osl)
+    if n == 0 or n ~= m then
+      check.fail(path .. ".lengths", "expected isl and osl lists of one length, at least 1", n .. " and " .. m)
     end
-    w.trace_isl, w.trace_osl = l.isl, l.osl
-    if o.requests ~= nil and o.requests ~= #l.isl then
-      check.fail(path .. ".requests", format("expected the %d requests of lengths (or none)", #l.isl), o.requests)
+    if n > 1e7 then check.fail(path .. ".lengths", "expected at most 1e7 requests", n) end
+    local isl, osl = {}, {}
+    for i = 1, n do
+      isl[i] = tokens(rawget(l.isl, i), format("%s.lengths.isl[%d]", path, i))
+      osl[i] = tokens(rawget(l.osl, i), format("%s.lengths.osl[%d]", path, i))
     end
-    w.requests = #l.isl
+    w.trace_isl, w.trace_osl = isl, osl
+    if o.requests ~= nil and o.requests ~= n then
+      check.fail(path .. ".requests", format("expected the %d requests of lengths (or none)", n), o.requests)
+    end
+    w.requests = n
   elseif w.arrival == "trace" or o.trace ~= nil then
     local arr, isl, osl = read_trace(o.trace, path .. ".trace")
     w.requests = #arr
