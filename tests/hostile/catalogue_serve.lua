@@ -211,6 +211,18 @@ return function(add)
     err = "serve.workload.conversation" })
   add("options", "--search with mixed pools on one device", { cmd = S .. "--modes mixed --hw h100_sxm5",
     err = "size.modes" })
+  -- issue 66 item 5: errors name the field the user gave, engine files' fields included
+  add("message", "an engine file's token_host_s of 1e300", { files = { ["e.lua"] =
+    'return { base = "vllm@0.6", token_host_s = 1e300 }' }, cmd = "serve llama-3.1-8b --rate 1 --isl 10 --osl 10 --engine e.lua",
+    err = "serve.engine.token_host_s: expected a host time in seconds from 0 to 10" })
+  add("message", "an engine file's unknown scheduler", { files = { ["e.lua"] = 'return { base = "vllm@0.6", scheduler = "x" }' },
+    cmd = "serve llama-3.1-8b --rate 1 --isl 10 --osl 10 --engine e.lua", err = "serve.engine.scheduler: expected one of" })
+  add("message", "--turns 1000 past the model's context", { cmd = "serve llama-3.1-8b --rate 1 --turns 1000 --isl 100 --osl 100",
+    err = "serve.workload.conversation.turns: expected a conversation's last turn" })
+  add("message", "--prefix-tokens 200000 past the model's context", { cmd = "serve llama-3.1-8b --rate 1 "
+    .. "--prefix-tokens 200000 --isl 100 --osl 100", err = "serve.workload.prefix.tokens: expected the prefix of 200000" })
+  add("message", "a pool's replicas past the limit", { cmd = "serve llama-3.1-8b --rate 1 --isl 10 --osl 10 "
+    .. "--prefill-pool t=1,replicas=5000 --decode-pool t=1,replicas=1", err = "serve.disagg.prefill.replicas: expected at most 4096" })
   -- issue 66 item 3: impossible figures in a benchmark file
   add("results", "an Infinity TTFT", { files = { ["r.json"] = (('{' .. ok_req .. '}'):gsub('%[0%.1%]', '[Infinity]')) },
     cmd = C, err = "r.json: ttfts[1]: expected a finite non-negative number, got inf", after = NONE })
@@ -239,7 +251,7 @@ return function(add)
     err = "serve.engine: nope.lua: cannot read" })
   add("results", "an engine file with a negative host time", { files = { ["e.lua"] =
     'return { base = "vllm@0.6", seq_host_s = -1 }' }, cmd = "serve pythia-70m --rate 1 --engine e.lua",
-    err = "serve.engine.seq_host_s: expected non-negative number, got -1" })
+    err = "serve.engine.seq_host_s: expected a host time in seconds from 0 to 10, got -1" })
   add("results", "an engine file that loops", { files = { ["e.lua"] = "while true do end" },
     cmd = "serve pythia-70m --rate 1 --engine e.lua", err = "exceeds the data-file budget" })
   add("results", "more requests than a calibration replays", { files = { ["r.json"] = '{"input_lens": ['

@@ -162,11 +162,15 @@ end
 
 local VENDORS = { nvidia = true, amd = true, apple = true }
 
+-- a host time of an engine, s: at most 10 s (per step, sequence, kernel or call: no serving engine's
+-- host work is near it; 1e300 from a file reached the serving core as an out-of-range scale)
+local function host_time(v, p) return check.within(v, 0, 10, "a host time in seconds", p) end
+
 local FIELDS = {
   base = true, description = check.string, source = check.string,
   fusion = function(v, p) return check.one_of(v, { fused = true, unfused = true }, p) end,
   launch = function(v, p) return check.one_of(v, { graph = true, host = true }, p) end,
-  kernel_s = kernel_cost, host_s = check.nonneg, token_host_s = check.nonneg, seq_host_s = check.nonneg,
+  kernel_s = kernel_cost, host_s = host_time, token_host_s = host_time, seq_host_s = host_time,
   host_spread = function(v, p) return check.within(v, 0, 0.9, "fraction", p) end,
   attention = function(v, p) return check.one_of(v, { flash = true, standard = true }, p) end,
   flash_kernel = function(v, p) return check.one_of(v, { cudnn = true, fa2 = true }, p) end,
@@ -175,8 +179,8 @@ local FIELDS = {
   mem_frac = check.fraction, compute_frac = check.fraction,
   dequant = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
   host_op_ref_s = check.positive, host_op_s = check.positive,
-  comm_latency_s = check.nonneg, kernels_per_layer = check.nonneg, kernels_fixed = check.nonneg,
-  cold_token_s = check.nonneg,
+  comm_latency_s = host_time, kernels_per_layer = check.nonneg, kernels_fixed = check.nonneg,
+  cold_token_s = host_time,
   logits = function(v, p) return check.one_of(v, { all = true, last = true }, p) end,
   scheduler = check.string,
   host_overlap = function(v, p) return check.within(v, 0, 1, "fraction", p) end, version = check.string,

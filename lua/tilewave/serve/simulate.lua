@@ -81,10 +81,13 @@ function M.disagg_of(d, c, _, replicas_given)
     check.table(pool, path)
     check.options(pool, { t = true, replicas = true, hw = true }, path)
     local t = transformer.check_t(c, check.positive_int(pool.t or 1, path .. ".t"), path .. ".t")
-    out[k] = { t = t, replicas = check.positive_int(pool.replicas or 1, path .. ".replicas"),
+    local n = check.positive_int(pool.replicas or 1, path .. ".replicas")
+    if n > 4096 then check.fail(path .. ".replicas", "expected at most 4096", n) end
+    out[k] = { t = t, replicas = n,
                spec = pool.hw ~= nil and hw.resolve(pool.hw, path .. ".hw") or nil }
   end
-  if d.link_bw ~= nil then out.link_bw = check.positive(d.link_bw, "serve.disagg.link_bw") end
+  -- a link of at least 1 MB/s (byte/s): below it a prompt's KV cache would take days to move
+  if d.link_bw ~= nil then out.link_bw = check.within(d.link_bw, 1e6, 1e15, "a bandwidth in byte/s", "serve.disagg.link_bw") end
   return out
 end
 
@@ -108,7 +111,9 @@ function M.prepare(o)
   local ep = require("tilewave.cost.expert_parallel").check(c, o.ep, t, "serve.ep")
   local pp = require("tilewave.cost.pipeline_parallel").check(c, o.pp, "serve.pp")
   local eng = engines.check_device(engines.resolve(o.engine or "vllm", "serve.engine"), spec, "serve.engine")
-  local sched = schedulers.resolve(o.scheduler, eng.scheduler or "vllm", spec, "serve.scheduler")
+  -- a scheduler the engine file names is the file's field, not an option the user gave
+  local sched = schedulers.resolve(o.scheduler, eng.scheduler or "vllm", spec,
+    o.scheduler == nil and eng.scheduler ~= nil and "serve.engine.scheduler" or "serve.scheduler")
   if o.router ~= nil then sched.router = check.one_of(o.router, { round_robin = true, least_loaded = true }, "serve.router") end
   local replicas = check.positive_int(o.replicas or 1, "serve.replicas")
   local dis = o.disagg and M.disagg_of(o.disagg, c, replicas, o.replicas)
@@ -134,7 +139,14 @@ function M.prepare(o)
   -- the model's own context first: a workload past it is the same error on every device
   local max_context = (w.max_isl + w.max_osl) * (w.turns or 1)
   if c.max_position_embeddings and max_context > c.max_position_embeddings and not o.allow_long_context then
-    check.fail("serve.workload", format("expected isl + osl within max_position_embeddings %d of %s (or allow_long_context)",
+    -- named by what made it long: a conversation's turns, a shared prefix, or the lengths
+    local field, what = "serve.workload", "isl + osl"
+    if (w.turns or 1) > 1 then
+      field, what = "serve.workload.conversation.turns", format("a conversation's last turn, (isl + osl) x %d turns", w.turns)
+    elseif (w.prefix_tokens or 0) > 0 and w.prefix_tokens >= w.max_isl / 2 then
+      field, what = "serve.workload.prefix.tokens", format("the prefix of %d tokens + isl + osl", w.prefix_tokens)
+    end
+    check.fail(field, format("expected %s within max_position_embeddings %d of %s (or allow_long_context)", what,
       c.max_position_embeddings, c.id or c.name), max_context)
   end
   local kv = steps.kv_capacity(c, spec, opts, sched)
