@@ -234,6 +234,9 @@ return function(add)
     cmd = C, err = "r.json: errors[1]: expected a string", after = NONE })
   add("results", "trailing NUL bytes", { files = { ["r.json"] = '{' .. ok_req .. '}\0\0\0' },
     cmd = C, err = "r.json: JSON: expected text, got a NUL byte", after = NONE })
+  add("results", "a file that ran another model", { files = { ["r.json"] = '{"model_id": "meta-llama/Llama-3.1-8B", '
+    .. ok_req .. '}' }, cmd = (C:gsub("llama%-3%.1%-8b", "pythia-70m")), err = "calibrate.model: r.json ran meta-llama/Llama-3.1-8B, not pythia-70m",
+    after = NONE })
   add("results", "the same file twice", { files = { ["r.json"] = '{' .. ok_req .. '}' },
     cmd = C .. " ./r.json", err = "given twice", after = NONE })
   add("results", "a GenAI-Perf p50 above its p90", { files = { ["r.json"] = '{"time_to_first_token": {"avg": 1, "p50": 5, '

@@ -45,6 +45,12 @@ function M.run(args, out)
     end
     if key then seen[key] = path end
     list[i] = results.read(path)
+    -- a file that names another model than --model (a preset id) is refused unless --force
+    local named = list[i].model
+    if named and not args.force and not tostring(args.model):find("[/\\]") and not tostring(args.model):match("%.json$")
+      and results.model_key(named) ~= results.model_key(args.model) then
+      error(format("calibrate.model: %s ran %s, not %s (--force fits it anyway)", path, named, args.model), 0)
+    end
   end
   local sched
   if args.max_num_seqs or args.max_num_batched_tokens then

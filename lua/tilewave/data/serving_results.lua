@@ -104,10 +104,37 @@ local function genai_perf(path, doc)
   return out
 end
 
+-- the model a result names: vLLM's and SGLang's model_id (or model), GenAI-Perf's input_config.model
+-- (a string or a list); nil when it names none
+local function model_of(doc)
+  local m = doc.model_id or doc.model
+  local cfg = type(doc.input_config) == "table" and doc.input_config or nil
+  if m == nil and cfg then m = cfg.model end
+  if type(m) == "table" then m = m[1] end
+  return type(m) == "string" and m ~= "" and m or nil
+end
+
+--- The name of model `name` as it is compared across files and presets: lower case, without its
+-- organization, a "meta-" prefix, or a suffix naming a tuning or a format (-instruct, -chat, -hf,
+-- -it, -base, -fp8, -awq, -gptq, -int4, -int8), e.g. meta-llama/Meta-Llama-3-8B-Instruct ->
+-- llama-3-8b.
+function M.model_key(name)
+  local s = tostring(name):lower():gsub("^.*/", ""):gsub("^meta%-", "")
+  local changed = true
+  while changed do
+    changed = false
+    for _, suffix in ipairs { "-instruct", "-chat", "-hf", "-it", "-base", "-fp8", "-awq", "-gptq", "-int4", "-int8" } do
+      if s:sub(-#suffix) == suffix then s, changed = s:sub(1, -#suffix - 1), true end
+    end
+  end
+  return s
+end
+
 --- Read a benchmark result file.
 -- @string path the file
 -- @tparam[opt] table o `{ run (1-based line of a JSON Lines file; default the last) }`
--- @return `{ format ("vllm" | "sglang" | "genai-perf"), path, rate (request/s; math.huge: unpaced),
+-- @return `{ format ("vllm" | "sglang" | "genai-perf"), path, model (the model the file names, or nil),
+--   rate (request/s; math.huge: unpaced),
 --   max_concurrency (or nil), duration_s, requests = { { input, output, ttft_s, itls = {...}, ok }
 --   ... } (in the file's order), completed (requests that succeeded) }`; a GenAI-Perf summary has
 --   no requests but `aggregate = true`, ttft and tpot ({ mean, p50, p90 }, s), requests_per_s, isl
@@ -144,7 +171,11 @@ function M.read(path, o)
     -- one run of SGLang's JSONL is one line: its backend field names it
     fmt = type(doc.backend) == "string" and doc.backend:find("^sglang") and "sglang" or "vllm"
   end
-  if doc.input_lens == nil and type(doc.time_to_first_token) == "table" then return genai_perf(path, doc) end
+  if doc.input_lens == nil and type(doc.time_to_first_token) == "table" then
+    local g = genai_perf(path, doc)
+    g.model = model_of(doc)
+    return g
+  end
   for _, k in ipairs(ARRAYS) do
     if type(doc[k]) ~= "table" then
       fail(path, k, "expected the per-request array of vLLM's --save-result JSON or SGLang's bench_serving "
@@ -167,7 +198,7 @@ function M.read(path, o)
       if type(e) ~= "string" then fail(path, format("errors[%d]", i), "expected a string (\"\" for a success)", type(e)) end
     end
   end
-  local out = { format = fmt, path = path, requests = {}, completed = 0 }
+  local out = { format = fmt, path = path, requests = {}, completed = 0, model = model_of(doc) }
   for i = 1, n do
     local e = doc.errors and doc.errors[i]
     local failed = type(e) == "string" and e ~= ""
