@@ -12,13 +12,19 @@ local phi = require("tilewave.serve.workload").normal_cdf -- the standard normal
 
 --- The standard normal quantile of probability `q` in (0, 1): the inverse of
 -- tilewave.serve.workload.normal_cdf by bisection on [-10, 10] (100 halvings: exact to a double).
+-- Each q's answer is kept (a search asks for the same N quantiles at every deployment and rate).
+local z_memo = {}
 local function z_of(q)
+  local z = z_memo[q]
+  if z then return z end
   local a, b = -10, 10
   for _ = 1, 100 do
     local m = (a + b) / 2
     if phi(m) < q then a = m else b = m end
   end
-  return (a + b) / 2
+  z = (a + b) / 2
+  z_memo[q] = z
+  return z
 end
 
 -- the standard normal's 95th percentile, z_of(0.95): an interval [low, high] read as the 5th and
