@@ -1,4 +1,6 @@
 --- tilewave.cli.serve: the `serve` command - a serving simulation per load (tilewave.serve).
+-- One concern past 400 lines: the command's options, their checks against its modes, the loads
+-- and its staged outputs (the search is tilewave.cli.size, the text tilewave.report.serve_text).
 --
 --   tilewave serve llama-3.1-8b --hw h100_sxm5 --engine vllm --rate 2,4,8,16 --dataset sharegpt
 --

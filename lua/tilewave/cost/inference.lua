@@ -17,6 +17,10 @@
 -- calibrated). A model's checkpoint format (its config.json quantization_config, or a preset's) is
 -- the default weight_dtype; the result's weight_dtype_source names it. Units: s, byte, FLOP,
 -- token/s.
+-- One concern past 400 lines: the decode step and what is priced from its validated options and
+-- step terms - the step at one context (M.decode) or many (M.decode_tpots, the serving tables), the
+-- memory budget (M.memory) and the batch sweep (M.sweep). They share one option validation
+-- (workload, check_ep) and one step (stepper): a split would copy both.
 -- @module tw.inference
 local check = require "tilewave.util.check"
 local dtype = require "tilewave.data.dtype"

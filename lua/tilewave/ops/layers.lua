@@ -1,4 +1,6 @@
 --- tilewave.ops.layers: op constructors and the transformer blocks the families share.
+-- One concern past 400 lines: the vocabulary of ops every family builds from (each op's fields
+-- and shape rules, the blocks composed of them), so a field means one thing in every family.
 --
 -- An op is one logical operation of a forward pass; it carries a `role` that
 -- says what it is, so pricing never matches names (`name` is for display):

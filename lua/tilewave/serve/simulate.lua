@@ -12,11 +12,14 @@
 -- token; TPOT = (e2e - TTFT) / (output - 1); ITL pooled over every gap; throughput over the run's
 -- duration, or in a steady-state run over the same window as the latencies, src/tw_serve.h);
 -- goodput is DistServe's (requests per second meeting both SLOs).
--- Speculative decoding (`speculative`) and disaggregated pools (`disagg`) are simulated. Left out:
--- Prefix caching of one shared system prompt (`workload.prefix`; src/tw_serve.h) is simulated; left
--- out: pipeline and expert parallelism, multi-turn reuse, swapping to CPU, the client's HTTP and
--- detokenization time, stream batching (docs/serving.md).
+-- Simulated: speculative decoding (`speculative`), disaggregated pools (`disagg`), pipeline and
+-- expert parallelism (`pp`, `ep`), prefix caching of a shared system prompt (`workload.prefix`) and
+-- multi-turn conversations (`workload.conversation`; src/tw_serve.h). Left out: swapping to CPU,
+-- the client's HTTP and detokenization time, stream batching (docs/serving.md).
 -- Units: s, token, token/s, request/s.
+-- One concern past 400 lines: one serving run - its options resolved and priced (M.prepare), the
+-- core run (M.run), the result shaped (M.shape) and judged against the SLO (M.meets) - all reading
+-- the same prepared run.
 -- @module tw.serve
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"

@@ -20,6 +20,9 @@
 -- (M.p_meet). Aggregated serving by default; `modes = { "agg", "disagg" }` adds disaggregated
 -- prefill/decode pools (DistServe, Splitwise), their xPyD split searched at the asked rate. Units:
 -- s, request/s, token/s, USD.
+-- One concern past 400 lines: ranking the candidates of one search (their evaluation, the rate
+-- bisection, p_meet and the ranking read the same prepared runs); the candidate list and the devices
+-- are their own modules (size_candidates, size_devices).
 -- @module tilewave.serve.size
 local check = require "tilewave.util.check"
 local models = require "tilewave.data.models"
