@@ -10,10 +10,12 @@
  *     transfer_s_per_token, transfer_latency_s, the costs (tok_grid, lin_s, ctx_grid, attn_s, seq_grid,
  *     logits_s, dctx_grid, decode_s row-major seq x dctx, draft_s, host_s, seq_host_s, kv_s_per_token,
  *     host_overlap, scale, decode_kernels; decode_pool = the same for disaggregated decode replicas), slo_ttft_s, slo_tpot_s,
- *     stop_percentile, series_max }
+ *     stop_percentile, series_max, drawn = core.serve_lengths's result or nil }
  *     -> tw_serve_result's fields (ttft_s, tpot_s, itl_s, e2e_s, queue_s as { mean, p50, p90, p99, max }),
  *        records = { arrival_s = {...}, ... } (records = true), series = { time_s, waiting, running,
  *        kv_fraction } (series_max > 0)
+ *   core.serve_lengths{ isl, osl, seed, n } -> the first n lengths of that stream, drawn once for many runs
+ *     (tw_serve_draw_lengths; a run of the same isl, osl and seed passes it as `drawn` and draws none)
  *   core.serve_step(costs, chunks = { { n, p }, ... }, b, ctx, k) -> s (the same table fields as core.serve)
  * Errors name the field: "serve.<field>: <expectation>, got <value>".
  */
@@ -24,6 +26,7 @@
 #include "lbind.h"
 
 #define P "serve"
+#define DRAWN_MT "tilewave.serve_lengths"
 
 /* field `key` of the table at t, one of `names` (its index), or dflt when absent; an error names
    "<prefix>.<key>" (the full path: "serve.isl.kind", never "serve.kind") */
@@ -214,6 +217,39 @@ static void read_workload(lua_State *L, tw_serve_workload *w)
     w->trace_osl = array(L, 1, "trace_osl", &n_trace, 0);
     if (w->trace_osl && (double)n_trace != w->requests)
         tw_lua_raise(L, "%s.trace_osl: expected %g values (requests), got %d", P, w->requests, (int)n_trace);
+    /* lengths drawn before (serve_lengths): the core uses them when they are this workload's */
+    if (lua_getfield(L, 1, "drawn") != LUA_TNIL) {
+        w->drawn = (const tw_serve_drawn *)luaL_testudata(L, -1, DRAWN_MT);
+        if (w->drawn == NULL) tw_lua_field_error(L, P, "drawn", "expected serve_lengths' result", -1);
+    }
+}
+
+/* serve_lengths{ isl, osl, seed, n }: the first n prompt and output lengths of that stream, drawn once
+   (tw_serve_draw_lengths) for the runs that pass it as `drawn` */
+static int l_serve_lengths(lua_State *L)
+{
+    tw_serve_workload w;
+    tw_serve_drawn *d;
+    double seed, n;
+    const char *bad = NULL;
+    int status;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    memset(&w, 0, sizeof w);
+    seed = tw_lua_get_num(L, 1, "seed", P ".lengths", 0.0);
+    if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed)))
+        return tw_lua_raise(L, "%s.lengths.seed: expected an integer in [0, 2^53], got %g", P, seed);
+    w.seed = (uint64_t)seed;
+    lengths(L, 1, "isl", &w.isl);
+    lengths(L, 1, "osl", &w.osl);
+    n = tw_lua_get_num(L, 1, "n", P ".lengths", NAN);
+    if (!(n >= 1 && n <= TW_SERVE_MAX_REQUESTS && n == floor(n)))
+        return tw_lua_raise(L, "%s.lengths.n: expected an integer in [1, %g], got %g", P, (double)TW_SERVE_MAX_REQUESTS, n);
+    /* the header, then the prompts, then the outputs (a userdata never moves: the pointers hold) */
+    d = (tw_serve_drawn *)lua_newuserdatauv(L, sizeof *d + 2 * (size_t)n * sizeof(double), 0);
+    luaL_setmetatable(L, DRAWN_MT);
+    status = tw_serve_draw_lengths(&w, (size_t)n, (double *)(d + 1), (double *)(d + 1) + (size_t)n, d, &bad);
+    if (status != TW_OK) return tw_lua_raise(L, "%s.lengths: %s: expected valid lengths (%s)", P, bad, tw_strerror(status));
+    return 1;
 }
 
 /* The scheduling policy fields of the table at 1 (tw_serve.h tw_serve_policy). */
@@ -394,6 +430,12 @@ static int l_serve_step(lua_State *L)
 
 void tw_lua_open_serve(lua_State *L)
 {
+    luaL_newmetatable(L, DRAWN_MT);
+    lua_pushliteral(L, DRAWN_MT);
+    lua_setfield(L, -2, "__name");
+    lua_pop(L, 1);
+    lua_pushcfunction(L, l_serve_lengths);
+    lua_setfield(L, -2, "serve_lengths");
     lua_pushcfunction(L, l_serve);
     lua_setfield(L, -2, "serve");
     lua_pushcfunction(L, l_serve_step);

@@ -117,10 +117,53 @@ static int fail(const char **bad_field, const char *field, int status)
     return status;
 }
 
+static int same_lengths(const tw_serve_lengths *x, const tw_serve_lengths *y)
+{
+    return x->kind == y->kind && x->a == y->a && x->b == y->b && x->lo == y->lo && x->hi == y->hi;
+}
+
+/* lengths drawn before for this workload's stream, at least n of them: the run reads them instead of
+   drawing the same values again (NULL: draw) */
+static const tw_serve_drawn *drawn_for(const tw_serve_workload *w, size_t n)
+{
+    const tw_serve_drawn *d = w->drawn;
+    if (d == NULL || d->n < n || d->seed != w->seed || !same_lengths(&d->isl, &w->isl) ||
+        !same_lengths(&d->osl, &w->osl) || w->isl.kind == TW_LEN_TRACE || w->osl.kind == TW_LEN_TRACE)
+        return NULL;
+    return d;
+}
+
+int tw_serve_draw_lengths(const tw_serve_workload *w, size_t n, double *isl_v, double *osl_v, tw_serve_drawn *d,
+                          const char **bad_field)
+{
+    tw__rng rl;
+    size_t i;
+    const char *bad = NULL;
+    if (w == NULL || w->isl.kind == TW_LEN_TRACE || tw__serve_check_lengths(&w->isl, NULL, 0.0, 1) != NULL) bad = "workload.isl";
+    else if (w->osl.kind == TW_LEN_TRACE || tw__serve_check_lengths(&w->osl, NULL, 0.0, 0) != NULL) bad = "workload.osl";
+    else if (n == 0 || (double)n > TW_SERVE_MAX_REQUESTS) bad = "n";
+    else if (isl_v == NULL || osl_v == NULL || d == NULL) bad = "isl_v";
+    if (bad != NULL) return fail(bad_field, bad, TW_EINVAL);
+    /* the order of draw(): a request's prompt, then its output, from the lengths' own stream */
+    tw__rng_seed(&rl, w->seed, 2);
+    for (i = 0; i < n; i++) {
+        isl_v[i] = tw__serve_draw_length(&w->isl, NULL, i, &rl);
+        osl_v[i] = tw__serve_draw_length(&w->osl, NULL, i, &rl);
+    }
+    d->n = n;
+    d->seed = w->seed;
+    d->isl = w->isl;
+    d->osl = w->osl;
+    d->isl_v = isl_v;
+    d->osl_v = osl_v;
+    return TW_OK;
+}
+
 /* draw every request's lengths and (open loop) arrival times */
 static const char *draw(sim_t *s, size_t n)
 {
     const tw_serve_workload *w = s->w;
+    const tw_serve_drawn *dr = drawn_for(w, n);
     tw__rng ra, rl, rp, rt;
     double t = 0.0;
     size_t i;
@@ -135,8 +178,13 @@ static const char *draw(sim_t *s, size_t n)
         q->first = q->sched = q->done = -1.0;
         q->next = q->pend_next = -1;
         q->lru_prev = q->lru_next = -1;
-        q->isl = (int32_t)tw__serve_draw_length(&w->isl, w->trace_isl, i, &rl);
-        q->osl = (int32_t)tw__serve_draw_length(&w->osl, w->trace_osl, i, &rl);
+        if (dr != NULL) {
+            q->isl = (int32_t)dr->isl_v[i];
+            q->osl = (int32_t)dr->osl_v[i];
+        } else {
+            q->isl = (int32_t)tw__serve_draw_length(&w->isl, w->trace_isl, i, &rl);
+            q->osl = (int32_t)tw__serve_draw_length(&w->osl, w->trace_osl, i, &rl);
+        }
         if (turn > 0) {
             /* a later turn: the previous prompt and its answer, then this turn's own tokens */
             double isl = (double)q[-1].isl + q[-1].osl + q->isl;

@@ -131,7 +131,21 @@ typedef struct {
     const double *trace_arrival; /* TRACE: arrival times, s, non-decreasing, >= 0 (requests values) */
     const double *trace_isl;     /* TW_LEN_TRACE: prompt tokens per request */
     const double *trace_osl;     /* TW_LEN_TRACE: output tokens per request */
+    const struct tw_serve_drawn *drawn; /* NULL, or lengths drawn before by tw_serve_draw_lengths: used
+                                           when drawn for the same isl, osl and seed and at least
+                                           `requests` of them (the run is then the same, bit for bit,
+                                           without drawing again), else ignored */
 } tw_serve_workload;
+
+/* The first n prompt and output lengths of a workload's stream (isl, osl, seed), drawn once for many
+ * runs: a search runs one workload at many rates, and a run's lengths do not depend on its rate (they
+ * have a stream of their own). isl_v and osl_v hold n values each, owned by the caller. */
+typedef struct tw_serve_drawn {
+    size_t n;
+    uint64_t seed;
+    tw_serve_lengths isl, osl;
+    const double *isl_v, *osl_v;
+} tw_serve_drawn;
 
 typedef struct {
     int policy;                    /* TW_SERVE_CONTINUOUS or TW_SERVE_STATIC */
@@ -273,6 +287,13 @@ size_t tw_serve_workspace_bytes(const tw_serve_workload *w, const tw_serve_polic
 int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_serve_costs *c,
                  double slo_ttft_s, double slo_tpot_s, void *work, size_t work_bytes,
                  tw_serve_sample *series, size_t series_max, tw_serve_result *out, const char **bad_field);
+
+/* Draw the first n lengths of workload w's stream into isl_v and osl_v (n values each), as a run of w
+ * draws them; fills d to describe them (pointing at isl_v and osl_v). TW_OK; TW_EINVAL naming
+ * "workload.isl" or "workload.osl" (bad parameters, or TW_LEN_TRACE: a trace is not drawn) or "n"
+ * (0 or above TW_SERVE_MAX_REQUESTS). */
+int tw_serve_draw_lengths(const tw_serve_workload *w, size_t n, double *isl_v, double *osl_v, tw_serve_drawn *d,
+                          const char **bad_field);
 
 /* Request i (0-based) of the last run in `work`; TW_EINVAL "i" when out of range. */
 int tw_serve_request(const void *work, size_t i, tw_serve_record *out);

@@ -40,7 +40,7 @@ const char *tw__serve_check_costs(const tw_serve_costs *c)
 }
 
 /* index i with g[i] <= x < g[i+1] (clamped to the grid), and the weight of g[i+1] */
-static size_t locate(const double *g, size_t n, double x, double *w)
+static size_t locate(const double *g, size_t n, double x, double *w, size_t *hint)
 {
     size_t lo = 0, len, half;
     if (n == 1 || x <= g[0]) { *w = 0.0; return 0; }
@@ -49,39 +49,56 @@ static size_t locate(const double *g, size_t n, double x, double *w)
         *w = (x - g[n - 2]) / (g[n - 1] - g[n - 2]);
         return n - 2;
     }
-    /* g[0] <= x < g[n - 1]: the last point at or below x, by halving a window whose first point is
-       at or below it (the choice a conditional move, not a branch) */
-    for (len = n; len > 1; len -= half) {
-        half = len / 2;
-        lo = g[lo + half] <= x ? lo + half : lo;
+    /* g[0] < x < g[n - 1]: the segment i with g[i] <= x < g[i + 1], unique as g strictly increases.
+       First the segment the last lookup found, */
+    if (hint != NULL) {
+        lo = *hint;
+        if (lo + 1 < n && g[lo] <= x && x < g[lo + 1]) {
+            *w = (x - g[lo]) / (g[lo + 1] - g[lo]);
+            return lo;
+        }
     }
+    /* then by its integer part (the grids of tilewave.serve.steps hold every integer 1..16 first:
+       g[j - 1] = j <= x < g[j]), */
+    lo = (size_t)x;
+    if (!(lo >= 1 && lo < n && g[lo - 1] == (double)lo && g[lo] > x)) {
+        /* else by halving a window whose first point is at or below x (the choice a conditional
+           move, not a branch) */
+        for (lo = 0, len = n; len > 1; len -= half) {
+            half = len / 2;
+            lo = g[lo + half] <= x ? lo + half : lo;
+        }
+    } else {
+        lo -= 1;
+    }
+    if (hint != NULL) *hint = lo;
     *w = (x - g[lo]) / (g[lo + 1] - g[lo]);
     return lo;
 }
 
-static double lookup(const double *g, size_t n, const double *v, double x)
+static double lookup(const double *g, size_t n, const double *v, double x, size_t *hint)
 {
     double w, r;
-    size_t i = locate(g, n, x, &w);
+    size_t i = locate(g, n, x, &w, hint);
     if (n == 1) return v[0] * (x > 1.0 ? x : 1.0);
     r = v[i] + w * (v[i + 1] - v[i]);
     return r > 0.0 ? r : 0.0;
 }
 
-double tw__serve_attn(const tw_serve_costs *c, double s) { return lookup(c->ctx_grid, c->n_ctx, c->attn_s, s); }
+double tw__serve_attn(const tw_serve_costs *c, tw__grid_hints *h, double s)
+{
+    return lookup(c->ctx_grid, c->n_ctx, c->attn_s, s, h != NULL ? &h->ctx : NULL);
+}
 
 /* D(b, c) of table v: bilinear in batch and context */
-static double table_time(const tw_serve_costs *c, const double *v, double b, double ctx);
-static double decode_time(const tw_serve_costs *c, double b, double ctx) { return table_time(c, c->decode_s, b, ctx); }
-
-static double table_time(const tw_serve_costs *c, const double *v, double b, double ctx)
+static double table_time(const tw_serve_costs *c, tw__grid_hints *h, const double *v, double b, double ctx)
 {
     double wb, wc, d00, d01, d10, d11, r;
-    size_t ib, ic;
+    size_t ib, ic, *hs = h != NULL ? &h->seq : NULL, *hd = h != NULL ? &h->dctx : NULL;
     if (c->n_seq == 1 || c->n_dctx == 1) {
         /* a one-point axis: the table's row or column as it is */
-        ib = c->n_seq == 1 ? 0 : locate(c->seq_grid, c->n_seq, b, &wb);
-        ic = c->n_dctx == 1 ? 0 : locate(c->dctx_grid, c->n_dctx, ctx, &wc);
+        ib = c->n_seq == 1 ? 0 : locate(c->seq_grid, c->n_seq, b, &wb, hs);
+        ic = c->n_dctx == 1 ? 0 : locate(c->dctx_grid, c->n_dctx, ctx, &wc, hd);
         if (c->n_seq == 1) wb = 0.0;
         if (c->n_dctx == 1) wc = 0.0;
         d00 = v[ib * c->n_dctx + ic];
@@ -90,8 +107,8 @@ static double table_time(const tw_serve_costs *c, const double *v, double b, dou
         r = d00 + wb * (d10 - d00) + wc * (d01 - d00);
         return r > 0.0 ? r : 0.0;
     }
-    ib = locate(c->seq_grid, c->n_seq, b, &wb);
-    ic = locate(c->dctx_grid, c->n_dctx, ctx, &wc);
+    ib = locate(c->seq_grid, c->n_seq, b, &wb, hs);
+    ic = locate(c->dctx_grid, c->n_dctx, ctx, &wc, hd);
     d00 = v[ib * c->n_dctx + ic];
     d01 = v[ib * c->n_dctx + ic + 1];
     d10 = v[(ib + 1) * c->n_dctx + ic];
@@ -100,8 +117,8 @@ static double table_time(const tw_serve_costs *c, const double *v, double b, dou
     return r > 0.0 ? r : 0.0;
 }
 
-double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double attn_s, double b, double ctx,
-                      double k, double decode_tokens, double spec_k)
+double tw__serve_step(const tw_serve_costs *c, tw__grid_hints *h, double prefill_tokens, double attn_s, double b,
+                      double ctx, double k, double decode_tokens, double spec_k)
 {
     /* host work of the step, and the GPU's: the kernels in sequence, bounded below by D(b, c) less the
      * host work D includes (host_s + seq_host_s b, as tilewave.inference.decode prices a step); a
@@ -112,15 +129,15 @@ double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double att
     int decode_only = c->decode_kernels == 0.0 && b > 0.0 && prefill_tokens == 0.0 && decode_tokens == b &&
                       spec_k == 0.0;
     if (!decode_only)
-        gpu = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + decode_tokens) + attn_s +
-              (k > 0.0 ? lookup(c->seq_grid, c->n_seq, c->logits_s, k) : 0.0);
+        gpu = lookup(c->tok_grid, c->n_tok, c->lin_s, prefill_tokens + decode_tokens, h != NULL ? &h->tok : NULL) +
+              attn_s + (k > 0.0 ? lookup(c->seq_grid, c->n_seq, c->logits_s, k, h != NULL ? &h->seq : NULL) : 0.0);
     if (b > 0.0) {
-        double d = decode_time(c, b, ctx) - (c->host_s + c->seq_host_s * b);
+        double d = table_time(c, h, c->decode_s, b, ctx) - (c->host_s + c->seq_host_s * b);
         /* decode attention streams each sequence's KV cache in its own kernels, after the GEMMs */
         if (!decode_only) gpu += c->kv_s_per_token * ctx * b;
         if (d > gpu) gpu = d;
         /* speculative decoding: the draft's k steps before the verification */
-        if (spec_k > 0.0 && c->draft_s != NULL) gpu += spec_k * table_time(c, c->draft_s, b, ctx);
+        if (spec_k > 0.0 && c->draft_s != NULL) gpu += spec_k * table_time(c, h, c->draft_s, b, ctx);
     }
     /* host_overlap f of the host work runs while the GPU runs the previous step (an overlapped
      * scheduler); the rest waits for it. f = 0: gpu + host; f = 1: max(gpu, host) */
@@ -149,11 +166,11 @@ int tw_serve_step_time(const tw_serve_costs *c, const double *n, const double *p
         return TW_EINVAL;
     }
     for (i = 0; i < n_chunks; i++) {
-        double inc = tw__serve_attn(c, p[i] + n[i]) - tw__serve_attn(c, p[i]), own = tw__serve_attn(c, n[i]);
+        double inc = tw__serve_attn(c, NULL, p[i] + n[i]) - tw__serve_attn(c, NULL, p[i]), own = tw__serve_attn(c, NULL, n[i]);
         tokens += n[i];
         attn += inc > own ? inc : own;
     }
-    tokens = c->scale * tw__serve_step(c, tokens, attn, b, ctx, k, b, 0.0);
+    tokens = c->scale * tw__serve_step(c, NULL, tokens, attn, b, ctx, k, b, 0.0);
     if (!(isfinite(tokens) && tokens >= 0.0)) {
         /* valid tables whose sums or scale overflow */
         if (bad_field != NULL) *bad_field = "costs.scale";

@@ -22,14 +22,23 @@ const char *tw__serve_check_costs(const tw_serve_costs *c);
 
 /* Draw request i's tokens (prompt or output): an integer in 1..TW_SERVE_MAX_TOKENS. */
 double tw__serve_draw_length(const tw_serve_lengths *l, const double *trace, size_t i, tw__rng *r);
+/* NULL, or the field of bad length parameters (n values of a trace checked) */
+const char *tw__serve_check_lengths(const tw_serve_lengths *l, const double *trace, double n, int isl);
 /* The gap before the next arrival, s (POISSON, GAMMA). */
 double tw__serve_draw_gap(const tw_serve_workload *w, tw__rng *r);
 
-/* Unscaled step time (tw_serve.h): the chunk sums already taken. */
-double tw__serve_step(const tw_serve_costs *c, double prefill_tokens, double attn_s, double b, double ctx,
-                      double k, double decode_tokens, double spec_k);
-/* A(S), causal attention over S tokens from scratch, s. */
-double tw__serve_attn(const tw_serve_costs *c, double s);
+/* The grid segments a replica's last lookups fell in, one per grid of its costs: a lookup tries its
+   grid's segment first (steps move little from one to the next), then searches; the point found is
+   the same either way. Zero is a valid start. */
+typedef struct {
+    size_t tok, seq, ctx, dctx;
+} tw__grid_hints;
+
+/* Unscaled step time (tw_serve.h): the chunk sums already taken; h: the replica's hints (may be NULL). */
+double tw__serve_step(const tw_serve_costs *c, tw__grid_hints *h, double prefill_tokens, double attn_s, double b,
+                      double ctx, double k, double decode_tokens, double spec_k);
+/* A(S), causal attention over S tokens from scratch, s; h as tw__serve_step's. */
+double tw__serve_attn(const tw_serve_costs *c, tw__grid_hints *h, double s);
 
 /* Statistics of n values (sorted in place): mean, p50, p90, p99, max; all 0 when n = 0. */
 void tw__serve_stat(double *v, double *tmp, size_t n, tw_serve_stat *out);

@@ -89,7 +89,7 @@ static double remaining(const req_t *q) { return (double)q->isl + q->gen - q->co
 static int decoding(const req_t *q) { return q->gen > 0 && q->isl + q->gen - q->computed == 1; }
 
 /* request q, given n tokens this step, joins the step's composition */
-static void tally(const rep_t *r, const req_t *q, double n, comp_t *m)
+static void tally(rep_t *r, const req_t *q, double n, comp_t *m)
 {
     if (decoding(q)) {
         m->b += 1.0;
@@ -97,8 +97,8 @@ static void tally(const rep_t *r, const req_t *q, double n, comp_t *m)
         m->k += 1.0;
         m->dec_tokens += n;
     } else {
-        double inc = tw__serve_attn(r->c, q->computed + n) - tw__serve_attn(r->c, q->computed);
-        double own = tw__serve_attn(r->c, n);
+        double inc = tw__serve_attn(r->c, &r->hint, q->computed + n) - tw__serve_attn(r->c, &r->hint, q->computed);
+        double own = tw__serve_attn(r->c, &r->hint, n);
         m->pre_tokens += n;
         m->attn += inc > own ? inc : own;
         if (n == remaining(q)) m->k += 1.0;
@@ -257,7 +257,7 @@ step_t tw__start_step(sim_t *s, rep_t *r, double t)
         tokens += g;
     }
     /* multi-step scheduling: prompts only between blocks of decode steps */
-    prompts_ok = r->n_run + r->g_n == 0 || fmod(r->decode_run, p->multi_step) == 0.0;
+    prompts_ok = p->multi_step == 1.0 || r->n_run + r->g_n == 0 || fmod(r->decode_run, p->multi_step) == 0.0;
     if (p->policy == TW_SERVE_STATIC) {
         if (r->n_run == 0) tokens = admit(s, r, run, &budget, t, &m); /* never a group: tw__grp_allowed */
         else tokens = schedule_running(s, r, run, PHASE_BOTH, &budget, &preempted, &m);
@@ -282,7 +282,7 @@ step_t tw__start_step(sim_t *s, rep_t *r, double t)
     r->decode_run = m.pre_tokens > 0.0 ? 0.0 : r->decode_run + 1.0;
     tw__sample(s, t);
     time = r->c->scale
-           * tw__serve_step(r->c, m.pre_tokens, m.attn, m.b, m.b > 0.0 ? m.ctx / m.b : 1.0, m.k, m.dec_tokens, p->spec_k);
+           * tw__serve_step(r->c, &r->hint, m.pre_tokens, m.attn, m.b, m.b > 0.0 ? m.ctx / m.b : 1.0, m.k, m.dec_tokens, p->spec_k);
     if (!(isfinite(time) && time >= TW__SERVE_MIN_STEP) || t + time > TW__SERVE_MAX_TIME) return STEP_RANGE;
     s->prefill_tokens += m.pre_tokens;
     s->steps++;

@@ -38,6 +38,7 @@ typedef enum { STEP_OK = 0, STEP_STUCK = -1, STEP_RANGE = -2 } step_t;
 typedef struct {
     int32_t head, tail, n_wait, n_run;
     const tw_serve_costs *c; /* this replica's step costs */
+    tw__grid_hints hint;     /* where its last lookups in them fell */
     double blocks_total;     /* its KV cache, blocks */
     role_t role;
     double busy_until, blocks_used, blocks_peak;

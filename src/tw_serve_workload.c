@@ -103,7 +103,7 @@ double tw__serve_draw_length(const tw_serve_lengths *l, const double *trace, siz
     }
 }
 
-static const char *check_lengths(const tw_serve_lengths *l, const double *trace, double n, int isl)
+const char *tw__serve_check_lengths(const tw_serve_lengths *l, const double *trace, double n, int isl)
 {
     size_t i;
     switch (l->kind) {
@@ -166,8 +166,8 @@ const char *tw__serve_check_workload(const tw_serve_workload *w)
         break;
     default: return "workload.arrival";
     }
-    bad = check_lengths(&w->isl, w->trace_isl, w->requests, 1);
-    if (bad == NULL) bad = check_lengths(&w->osl, w->trace_osl, w->requests, 0);
+    bad = tw__serve_check_lengths(&w->isl, w->trace_isl, w->requests, 1);
+    if (bad == NULL) bad = tw__serve_check_lengths(&w->osl, w->trace_osl, w->requests, 0);
     return bad;
 }
 

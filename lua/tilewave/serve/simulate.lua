@@ -225,7 +225,24 @@ function M.prepare(o)
            kv = kv, tables = tables, scale_low = lo, scale_high = hi, borrowed = borrowed, detail = o.detail,
            prefix_caching = caching and not dis or false,
            weight_dtype = opts.weight_dtype or "bf16", weight_dtype_source = own and c.weight_dtype_source or nil,
-           kv_dtype = o.kv_dtype or "bf16" }
+           kv_dtype = o.kv_dtype or "bf16", drawn = {} }
+end
+
+-- The lengths of prepared run `x`'s workload for `n` requests, drawn once and shared by the runs of
+-- its copies (a search runs one workload at many rates and lengths have their own stream: the core
+-- uses them only for the same isl, osl and seed, so a run is the same with or without them); nil
+-- for a trace's lengths. Drawn anew, at twice the count, when a run needs more.
+local function drawn_lengths(x, n)
+  local w, cache = x.w, x.drawn
+  if not cache or w.isl.kind == "trace" or w.osl.kind == "trace" then return nil end
+  local function len(l) return { kind = l.kind, a = l.a, b = l.b, lo = l.lo, hi = l.hi } end
+  if cache.n and cache.n >= n and cache.isl == w.isl and cache.osl == w.osl and cache.seed == x.seed then
+    return cache.ud
+  end
+  local want = math.min(math.max(n, 2 * (cache.n or 0)), math.max(n, 200000))
+  cache.ud = core.serve_lengths { isl = len(w.isl), osl = len(w.osl), seed = x.seed, n = want }
+  cache.n, cache.isl, cache.osl, cache.seed = want, w.isl, w.osl, x.seed
+  return cache.ud
 end
 
 --- One run of the core for a prepared run `x` (M.prepare) at step-cost scale `scale`: the
@@ -250,7 +267,7 @@ local function run(x, scale, detail, stop)
     prefix_tokens = w.prefix_tokens or 0, prefix_share = w.prefix_share or 0, prefix_caching = x.prefix_caching,
     turns = w.turns or 1, think_s = w.think_s or 0,
     isl = len(w.isl), osl = len(w.osl), trace_arrival = w.trace_arrival, trace_isl = w.trace_isl,
-    trace_osl = w.trace_osl,
+    trace_osl = w.trace_osl, drawn = drawn_lengths(x, w.requests),
     policy = s.policy, mix = s.mix, chunked = s.chunked, reserve = s.reserve, max_num_seqs = s.max_num_seqs,
     max_num_batched_tokens = s.max_num_batched_tokens, block_size = s.block_size,
     kv_capacity_tokens = x.kv.kv_capacity_tokens, watermark = s.watermark, replicas = x.replicas, router = s.router,
