@@ -60,4 +60,26 @@ describe("capacity", function()
       assert.is_true(growth and growth > 0.3 * (above - c.requests_per_s), base.model .. " " .. tostring(growth))
     end
   end)
+
+  -- MLPerf Inference's Server scenario: the highest Poisson rate that meets P99 TTFT and TPOT limits
+  -- (loadgen/mlperf.conf: llama2-70b 2000 / 200 ms, llama3_1-8b 2000 / 100 ms;
+  -- ../shared/reference/serving/facts.md 1.3). Published Server results sit 1-27% below the same
+  -- system's Offline throughput; the rate within the limits is found below the steady offline
+  -- throughput (size.max_rate's grid never passes it) and by no more than that range.
+  it("puts the highest rate within MLPerf's Server limits 1-27% below the offline throughput", function()
+    local sim = require "tilewave.serve.simulate"
+    local size = require "tilewave.serve.size"
+    for _, case in ipairs {
+      { model = "llama-2-70b", t = 8, slo = { ttft_s = 2, tpot_s = 0.2, percentile = 99 }, w = { isl = 1024, osl = 294 } },
+      { model = "llama-3.1-8b", t = 1, slo = { ttft_s = 2, tpot_s = 0.1, percentile = 99 }, w = { dataset = "sharegpt" } },
+    } do
+      case.w.arrival, case.w.rate = "poisson", 1
+      local x = sim.prepare { model = case.model, hw = "h100_sxm5", t = case.t, engine = "trtllm", workload = case.w,
+                              slo = case.slo }
+      local rate, offline = size.max_rate(x, case.slo)
+      local below = 1 - rate / offline
+      assert.is_true(below >= 0.01 and below <= 0.27, string.format("%s: %.2f against %.2f req/s", case.model, rate,
+        offline))
+    end
+  end)
 end)
