@@ -67,8 +67,8 @@ describe("tilewave.cost.inference", function()
     end)
 
     it("adds two all-reduces per layer under tensor parallelism", function()
-      local r1 = tw.inference.decode { model = "llama-2-70b", hw = "h100_sxm5", context = 1024 }
-      local r2 = tw.inference.decode { model = "llama-2-70b", hw = "h100_sxm5", context = 1024, t = 2 }
+      local r1 = tw.inference.decode_step { model = "llama-2-70b", hw = "h100_sxm5", context = 1024 }
+      local r2 = tw.inference.decode_step { model = "llama-2-70b", hw = "h100_sxm5", context = 1024, t = 2 }
       assert.is_true(r2.comm_s > 0)
       assert.equal(0, r1.comm_s)
       assert.is_true(r2.tpot_s < r1.tpot_s)

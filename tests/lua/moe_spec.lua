@@ -173,7 +173,7 @@ describe("Mistral, Qwen2 and Mixtral", function()
     -- all-to-all by pairwise exchange (Thakur et al. 2005): (p-1) alpha + (p-1)/p n / beta
     local r = tw.core.collective { kind = "alltoall", bytes = 1e9, group = 8, link_bw = 1e11, latency_s = 5e-6 }
     assert.near(7 * 5e-6 + 7 / 8 * 1e9 / 1e11, r.time_s, 1e-15)
-    local one = tw.inference.decode { model = "deepseek-v3", hw = "h200_sxm", context = 4096, batch = 64,
+    local one = tw.inference.decode_step { model = "deepseek-v3", hw = "h200_sxm", context = 4096, batch = 64,
                                       weight_dtype = "fp8" }
     local ep8 = tw.inference.decode { model = "deepseek-v3", hw = "h200_sxm", context = 4096, batch = 64,
                                       weight_dtype = "fp8", ep = 8 }

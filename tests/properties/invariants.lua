@@ -120,8 +120,15 @@ for _, m in ipairs(presets) do
     for _, ctx in ipairs { 128, 4096, 65536 } do
       for _, batch in ipairs { 1, 64 } do
         for _, eng in ipairs { "ideal", "compiled", "eager", "llama.cpp" } do
-          local okd, d = pcall(tw.inference.decode, { model = m, hw = h, context = ctx, batch = batch, engine = eng,
-                                                      allow_long_context = true })
+          local q = { model = m, hw = h, context = ctx, batch = batch, engine = eng, allow_long_context = true }
+          local okd, d = pcall(tw.inference.decode, q)
+          if okd and d.fits == false then
+            -- a configuration that does not fit has no time; its step, priced anyway (decode_step,
+            -- for tables and calibration), still keeps within the device
+            ok("decode that does not fit has no time", d.tpot_s == nil and d.tokens_per_s == nil and d.does_not_fit ~= nil,
+              function() return format("%s@%s ctx %d b %d %s", m, h, ctx, batch, eng) end)
+            d = tw.inference.decode_step(q)
+          end
           if okd then
             local spec = tw.hw.resolve(h)
             ok("decode bytes/s <= mem_bw", d.bytes / d.tpot_s <= spec.mem_bw * TOL,
@@ -160,7 +167,10 @@ for _, m in ipairs { "pythia-160m", "pythia-1b", "llama-3.2-1b", "gpt3-1.3b", "l
           for k, v in pairs(base) do o[k] = v end
           o.checkpointing = ck
           local okt, r = pcall(tw.training.step, o)
-          if okt then runs[ck] = r else refused(r) end
+          if okt and r.fits == false then -- no time for what does not fit
+            ok("training that does not fit has no time", r.step_s == nil and r.mfu == nil and r.does_not_fit ~= nil,
+              function() return format("%s %s %s %s", m, cl, a, ck) end)
+          elseif okt then runs[ck] = r else refused(r) end
         end
         for ck, r in pairs(runs) do
           ok("training mfu <= hfu <= 1", r.mfu <= r.hfu * TOL and r.hfu <= 1,

@@ -107,7 +107,7 @@ end
 
 local DECODE = { model = true, hw = true, batch = true, context = true, weight_dtype = true, group = true,
                  kv_dtype = true, t = true, engine = true, allow_long_context = true, ep = true, speculative = true,
-                 expert_imbalance = true }
+                 expert_imbalance = true, memory_bytes = true }
 
 --- A context length within the model's trained maximum (max_position_embeddings), unless
 -- `allow` (the user's allow_long_context = true, e.g. for RoPE scaling the config does not show).
@@ -290,10 +290,46 @@ end
 --   FLOP, token/s, byte/s)
 -- @raise `decode.<field>: ...`
 function M.decode(o)
+  local r = M.decode_step(o)
+  local spec = hw.resolve(o.hw, "decode.hw")
+  if not o.memory_bytes and not hw.memory(spec) then return r end -- no memory size: nothing to judge
+  local q = tables.copy(o)
+  q.engine, q.expert_imbalance, q.batch = nil, nil, r.batch
+  local m = q.speculative and require("tilewave.cost.speculative").memory(q) or (function()
+    q.speculative = nil
+    return M.memory(q)
+  end)()
+  r.fits = m.fits
+  r.memory = { total_bytes = m.total_bytes, memory_bytes = m.memory_bytes, weight_bytes = m.weight_bytes,
+               kv_bytes = m.kv_bytes, workspace_bytes = m.workspace_bytes, max_batch = m.max_batch }
+  if not m.fits then
+    -- a configuration that does not fit has no time: its memory and by how much it falls short
+    local sp = r.speculative
+    for _, k in ipairs(M.DECODE_TIME_FIELDS) do r[k] = nil end
+    if sp then -- what was asked, without its times
+      r.speculative = { draft = sp.draft, k = sp.k, acceptance = sp.acceptance, acceptance_assumed = sp.acceptance_assumed,
+                        tokens_per_step = sp.tokens_per_step }
+    end
+    r.does_not_fit = format("needs %.2f GB per GPU, has %.2f GB", m.total_bytes / 1e9, m.memory_bytes / 1e9)
+  end
+  return r
+end
+
+--- The fields of a decode result that a configuration that does not fit leaves out (M.decode: it
+-- has no time, only `fits = false`, `memory` and `does_not_fit`).
+M.DECODE_TIME_FIELDS = { "tpot_s", "interval", "tokens_per_s", "aggregate_tokens_per_s", "achieved_bw", "serial_s",
+                         "kernels_s", "host_hidden_s", "compute_s", "memory_s", "overhead_s", "comm_s", "host_s",
+                         "dequant_s", "bound", "speculative" }
+
+--- M.decode's step priced whether or not it fits in memory, with no `fits`: for tables over a grid
+-- whose corners pass the memory (tilewave.serve.steps, which bounds the batch by the KV capacity
+-- itself) and for calibration against measured steps (they ran). Options, result and errors as
+-- M.decode's.
+function M.decode_step(o)
   -- the step's terms (bytes, collectives, host), each beside its source: stepper above
   if type(o) == "table" and o.speculative ~= nil then
     check.options(o, DECODE, "decode")
-    return require("tilewave.cost.speculative").decode(M.decode, o)
+    return require("tilewave.cost.speculative").decode(M.decode_step, o)
   end
   local at, x = stepper(o)
   local r = at(x.context)
@@ -416,7 +452,9 @@ function M.prefill(o) return require("tilewave.cost.prefill").prefill(o) end
 
 --- Decode against batch size: where decode turns compute-bound.
 -- @tparam table o decode()'s options with `batch` a list (default 1, 2, 4 ... 1024)
--- @return `{ rows = { decode() results }, compute_bound_batch (first batch
+-- @return `{ rows = { decode_step() results: priced whether or not the batch fits in memory, the
+--   roofline of the step as the batch grows; M.memory's max_batch says what fits, and
+--   tilewave.explore.figures cuts the rows past it }, compute_bound_batch (first batch
 --   whose step is compute-bound, or nil), ridge_batch (the batch at which
 --   the step's intensity reaches the device's ridge point, FLOP/byte) }`
 function M.sweep(o)
@@ -429,7 +467,7 @@ function M.sweep(o)
   for i, b in ipairs(batches) do
     local q = tables.copy(o)
     q.batch = check.positive_int(b, format("sweep.batch[%d]", i))
-    local r = M.decode(q)
+    local r = M.decode_step(q)
     rows[i] = r
     if not first and r.bound == "compute" then first = r.batch end
   end

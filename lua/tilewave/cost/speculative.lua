@@ -27,7 +27,8 @@ function M.resolve(s, path)
   local k = check.positive_int(s.k or 4, path .. ".k")
   if k > 16 then check.fail(path .. ".k", "expected at most 16 draft tokens", k) end
   local a = check.within(s.acceptance == nil and 0.7 or s.acceptance, 0, 1, "a probability", path .. ".acceptance")
-  return { draft = s.draft, k = k, acceptance = a }
+  -- an acceptance rate not given is an assumption: results say so (acceptance_assumed)
+  return { draft = s.draft, k = k, acceptance = a, acceptance_assumed = s.acceptance == nil or nil }
 end
 
 --- The draft model of `spec` for target config `c`: the draft named, or with `draft = "mtp"` (or
@@ -89,7 +90,8 @@ end
 -- tokens per step; `tpot_s` = (k x draft step + verification) / tokens per step.
 -- @return decode()'s result of the verification, with `tpot_s`, `tokens_per_s`,
 --   `aggregate_tokens_per_s` per output token and `speculative = { draft, k, acceptance,
---   tokens_per_step, draft_step_s, verify_step_s, plain_tpot_s }`
+--   acceptance_assumed (true when the caller gave none: the default 0.7), tokens_per_step,
+--   draft_step_s, verify_step_s, plain_tpot_s }`
 function M.decode(decode, o)
   local spec = M.resolve(o.speculative, "decode.speculative")
   local q = tables.copy(o)
@@ -111,6 +113,7 @@ function M.decode(decode, o)
   r.interval = { low = plain_iv.low * r.tpot_s / plain_tpot, high = plain_iv.high * r.tpot_s / plain_tpot,
                  borrowed = plain_iv.borrowed }
   r.speculative = { draft = draft.model, k = spec.k, acceptance = spec.acceptance, tokens_per_step = per,
+                    acceptance_assumed = spec.acceptance_assumed,
                     draft_step_s = draft.tpot_s, verify_step_s = verify.tpot_s, plain_tpot_s = plain_tpot }
   return r
 end

@@ -158,13 +158,26 @@ end
 --   hardware_tflops_per_gpu, mfu, hfu, model_flops, hardware_flops (FLOP per step, all GPUs),
 --   flops_convention, recompute_noop (true when checkpointing "selective" recomputes nothing:
 --   fused attention stores no scores, so it costs nothing), memory = { weights, grads, optimizer,
---   activations, workspace, total }, fits, memory_bytes, config = {...} }`
+--   activations, workspace, total }, fits, memory_bytes, config = {...} }`; when the memory per GPU
+--   passes the device's (`fits` false) no time: M.TIME_FIELDS are absent and `does_not_fit` says by
+--   how much ("needs 142.6 GB per GPU, has 85.5 GB")
 -- @param cache (optional) a table the caller keeps between calls: priced layer costs are reused
 -- @raise `training.<field>: ...`
 function M.step(o, cache)
   local x = tconfig.config(o, "training")
-  return M._step(x, cache)
+  local r = M._step(x, cache)
+  if not r.fits then
+    -- a configuration that does not fit has no time: its memory and why, and no step figure
+    for _, k in ipairs(M.TIME_FIELDS) do r[k] = nil end
+    r.does_not_fit = string.format("needs %.1f GB per GPU, has %.1f GB", r.memory.total / 1e9, r.memory_bytes / 1e9)
+  end
+  return r
 end
+
+--- The fields of a step result that a configuration that does not fit leaves out (step() removes
+-- them: it has no time, only its memory, `fits = false` and `does_not_fit`).
+M.TIME_FIELDS = { "step_s", "interval", "breakdown", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu",
+                  "mfu", "hfu" }
 
 -- What step_core shares across a split's checkpointing and ZeRO values (a search tries every
 -- pair on one split), kept on x as x.step_: layer costs, stage layer counts, the collectives.

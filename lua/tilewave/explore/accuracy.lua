@@ -70,7 +70,7 @@ local function hf_row(rows, spec, r, set)
   -- (t(72) - t(8)) / 64 of single calls.
   if (r.rep == nil or r.rep == "2") and r.mode ~= "forward" then
     if not (r.tpot_median_s or r.tpot_s) then error("tpot_s: expected a value (or tpot_median_s), got nothing", 0) end
-    local d = inference.decode { model = M.depth_model(r.id, r.layers), hw = spec, batch = r.batch, engine = "hf",
+    local d = inference.decode_step { model = M.depth_model(r.id, r.layers), hw = spec, batch = r.batch, engine = "hf",
                                  -- mean context over the timed tokens: prompt + 8 ... prompt +
                                  -- new_tokens
                                  context = r.prompt + (8 + r.new_tokens) // 2 }
@@ -82,7 +82,7 @@ end
 local function decode_rows(rows, dir, spec)
   mcsv.each(dir .. "/decode.csv", "decode", function(r)
     for _, eng in ipairs { ENGINE_OF[r.timing], "compiled" } do
-      local d = inference.decode { model = r.id, hw = spec, batch = r.batch, context = r.context, engine = eng,
+      local d = inference.decode_step { model = r.id, hw = spec, batch = r.batch, context = r.context, engine = eng,
                                    allow_long_context = true } -- llama-2-7b was measured at 8192 (trained 4096)
       row(rows, "decode " .. r.timing, eng, "decode", spec, d.tpot_s, r.step_s,
           format("%s batch %s context %s", r.id, r.batch, r.context), d.interval)

@@ -68,7 +68,7 @@ function M.evaluate(rows, engine_override)
   local results, errs, skipped = {}, {}, 0
   for _, r in ipairs(rows) do
     if r.hw and r.model_id and r.format and r.engine then
-      local d = inference.decode { model = r.model_id, hw = r.hw, context = r.context, weight_dtype = r.format,
+      local d = inference.decode_step { model = r.model_id, hw = r.hw, context = r.context, weight_dtype = r.format,
                                    group = r.group, engine = engine_override and engine_override(r) or r.engine }
       local e = (d.tokens_per_s - r.measured) / r.measured
       results[#results + 1] = { row = r, predicted = d.tokens_per_s, error = e, decode = d }

@@ -106,8 +106,8 @@ function M.decode(runs, combos, fmt)
   local head = ""
   if fmt == "text" then
     local d = js[1].decode or js[1]
-    head = format("decode %s on %s: %s weights, %s KV cache, t = %d, %s engine\n", d.model, d.hw, d.weight_dtype,
-      d.kv_dtype, d.t, d.engine)
+    head = format("decode %s on %s: %s weights, %s KV cache, t = %d, %s engine%s\n", d.model, d.hw, d.weight_dtype,
+      d.kv_dtype, d.t, d.engine, text.speculative(d.speculative))
   end
   return head .. rows_text(fmt, { "batch", "context", "TPOT", "tokens/s/seq", "tokens/s", "bound", "memory", "bytes" },
     rows, js) .. notes

@@ -78,6 +78,13 @@ function M.render(r, a)
   local lines = { format("size %s: %g %s within %s at p%s (%s), cheapest first; p_meet over %d step-cost draws, "
     .. "ranked at >= %.2f", a.model, r.rate, unit, table.concat(limits, ", "),
     tostring(slo.percentile or 99), a.engine, r.samples, r.confidence) }
+  if a.speculative then -- every deployment runs the draft: the header names it, and an assumed acceptance
+    local spm = require "tilewave.cost.speculative"
+    local sd = spm.resolve(a.speculative, "size.speculative")
+    lines[1] = lines[1] .. require("tilewave.report.text").speculative { draft = type(sd.draft) == "table"
+      and (sd.draft.id or sd.draft.name) or sd.draft, k = sd.k, acceptance = sd.acceptance,
+      acceptance_assumed = sd.acceptance_assumed, tokens_per_step = spm.tokens_per_step(sd.k, sd.acceptance) }
+  end
   if #r.deployments > 0 then
     lines[#lines + 1] = table_text(HEADER, rows_of(r.deployments, a.top, true))
   else

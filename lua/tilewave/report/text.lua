@@ -16,13 +16,21 @@ function M.roofline(r, flops, bytes)
   }, "\n")
 end
 
+--- The speculative decoding of a decode result, as a header names it ("" without one):
+-- ", speculative: draft llama-3.2-1b, k = 4, acceptance 0.70 (2.77 tokens per target step)".
+function M.speculative(sp)
+  if not sp then return "" end
+  return format(", speculative: draft %s, k = %d, acceptance %.2f%s (%.2f tokens per target step)", sp.draft, sp.k,
+    sp.acceptance, sp.acceptance_assumed and " assumed (no acceptance= given)" or "", sp.tokens_per_step)
+end
+
 --- Text of a tw.inference.decode result `d` and, if given, its memory fit `m`.
 function M.decode(d, m)
   local lines = {
-    format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits%s), %s KV cache, t = %d%s, %s engine%s",
+    format("decode %s on %s: batch %d, context %d, %s weights (%.2f bits%s), %s KV cache, t = %d%s, %s engine%s%s",
       d.model, d.hw, d.batch, d.context, d.weight_dtype, d.bits_per_weight,
       d.weight_dtype_source and ", the checkpoint's: " .. d.weight_dtype_source or "", d.kv_dtype, d.t,
-      (d.ep or 1) > 1 and format(", ep = %d", d.ep) or "", d.engine,
+      (d.ep or 1) > 1 and format(", ep = %d", d.ep) or "", d.engine, M.speculative(d.speculative),
       (d.ep or 1) > 1 and " (bytes and times per rank)" or ""),
     format("  TPOT        %s%s (%.1f tokens/s per sequence, %.1f aggregate)", si(d.tpot_s, "s"),
       interval(d.interval), d.tokens_per_s,
@@ -79,9 +87,14 @@ function M.decode_unfit(d, m, near)
   return concat(lines, "\n")
 end
 
---- One line of a tw.training.step result.
+--- One line of a tw.training.step result (a configuration that does not fit: its memory, no time).
 function M.train_line(r)
   local k = r.config
+  if not r.fits then
+    return format("t %d p %d d %d mb %d %-9s ZeRO %d: does NOT fit (%s); not priced: a configuration that does "
+      .. "not fit has no time (--search ranks the splits that fit)", k.t, k.p, k.d, k.micro_batch, k.checkpointing,
+      k.zero, r.does_not_fit or format("%s/GPU", si(r.memory.total, "B")))
+  end
   return format("t %d p %d d %d mb %d %-9s ZeRO %d: step %s, %s tokens/s, %.1f TFLOP/s/GPU (MFU %.1f%%, HFU %.1f%%), "
     .. "%s/GPU%s", k.t, k.p, k.d, k.micro_batch, k.checkpointing, k.zero,
     si(r.step_s, "s") .. interval(r.interval), si(r.tokens_per_s, ""),
@@ -91,6 +104,9 @@ end
 --- Text of a tw.training.step result: its line, time breakdown and memory.
 function M.train(r)
   local b, m = r.breakdown, r.memory
+  local mem = format("  memory  weights %s, gradients %s, optimizer %s, activations %s, workspace %s", si(m.weights, "B"),
+    si(m.grads, "B"), si(m.optimizer, "B"), si(m.activations, "B"), si(m.workspace, "B"))
+  if not b then return M.train_line(r) .. format(" (%s engine)", r.config.engine) .. "\n" .. mem end
   return concat({
     M.train_line(r) .. format(" (%s engine)", r.config.engine)
       .. (r.recompute_noop and "\n  selective recomputation is a no-op with flash attention: it stores no scores to recompute" or ""),

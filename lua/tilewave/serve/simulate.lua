@@ -333,7 +333,9 @@ local function shape(x, r)
   if x.slo then out.goodput_rps, out.slo = r.goodput_rps, x.slo end
   if x.speculative then
     local sd = x.speculative
-    out.speculative = { draft = sd.draft, k = sd.k, acceptance = sd.acceptance, tokens_per_step = r.spec_tokens_per_step,
+    local name = type(sd.draft) == "table" and (sd.draft.id or sd.draft.name) or sd.draft
+    out.speculative = { draft = name, k = sd.k, acceptance = sd.acceptance, tokens_per_step = r.spec_tokens_per_step,
+      acceptance_assumed = sd.acceptance_assumed,
       expected_tokens_per_step = require("tilewave.cost.speculative").tokens_per_step(sd.k, sd.acceptance) }
   end
   return out

@@ -170,7 +170,7 @@ function M.tables(c, spec, eng, o, lim)
   -- decode attention per cached token: the KV bytes of one token on this rank at the bandwidth
   -- decode streams it (the difference of two decode steps one context token apart, memory-bound);
   -- with ep ranks each streams its own sequences' caches at once
-  local d1 = inference.decode { model = c, hw = spec, batch = 1, context = 1, t = t, engine = eng, weight_dtype = o.weight_dtype,
+  local d1 = inference.decode_step { model = c, hw = spec, batch = 1, context = 1, t = t, engine = eng, weight_dtype = o.weight_dtype,
                                 group = o.group, kv_dtype = o.kv_dtype }
   r.kv_s_per_token = d1.kv_bytes / (spec.mem_bw * (eng.mem_frac or hw.gemm_params(spec).mem_frac)) / ep
   for i, n in ipairs(tok) do r.lin_s[i] = lin[n] end
@@ -225,7 +225,7 @@ function M.decode_table(c, spec, eng, o, seq_grid, dctx_grid)
   local out = {}
   for _, b in ipairs(seq_grid) do
     for _, cx in ipairs(dctx_grid) do
-      out[#out + 1] = inference.decode { model = c, hw = spec, batch = b, context = cx, t = o.t, engine = eng,
+      out[#out + 1] = inference.decode_step { model = c, hw = spec, batch = b, context = cx, t = o.t, engine = eng,
         kv_dtype = o.kv_dtype, allow_long_context = true }.tpot_s
     end
   end

@@ -1,0 +1,81 @@
+-- Issue 70 (everyday use, round 3): what a new user tripped on, item by item. Each expectation is
+-- worked out by hand in its comment.
+local tw = require "tilewave"
+
+local EXE = os.getenv("TILEWAVE_EXE") or "build/tilewave"
+-- the executable's standard output for arguments (fixed words: quoted for the shell anyway)
+local function run_cli(...)
+  local quoted = {}
+  for i, a in ipairs { ... } do quoted[i] = "'" .. a:gsub("'", "'\\''") .. "'" end
+  local f = assert(io.popen(EXE .. " " .. table.concat(quoted, " ") .. " 2>&1"))
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+describe("issue 70 item 1: speculative decoding is named", function()
+  it("in decode's result and its header, with an acceptance rate not given marked as assumed", function()
+    local o = { model = "llama-3.1-8b", hw = "h100_sxm5", batch = 8, context = 2048,
+                speculative = { draft = "llama-3.2-1b", k = 4 } }
+    local r = tw.inference.decode(o)
+    -- (1 - 0.7^5) / (1 - 0.7) = (1 - 0.16807) / 0.3 = 2.7731 tokens per target step
+    assert.is_true(math.abs(r.speculative.tokens_per_step - 2.7731) < 1e-4)
+    assert.is_true(r.speculative.acceptance_assumed)
+    o.speculative.acceptance = 0.7
+    assert.is_nil(tw.inference.decode(o).speculative.acceptance_assumed)
+    local text = run_cli("decode", "llama-3.1-8b", "--batch", "1,8", "--speculative", "draft=llama-3.2-1b,k=4")
+    assert.truthy(text:find("speculative: draft llama-3.2-1b, k = 4, acceptance 0.70 assumed", 1, true))
+    text = run_cli("decode", "llama-3.1-8b", "--batch", "1", "--speculative", "draft=llama-3.2-1b,k=4,acceptance=0.6")
+    -- (1 - 0.6^5) / 0.4 = (1 - 0.07776) / 0.4 = 2.3056
+    assert.truthy(text:find("acceptance 0.60 (2.31 tokens per target step)", 1, true))
+  end)
+
+  it("in serve's header", function()
+    local text = run_cli("serve", "llama-3.1-8b", "--rate", "1", "--requests", "50",
+      "--speculative", "draft=llama-3.2-1b,k=2,acceptance=0.5")
+    -- (1 - 0.5^3) / 0.5 = 1.75
+    assert.truthy(text:find("speculative: draft llama-3.2-1b, k = 2, acceptance 0.50 (1.75 tokens per target step)", 1,
+      true), text:sub(1, 400))
+  end)
+end)
+
+describe("issue 70 item 4: a configuration that does not fit has no time", function()
+  it("in tw.inference.decode: qwen3-8b at batch 256, context 4096 on an H100 needs its KV cache alone past 80 GB", function()
+    local r = tw.inference.decode { model = "qwen3-8b", hw = "h100_sxm5", batch = 256, context = 4096 }
+    assert.are.equal(false, r.fits)
+    assert.is_nil(r.tpot_s)
+    assert.is_nil(r.tokens_per_s)
+    -- KV bytes: 2 (K and V) x 36 layers x 8 KV heads x 128 head_dim x 2 bytes = 147,456 per token,
+    -- x 256 x 4096 tokens = 154,618,822,656 bytes
+    assert.are.equal(147456 * 256 * 4096, r.memory.kv_bytes)
+    assert.truthy(r.does_not_fit:find("^needs 17%d%.%d%d GB per GPU, has 85%.52 GB$"), r.does_not_fit)
+    -- batch 8: 8 x 4096 x 147,456 = 4.83 GB of KV beside 16.4 GB of weights: it fits and is priced
+    local ok = tw.inference.decode { model = "qwen3-8b", hw = "h100_sxm5", batch = 8, context = 4096 }
+    assert.are.equal(true, ok.fits)
+    assert.is_true(ok.tpot_s > 0)
+    assert.are.equal(147456 * 8 * 4096, ok.memory.kv_bytes)
+  end)
+
+  it("in tw.training.step and the train command: memory, no step time", function()
+    local o = { model = "qwen2.5-7b", cluster = "dgx_h100", nodes = 4, global_batch = 1024, s = 4096 }
+    local r = tw.training.step(o)
+    assert.are.equal(false, r.fits)
+    for _, k in ipairs { "step_s", "mfu", "hfu", "tokens_per_s", "breakdown" } do assert.is_nil(r[k], k) end
+    -- mixed-precision Adam without ZeRO: 12 bytes of optimizer state per parameter (fp32 master, m, v);
+    -- the optimizer alone is 12 x 7.6e9 = 91 GB, past the H100's 85.5 GB
+    assert.is_true(r.memory.optimizer > r.memory_bytes)
+    local text = run_cli("train", "qwen2.5-7b", "--nodes", "4", "--global-batch", "1024", "--s", "4096")
+    assert.truthy(text:find("does NOT fit", 1, true))
+    assert.truthy(text:find("not priced", 1, true))
+    assert.falsy(text:find("MFU", 1, true))
+    local json = require("cjson").decode((run_cli("train", "qwen2.5-7b", "--nodes", "4", "--global-batch", "1024", "--s",
+      "4096", "--format", "json")))
+    assert.are.equal(false, json.fits)
+    assert.is_nil(json.step_s)
+    -- ZeRO 3 over 32 GPUs with full recomputation fits and is priced
+    o.zero, o.checkpointing = 3, "full"
+    local z = tw.training.step(o)
+    assert.is_true(z.fits)
+    assert.is_true(z.step_s > 0)
+  end)
+end)
