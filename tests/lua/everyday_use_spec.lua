@@ -79,3 +79,46 @@ describe("issue 70 item 4: a configuration that does not fit has no time", funct
     assert.is_true(z.step_s > 0)
   end)
 end)
+
+describe("issue 70 item 5: default weight formats", function()
+  it("deepseek-v3 defaults to its checkpoint's fp8", function()
+    local c = tw.models.load("deepseek-v3")
+    assert.are.equal("fp8", c.weight_dtype)
+    -- 8 bits per stored weight: the decode step reads each weight at 1 byte
+    local d = tw.inference.decode_step { model = "deepseek-v3", hw = "h200_sxm", t = 8, context = 1 }
+    assert.are.equal("fp8", d.weight_dtype)
+    assert.is_true(math.abs(d.bits_per_weight - 8) < 1e-9)
+  end)
+
+  it("a gpt-oss config.json without quantization_config is bf16, says so, and is offered mxfp4 first", function()
+    local path = "tests/fixtures/hf_variants/gpt-oss-20b-no-quantization"
+    local c = tw.models.load(path)
+    assert.are.equal("bf16", c.weight_dtype)
+    assert.truthy(c.weight_dtype_source:find("no quantization_config", 1, true))
+    assert.truthy(c.weight_dtype_source:find("--weight-dtype mxfp4", 1, true))
+    -- on an L4 (24 GB) the bf16 weights (about 42 GB) do not fit; mxfp4 (about 13 GB) does, and comes first
+    local text = run_cli("decode", path, "--hw", "l4", "--batch", "1")
+    assert.truthy(text:find("would fit   mxfp4 weights", 1, true), text)
+    assert.truthy(text:find("no quantization_config", 1, true), text)
+  end)
+end)
+
+describe("issue 70 item 7: names", function()
+  it("model ids ignore case, as device ids do", function()
+    assert.are.equal("llama-3.1-8b", tw.models.load("llama-3.1-8B").id)
+    assert.are.equal("llama-3.1-8b", tw.models.resolve("Llama-3.1-8B").id)
+  end)
+
+  it("an unknown device suggests one of its own line first: b100 -> b200, not a100", function()
+    local ok, err = pcall(tw.hw.resolve, "b100", "decode.hw")
+    assert.is_false(ok)
+    assert.truthy(err:find("did you mean 'b200'", 1, true), err)
+    -- the first letter breaks ties only: a nearer key still wins
+    assert.are.equal("a10", require("tilewave.util.check").nearest("a10x", { a10 = true, b10x = true }))
+  end)
+
+  it("prefill names its own tensor-parallel option", function()
+    local text = run_cli("prefill", "llama-3.1-8b", "--prompt", "100", "--t", "3")
+    assert.truthy(text:find("prefill.t: expected a divisor of num_attention_heads 32", 1, true), text)
+  end)
+end)

@@ -49,7 +49,7 @@ function M.run(args, out)
     local mo = { model = args.model, hw = args.hw, batch = bp[1], context = bp[2], t = args.t,
                  weight_dtype = args.weight_dtype, group = args.group, kv_dtype = args.kv_dtype,
                  allow_long_context = args.allow_long_context or nil }
-    local m = tw.hw.memory(spec) and tw.inference.memory(mo)
+    local m = tw.hw.memory(spec) and tw.inference.memory(mo, "prefill")
     if m and not m.fits then
       runs[#runs + 1] = { model = m.model, hw = m.hw, batch = bp[1], prompt = bp[2], fits = false, memory = m,
                           would_fit = require("tilewave.explore.memory_fit").nearest(mo, m) }

@@ -297,7 +297,7 @@ function M.decode(o)
   q.engine, q.expert_imbalance, q.batch = nil, nil, r.batch
   local m = q.speculative and require("tilewave.cost.speculative").memory(q) or (function()
     q.speculative = nil
-    return M.memory(q)
+    return M.memory(q, "decode")
   end)()
   r.fits = m.fits
   r.memory = { total_bytes = m.total_bytes, memory_bytes = m.memory_bytes, weight_bytes = m.weight_bytes,
@@ -392,9 +392,10 @@ local MEMORY = { model = true, hw = true, batch = true, context = true, weight_d
 --   max_position_embeddings unless allow_long_context), max_context_limit ("memory" or
 --   "max_position_embeddings": what bounds max_context), long_context (true when
 --   allow_long_context let max_context pass max_position_embeddings) }`
--- @raise `memory.<field>: ...`
-function M.memory(o)
-  local c, spec, t, batch, context, fmt, kvb = workload(o, "memory", MEMORY, function(m, p)
+-- @param path (optional) the name its errors start with, default "memory" (a command's: "prefill")
+-- @raise `memory.<field>: ...` (`<path>.<field>`)
+function M.memory(o, path)
+  local c, spec, t, batch, context, fmt, kvb = workload(o, path or "memory", MEMORY, function(m, p)
     return models.resolve(m, p .. ".model")
   end)
   local mem = o.memory_bytes or hw.memory(spec)

@@ -55,6 +55,9 @@ local COMMON = {
   -- the checkpoint's weight format (tilewave.data.quant), the default of every command that prices
   -- the model; from config.json's quantization_config (data/config_json.lua) or a preset's source
   weight_dtype = "string", weight_group = "positive_int", weight_dtype_source = "string",
+  -- the format the family's published checkpoints ship in (gpt-oss: mxfp4), offered first when a
+  -- configuration does not fit (tilewave.explore.memory_fit) and named when a config.json lacks it
+  native_weight_dtype = "string",
 }
 local REQUIRED = { "hidden_size", "num_attention_heads", "num_hidden_layers", "intermediate_size", "vocab_size" }
 
@@ -242,6 +245,9 @@ function M.load(id)
     end
     return M.from_hf_config(f)
   end
+  -- preset ids are lower case; a user's capitals ("llama-3.1-8B", as Hugging Face repos spell them)
+  -- name the same preset, as device ids do
+  if not M.is_preset(id) and M.is_preset(id:lower()) then id = id:lower() end
   if cache[id] then
     local c = tables.copy(cache[id])
     validated[c] = true
@@ -330,6 +336,13 @@ function M.from_hf_config(path)
   end
   tables.copy(kind.implies or {}, cfg)
   if qdt then cfg.weight_dtype, cfg.weight_group, cfg.weight_dtype_source = qdt.name, qdt.group, qdt.source end
+  local native = (fam.defaults or {}).native_weight_dtype
+  if not qdt and native then
+    -- a checkpoint without quantization_config is read in 16 bits, and says that the family's own
+    -- checkpoints are not (a dequantized copy, or a config.json stripped of the field)
+    cfg.weight_dtype, cfg.weight_dtype_source = "bf16", format("config.json has no quantization_config: read as bf16; "
+      .. "the published %s checkpoints ship %s (--weight-dtype %s)", family, native, native)
+  end
   -- Qwen2 lists a window it does not use unless use_sliding_window is true
   if kind.fields.use_sliding_window and j.use_sliding_window ~= true then cfg.sliding_window = nil end
   cfg.use_sliding_window = nil

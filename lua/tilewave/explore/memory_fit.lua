@@ -53,7 +53,12 @@ function M.nearest(o, m)
   local spec = hw.resolve(o.hw, "memory.hw")
   local eight = spec.peak_flops and spec.peak_flops.fp8 and "fp8" or "int8"
   local bits = quant.formats[o.weight_dtype or "bf16"]
-  for _, dt in ipairs { eight, "int4" } do
+  -- the family's own published format first (gpt-oss: mxfp4), then 8 and 4 bits
+  local okc, c = pcall(require("tilewave.data.models").resolve, o.model, "memory.model")
+  local native = okc and c.native_weight_dtype
+  local order = { eight, "int4" }
+  if native and quant.formats[native] then table.insert(order, 1, native) end
+  for _, dt in ipairs(order) do
     if bits == nil or quant.formats[dt].bits < bits.bits then
       local v = try(with(o, "weight_dtype", dt))
       if v and v.fits then

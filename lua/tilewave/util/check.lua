@@ -136,18 +136,22 @@ local function distance(a, b, limit)
 end
 
 --- The key of the set `known` nearest to `key` within two edits (insertions, deletions,
--- substitutions; one for keys of up to 3 characters, and fewer than the key's length; ties to
--- the first in sorted order), or nil.
+-- substitutions; one for keys of up to 3 characters, and fewer than the key's length; case
+-- ignored), or nil. Ties go to a key that starts as `key` does (a product line's letter: "b100"
+-- suggests "b200", not "a100"), then to the first in sorted order.
 function M.nearest(key, known)
   if type(key) ~= "string" then return nil end
   local names = {}
   for k in pairs(known) do if type(k) == "string" then names[#names + 1] = k end end
   sort(names)
-  local best, best_d = nil, math.min(#key <= 3 and 2 or 3, #key)
+  local limit = math.min(#key <= 3 and 2 or 3, #key)
+  local best, best_score = nil, math.huge
   local lk = key:lower()
   for _, k in ipairs(names) do
-    local d = distance(lk, k:lower(), 2)
-    if d < best_d then best, best_d = k, d end
+    local lo = k:lower()
+    local d = distance(lk, lo, 2)
+    local score = 2 * d + (lo:sub(1, 1) == lk:sub(1, 1) and 0 or 1)
+    if d < limit and score < best_score then best, best_score = k, score end
   end
   return best
 end

@@ -45,7 +45,11 @@ F.presets = {
     num_key_value_heads = 128, intermediate_size = 18432, vocab_size = 129280, max_position_embeddings = 163840,
     first_k_dense_replace = 3, n_routed_experts = 256, moe_intermediate_size = 2048, num_experts_per_tok = 8,
     n_shared_experts = 1, q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128, qk_rope_head_dim = 64,
-    v_head_dim = 128, source = V3 },
+    v_head_dim = 128, source = V3,
+    -- the published checkpoint's format, the default of every command (--weight-dtype bf16 for the
+    -- other): its config.json's quantization_config
+    weight_dtype = "fp8", weight_dtype_source = "deepseek-ai/DeepSeek-V3 config.json quantization_config: fp8 (e4m3), "
+      .. "128 x 128 weight blocks" },
 }
 
 local REQUIRED = { "n_routed_experts", "moe_intermediate_size", "num_experts_per_tok", "kv_lora_rank",

@@ -58,7 +58,8 @@ local F = llama.variant {
     ["gpt-oss-120b"] = preset("gpt-oss-120b", "120b", 36, 128),
   },
 }
-F.defaults = { tie_word_embeddings = false, hidden_act = "silu", attention_bias = true }
+F.defaults = { tie_word_embeddings = false, hidden_act = "silu", attention_bias = true,
+               native_weight_dtype = "mxfp4" } -- the published checkpoints' format (model card, 2025-08-05)
 
 --- Checks: experts present and k <= E; layer_types, when given, one known type per layer.
 function F.validate(c, path)
