@@ -122,3 +122,73 @@ describe("issue 70 item 7: names", function()
     assert.truthy(text:find("prefill.t: expected a divisor of num_attention_heads 32", 1, true), text)
   end)
 end)
+
+describe("issue 70 item 9: loose ends", function()
+  it("a fresh clone's regression checks find their baselines current", function()
+    local text = run_cli("check", "tests/regression/gpt_neox.lua", "tests/regression/llama.lua",
+      "tests/regression/modernbert.lua")
+    assert.truthy(text:find("84 passed, 0 failed", 1, true), text:sub(-300))
+    assert.falsy(text:find("stale", 1, true))
+  end)
+
+  it("a baseline's hash ignores a definition's citations and names, not what it prices", function()
+    local regress = require "tilewave.explore.regress"
+    local c, spec = tw.models.load("pythia-160m"), tw.hw.load("h100_sxm5")
+    local h = regress.definition_hash(c, spec)
+    local s2 = {}
+    for k, v in pairs(spec) do s2[k] = v end
+    s2.sources = { mem_bw = "another citation" }
+    s2.name = "renamed"
+    assert.are.equal(h, regress.definition_hash(c, s2))
+    s2.mem_bw = spec.mem_bw * 1.01
+    assert.are_not.equal(h, regress.definition_hash(c, s2))
+  end)
+end)
+
+describe("issue 70 item 3: a serving engine's memory budget", function()
+  it("decode with vLLM fits against 0.9 of the memory, as vLLM allocates it", function()
+    -- mistral-7b, batch 128 x 4096 tokens: KV 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131,072
+    -- bytes per token x 524,288 tokens = 68.72 GB, weights 14.48 GB, workspace 1.07 GB: 84.28 GB,
+    -- under the H100's 85.52 GB (NVML) but over vLLM's 0.9 x 85.52 = 76.97 GB
+    local text = run_cli("decode", "mistral-7b", "--batch", "128", "--context", "4096", "--engine", "vllm")
+    assert.truthy(text:find("does not fit: needs 84.28 GB, has 76.97 GB (vllm engine: gpu_memory_utilization 0.90",
+      1, true), text)
+    -- the standalone default engine takes the whole memory: it fits
+    text = run_cli("decode", "mistral-7b", "--batch", "128", "--context", "4096")
+    assert.truthy(text:find("84.28 GB of 85.52 GB", 1, true), text)
+    -- TensorRT-LLM: the weights, then 0.9 of what they leave: 14.48 + 0.9 x (85.52 - 14.48) = 78.42 GB
+    text = run_cli("decode", "mistral-7b", "--batch", "64", "--context", "4096", "--engine", "trtllm")
+    assert.truthy(text:find("of 78.42 GB (trtllm engine: the KV cache takes 0.90 of the memory the weights leave)", 1,
+      true), text)
+  end)
+end)
+
+describe("issue 70 item 6: headers that hide", function()
+  it("mixed pools: the serve header gives both pools' KV capacity", function()
+    local text = run_cli("serve", "llama-3.1-8b", "--hw", "h100_sxm5", "--prefill-pool", "t=1,replicas=1",
+      "--decode-pool", "t=1,replicas=1,hw=l40s", "--rate", "1", "--requests", "100")
+    assert.truthy(text:find("tokens per prefill replica, %d+ per decode replica"), text:sub(1, 600))
+  end)
+
+  it("hw: the datasheet's memory and NVML's, in MiB", function()
+    local text = run_cli("hw", "h200_sxm")
+    assert.truthy(text:find("141 GB (datasheet)", 1, true), text)
+    -- 143,771 MiB x 2^20 = 150.76 GB
+    assert.truthy(text:find("150.8 GB = 143771 MiB (NVML; priced)", 1, true), text)
+  end)
+end)
+
+describe("issue 70 item 9: decode --out", function()
+  it("writes the table atomically and refuses a folder that is not there", function()
+    local path = os.tmpname()
+    local text = run_cli("decode", "llama-3.1-8b", "--batch", "1,8", "--out", path)
+    assert.truthy(text:find("wrote " .. path, 1, true), text)
+    local f = assert(io.open(path))
+    local body = f:read("a")
+    f:close()
+    os.remove(path)
+    assert.truthy(body:find("^decode llama%-3%.1%-8b on h100_sxm5"), body)
+    text = run_cli("decode", "llama-3.1-8b", "--out", "/nonexistent-dir/x.txt")
+    assert.truthy(text:find("decode.out: cannot write /nonexistent-dir/x.txt", 1, true), text)
+  end)
+end)

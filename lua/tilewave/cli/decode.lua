@@ -33,6 +33,7 @@ function M.define(p)
   de:flag("--allow-long-context", "Accept a context above the model's max_position_embeddings (e.g. RoPE scaling).")
   de:option("--format", "Output format (json: one object, or `runs` for lists)."):choices({ "text", "csv", "json" })
     :default("text")
+  de:option("--out", "Write the output to FILE (atomically) instead of stdout.")
 end
 
 --- Every (a, b) pair of two lists, a outermost.
@@ -42,18 +43,51 @@ function M.pairs_of(as, bs)
   return out
 end
 
+--- The memory a serving engine lets weights, KV cache and workspace take, as its scheduler
+-- allocates it (tilewave.serve.schedulers: gpu_memory_utilization u on the basis it names) - "total":
+-- u of the device's memory (vLLM --gpu-memory-utilization); "static": the same (SGLang
+-- --mem-fraction-static); "free": the weights, and u of what they leave
+-- (TensorRT-LLM kv_cache_free_gpu_memory_fraction); nil for an engine without a scheduler
+-- (standalone: the whole memory).
+-- @return nil, or `{ of = function(weight_bytes) -> byte, text = "vllm: gpu_memory_utilization 0.90 of ..." }`
+function M.memory_budget(args, spec)
+  local tw = require "tilewave"
+  local name = type(args.engine) == "string" and args.engine or nil
+  local eng = name and require("tilewave.cost.engines").shared(name, "decode.engine")
+  if not (eng and eng.scheduler) or not tw.hw.memory(spec) then return nil end
+  local sched = require("tilewave.serve.schedulers").resolve(nil, eng.scheduler, spec, "decode.engine")
+  local mem, u = tw.hw.memory(spec), sched.gpu_memory_utilization
+  local free = sched.memory_basis == "free"
+  return {
+    of = function(weights) return free and weights + u * math.max(0, mem - weights) or u * mem end,
+    text = string.format("%s engine: %s %.2f of %s", eng.name, free and "the KV cache takes" or "gpu_memory_utilization",
+      u, free and "the memory the weights leave" or require("tilewave.util.si")(mem, "B")),
+  }
+end
+
 --- Run the command on parsed `args`, writing to `out`; returns the exit status.
 -- @raise `decode.<field>: ...` for bad input
 function M.run(args, out)
   local tw = require "tilewave"
+  -- the output file checked before anything is priced (tilewave.util.output.check_target)
+  local output = require "tilewave.util.output"
+  if args.out then output.check_target(args.out, "decode.out") end
   local spec = tw.hw.resolve(args.hw, "decode.hw")
   local combos, runs = M.pairs_of(args.batch, args.context), {}
   local engine = args.engine
   if args.decode_attention then engine = { base = args.engine, decode_attention = args.decode_attention } end
+  local budget = M.memory_budget(args, spec)
   for _, bc in ipairs(combos) do
     local o = { model = args.model, hw = args.hw, context = bc[2], batch = bc[1], weight_dtype = args.weight_dtype,
                 group = args.group, kv_dtype = args.kv_dtype, t = args.t, engine = engine,
                 allow_long_context = args.allow_long_context or nil, ep = args.ep, speculative = args.speculative }
+    if budget then
+      -- a serving engine gives weights and KV cache only its share of the memory (M.memory_budget):
+      -- the fit and the decode result's `fits` both against it
+      local q = { model = o.model, hw = o.hw, context = o.context, batch = o.batch, weight_dtype = o.weight_dtype,
+                  group = o.group, kv_dtype = o.kv_dtype, t = o.t, ep = o.ep, allow_long_context = o.allow_long_context }
+      o.memory_bytes = budget.of(tw.inference.memory(q, "decode").weight_bytes)
+    end
     local d = tw.inference.decode(o)
     local m
     if tw.hw.memory(spec) then
@@ -61,6 +95,7 @@ function M.run(args, out)
       local sp = o.speculative
       o.engine, o.speculative = nil, sp
       m = sp and require("tilewave.cost.speculative").memory(o) or tw.inference.memory(o)
+      if budget then m.budget = budget.text end
     end
     if m and not m.fits then
       -- no time for what does not fit: the shortfall and what would fit instead
@@ -70,7 +105,13 @@ function M.run(args, out)
       runs[#runs + 1] = { decode = d, memory = m or false }
     end
   end
-  out:write(require("tilewave.report.inference_text").decode(runs, combos, args.format))
+  local text = require("tilewave.report.inference_text").decode(runs, combos, args.format)
+  if args.out then
+    output.write_file(args.out, "decode.out", text)
+    if args.format == "text" then out:write("wrote ", args.out, "\n") else io.stderr:write("wrote ", args.out, "\n") end
+  else
+    out:write(text)
+  end
   return 0
 end
 

@@ -263,7 +263,8 @@ end
 -- @tparam table o `model` (id or config), `hw` (id, path or spec), `batch`
 --   (sequences, default 1), `context` (tokens in each KV cache, required),
 --   `weight_dtype` (fp32, bf16, fp16, fp8, int8, int4, mxfp4, nvfp4, q8_0, q4_0, q4_k_m;
---   default "bf16"), `group` (int4 group size, default 128), `kv_dtype`
+--   default: the checkpoint's format (a config.json's quantization_config, a preset's weight_dtype: gpt-oss
+--   mxfp4, deepseek-v3 fp8; weight_dtype_source names it), else "bf16"), `group` (int4 group size, default 128), `kv_dtype`
 --   (bf16, fp16, fp32, fp8, int8; default "bf16"), `t` (tensor-parallel size,
 --   default 1), `engine` ("compiled" default, "ideal", "fused", "eager", "hf",
 --   "llama.cpp", or a table, see tilewave.cost.engines), `allow_long_context` (true: accept a

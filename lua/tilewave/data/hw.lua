@@ -373,7 +373,7 @@ local device_cache = setmetatable({}, { __mode = "k" })
 -- becomes the core's `splitk_tma_latency_s`: the device time a split-K GEMM of the
 -- TMA kernel class (N and K 16-byte aligned) spends beyond its two kernels' launch
 -- costs. kernels.csv of `scripts/probe --kernels` shows cuBLASLt's nvjet `_splitK_`
--- kernel 1.3-3.7 us slower than one kernel over the same K; the CUTLASS split-K
+-- kernel 1.3-3.7 µs slower than one kernel over the same K; the CUTLASS split-K
 -- kernels a misaligned GEMM gets are not, so they are not charged it.
 -- Raises `<path>: ...` if the spec has no peak for the dtype.
 function M.gemm_device(spec, dt, path, call_overhead_s, reduce_overhead_s)

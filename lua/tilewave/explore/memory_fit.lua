@@ -11,7 +11,7 @@ local format = string.format
 
 -- the memory options of a decode or prefill request (tilewave.cost.inference.memory's own)
 local KEYS = { "model", "hw", "batch", "context", "weight_dtype", "group", "kv_dtype", "t", "ep",
-               "allow_long_context", "speculative" }
+               "allow_long_context", "speculative", "memory_bytes", "workspace_bytes" }
 
 local function with(o, k, v)
   local c = {}
@@ -82,10 +82,11 @@ function M.nearest(o, m)
   return out
 end
 
---- One line: "does not fit: needs X, has Y (short by Z)".
+--- One line: "does not fit: needs X, has Y (short by Z)", Y's basis after it when `m.budget` says
+-- it (a serving engine's share of the memory: tilewave.cli.decode.memory_budget).
 function M.shortfall(m)
-  return format("does not fit: needs %s, has %s (short by %s)", si(m.total_bytes, "B"), si(m.memory_bytes, "B"),
-    si(m.total_bytes - m.memory_bytes, "B"))
+  return format("does not fit: needs %s, has %s%s (short by %s)", si(m.total_bytes, "B"), si(m.memory_bytes, "B"),
+    m.budget and " (" .. m.budget .. ")" or "", si(m.total_bytes - m.memory_bytes, "B"))
 end
 
 return M

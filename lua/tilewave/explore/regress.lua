@@ -15,7 +15,11 @@
 -- bound passes). A baseline entry records a hash of the model config and the
 -- hardware definition (spec + architecture parameters) it was computed from,
 -- and the file records the tilewave version: a changed definition or version
--- is reported as such ("stale baseline"), not as a regression.
+-- is reported as such ("stale baseline"), not as a regression. Descriptive fields (sources, names,
+-- notes, prices) are not part of the hash: citing a source anew leaves a baseline current.
+-- One concern past 400 lines: one check file's path from its rows to its verdict (bounds, rules,
+-- baseline and its hash, the baseline's writing); the file reading and the grid are their own
+-- modules (util.sandbox, explore.sweep).
 local check = require "tilewave.util.check"
 local output = require "tilewave.util.output"
 local sandbox = require "tilewave.util.sandbox"
@@ -51,12 +55,19 @@ function M.hash(s)
   return format("%016x", h)
 end
 
+-- fields that describe a definition without entering a prediction (a citation, a display name, a
+-- price): a change to them leaves a baseline current
+local DESCRIPTIVE = { sources = true, source = true, notes = true, name = true, prices = true, price = true,
+                      weight_dtype_source = true, description = true }
+
 --- The hash of what a prediction is computed from: the model config and the
--- device spec with its architecture's GEMM parameters.
+-- device spec with its architecture's GEMM parameters, less their descriptive fields (DESCRIPTIVE:
+-- sources, names, notes, prices).
 function M.definition_hash(c, spec)
-  local s = tables.copy(spec)
+  local s, m = tables.copy(spec), tables.copy(c)
   s.gemm_params = hw.gemm_params(spec)
-  return M.hash(json.encode(c) .. "\n" .. json.encode(s))
+  for k in pairs(DESCRIPTIVE) do s[k], m[k] = nil, nil end
+  return M.hash(json.encode(m) .. "\n" .. json.encode(s))
 end
 
 local function dir_of(path) return path:match("^(.*)/[^/]*$") or "." end

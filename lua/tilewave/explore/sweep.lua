@@ -20,7 +20,8 @@
 -- h/a when the base's was h/a; num_key_value_heads = a when the base is MHA.
 -- Configs that break a structural constraint (a not dividing h, kv not
 -- dividing a, t > a) are skipped like `where` rejects (counted in `stats`).
--- @module tilewave.explore.sweep
+-- Scripts call its sweep and range as tw.sweep and tw.range.
+-- @submodule tw
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local models = require "tilewave.data.models"
@@ -77,6 +78,7 @@ sandbox.trust(RANGE)
 
 --- CPU seconds a sweep may go without a row before it stops (the user-file time budget,
 -- tilewave.util.sandbox.MAX_SECONDS).
+-- @local
 M.ROW_SECONDS = 5
 
 --- An arithmetic sequence for a `vary` list: first, first + step, ... up to last (integers; step
@@ -335,6 +337,7 @@ function M.sweep(o)
 end
 
 --- Column names of a sweep's rows: index, hw, the varied fields, then the estimate.
+-- @local
 function M.columns(o)
   local fields = {}
   for f in pairs(o.vary or {}) do fields[#fields + 1] = f end

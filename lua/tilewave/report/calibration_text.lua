@@ -109,7 +109,7 @@ function M.serving(f, list, args)
   end
   parts[#parts + 1] = format("calibrate --serving %s: %s on %s, t = %d\n", table.concat(what, "; "), args.model,
     args.hw, args.t)
-  parts[#parts + 1] = format("fitted token_host_s %.4g ms (base %.4g ms), seq_host_s %.4g us (base %.4g us), "
+  parts[#parts + 1] = format("fitted token_host_s %.4g ms (base %.4g ms), seq_host_s %.4g µs (base %.4g µs), "
     .. "%d replays\n", 1e3 * f.token_host_s, 1e3 * f.base_token_host_s, 1e6 * f.seq_host_s, 1e6 * f.base_seq_host_s,
     f.evaluations)
   local agg = false

@@ -102,9 +102,10 @@ function M.hw_text(spec, g)
   end
   row("SMs", tostring(spec.sm_count), "sm_count")
   if spec.boost_clock_hz then row("boost clock", M.si(spec.boost_clock_hz, "Hz"), "boost_clock_hz") end
-  if spec.memory_bytes then row("memory", M.si(spec.memory_bytes, "B"), "memory_bytes") end
-  if spec.usable_memory_bytes then
-    row("usable memory", M.si(spec.usable_memory_bytes, "B") .. " (priced)", "usable_memory_bytes")
+  if spec.memory_bytes then row("memory", M.si(spec.memory_bytes, "B") .. " (datasheet)", "memory_bytes") end
+  if spec.usable_memory_bytes then -- NVML counts MiB: the datasheet's "GB" is often GiB, or rounded
+    row("usable memory", format("%s = %.0f MiB (NVML; priced)", M.si(spec.usable_memory_bytes, "B"),
+      spec.usable_memory_bytes / 2 ^ 20), "usable_memory_bytes")
   end
   row("bandwidth", M.si(spec.mem_bw, "B/s"), "mem_bw")
   if spec.l2_bytes then row("L2", M.si(spec.l2_bytes, "B"), "l2_bytes") end

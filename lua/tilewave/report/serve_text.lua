@@ -118,11 +118,14 @@ function M.render(runs, fmt)
       p.t, d.replicas, d.hw, d.t, si(r.kv_transfer.link_bw, "B/s"), r.kv_transfer.link)
   end
   local head = format("serve %s on %s: %s engine, %s scheduler (max_num_seqs %d, "
-    .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per %s%s; "
+    .. "max_num_batched_tokens %d), %s weights%s, %s KV cache, KV capacity %d tokens per %s%s%s; "
     .. "mode: %s\n",
     r.model, where, r.engine, r.scheduler, r.max_num_seqs,
     r.max_num_batched_tokens, r.weight_dtype, r.weight_dtype_source and " (the checkpoint's: " .. r.weight_dtype_source
-    .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, (r.pp or 1) > 1 and "micro-batch's scheduler" or "replica",
+    .. ")" or "", r.kv_dtype, r.kv_capacity_tokens, (r.pp or 1) > 1 and "micro-batch's scheduler"
+    or r.mode == "disagg" and "prefill replica" or "replica",
+    r.mode == "disagg" and r.decode and r.decode.kv_capacity_tokens
+      and format(", %d per decode replica", r.decode.kv_capacity_tokens) or "",
     r.speculative and require("tilewave.report.text").speculative { draft = r.speculative.draft, k = r.speculative.k,
       acceptance = r.speculative.acceptance, acceptance_assumed = r.speculative.acceptance_assumed,
       tokens_per_step = r.speculative.expected_tokens_per_step } or "", M.mode(r))

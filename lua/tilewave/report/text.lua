@@ -59,7 +59,8 @@ function M.decode(d, m)
   end
   if m then
     lines[#lines + 1] = format("  memory      %s of %s (weights %s, KV %s, %sworkspace %s): %s; max batch %d at this "
-      .. "context, max context %d at this batch (%s)%s", si(m.total_bytes, "B"), si(m.memory_bytes, "B"),
+      .. "context, max context %d at this batch (%s)%s", si(m.total_bytes, "B"), si(m.memory_bytes, "B")
+      .. (m.budget and " (" .. m.budget .. ")" or ""),
       si(m.weight_bytes, "B"), si(m.kv_bytes, "B"), m.draft_bytes and "draft " .. si(m.draft_bytes, "B") .. ", " or "",
       si(m.workspace_bytes, "B"), m.fits and "fits" or "does NOT fit",
       m.max_batch, m.max_context, m.max_context_limit == "memory" and "memory-bound" or "the model's trained maximum",

@@ -38,7 +38,7 @@ local M = {}
 local format, max = string.format, math.max
 
 M.schedulers = schedulers
---- Deployment sizing (tilewave.serve.size.size; loaded on first use).
+-- Deployment sizing: tilewave.serve.size.size, documented there as tw.serve.size (loaded on first use).
 function M.size(o) return require("tilewave.serve.size").size(o) end
 M.datasets = workload.datasets
 

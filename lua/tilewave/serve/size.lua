@@ -23,7 +23,8 @@
 -- One concern past 400 lines: ranking the candidates of one search (their evaluation, the rate
 -- bisection, p_meet and the ranking read the same prepared runs); the candidate list and the devices
 -- are their own modules (size_candidates, size_devices).
--- @module tilewave.serve.size
+-- Scripts call it as tw.serve.size (the simulator's module, tilewave.serve.simulate).
+-- @submodule tw.serve
 local check = require "tilewave.util.check"
 local models = require "tilewave.data.models"
 local simulate = require "tilewave.serve.simulate"
@@ -41,6 +42,7 @@ M.T_SIZES = { 1, 2, 4, 8 }
 M.BISECT_STEPS = 10
 M.SAMPLES = 16
 --- The bisection of a replica's max rate stops once its bracket is this share of the capacity.
+-- @local
 M.BISECT_TOL = 0.04
 
 local OPTIONS = { model = true, workload = true, rate = true, slo = true, hw = true, max_gpus = true, modes = true,
@@ -102,6 +104,7 @@ end
 -- the same grid point when meeting the SLO is monotone in the rate, in 1 or 2 runs instead of k when
 -- the answer lies near cap, as it does for most deployments (a bound the capacity run gives).
 -- Also returns cap (passed in when the caller has run it already).
+-- @local
 function M.max_rate(x, slo, bisections, pools, cap)
   cap = cap or capacity.steady_rate(simulate.run(at_rate(x, nil, nil, pools), 1, true), x.w.turns)
   local k = 0
@@ -137,6 +140,7 @@ end
 -- arrivals. Every step slower by the same factor makes no latency shorter, so the scales that meet
 -- the SLO are the smallest ones: the first that fails is found by bisection (about log2 n runs, not
 -- n; one when the slowest scale meets it). Returns p, and the prepared run at that rate.
+-- @local
 function M.p_meet(x, rate, replicas, slo, n, pools)
   local y = at_rate(x, rate, replicas, pools)
   local sc = uncertainty.scales(x.scale_low, x.scale_high, n)
@@ -153,6 +157,7 @@ function M.p_meet(x, rate, replicas, slo, n, pools)
 end
 
 --- The batch limits (max_num_seqs) the search tries: the engine's, then 256, 64 and 16 below it.
+-- @local
 function M.seq_limits(default)
   local out = { default }
   for _, v in ipairs { 256, 64, 16 } do
