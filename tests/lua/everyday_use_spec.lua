@@ -192,3 +192,48 @@ describe("issue 70 item 9: decode --out", function()
     assert.truthy(text:find("decode.out: cannot write /nonexistent-dir/x.txt", 1, true), text)
   end)
 end)
+
+describe("issue 70 item 2: charts draw what the table prints", function()
+  local charts = require "tilewave.report.serve_charts"
+  local plot = require "tilewave.report.plot"
+  local function run(rate, state)
+    local s = { mean = 1, p50 = 0.1 * rate, p90 = 0.2 * rate, p99 = 0.3 * rate, max = rate }
+    return { rate = rate, model = "m", hw = "h", gpus = 1, engine = "vllm", scheduler = "vllm",
+             ttft_s = s, tpot_s = s, throughput = { requests_per_s = rate },
+             interval = { ["ttft_s.p99"] = { 1, 2 }, ["tpot_s.p99"] = { 1, 2 }, ["ttft_s.p50"] = { 1, 2 },
+                          ["tpot_s.p50"] = { 1, 2 } },
+             stability = { state = state } }
+  end
+
+  it("no TTFT for an unstable load, TPOT for every load", function()
+    local c = charts.latency { run(5, "stable"), run(20, "stable"), run(70, "unstable") }
+    for _, s in ipairs(c.series) do
+      local xs = {}
+      for _, p in ipairs(s.points) do xs[#xs + 1] = p[1] end
+      if s.title:find("^TTFT") then assert.are.same({ 5, 20 }, xs, s.title)
+      else assert.are.same({ 5, 20, 70 }, xs, s.title) end
+    end
+    -- every load unstable: no TTFT series at all (a chart of TPOT alone)
+    c = charts.latency { run(70, "unstable"), run(80, "unstable") }
+    for _, s in ipairs(c.series) do assert.falsy(s.title:find("^TTFT")) end
+  end)
+
+  it("a point label in the right third of the axis ends at its point, so it is not cut off", function()
+    -- x from 10 to 40: the cut at 10 + 2/3 x 30 = 30; labels of points past it are right-aligned
+    local script = plot.script({ title = "t", series = { { title = "s", points = { { 10, 1, "left one" },
+      { 40, 2, "h200_sxm t2 x1" } }, with = "linespoints", labels = true } } }, "/tmp/x.svg")
+    assert.truthy(script:find('$d1l << EOD\n10 1 "left one"\nEOD', 1, true), script)
+    assert.truthy(script:find('$d1r << EOD\n40 2 "h200_sxm t2 x1"\nEOD', 1, true), script)
+    assert.truthy(script:find("$d1r using 1:2:3 with labels right offset -0.5,0.3", 1, true), script)
+  end)
+
+  it("a mark's label sits on an opaque box, and the roofline's title names every device", function()
+    local script = plot.script({ title = "t", series = { { title = "s", points = { { 1, 1 }, { 2, 2 } } } },
+      marks = { { x = 1.5, label = "memory full past batch 254" } } }, "/tmp/x.svg")
+    assert.truthy(script:find("memory full past batch 254' at 1.5, graph 0.97999999999999998 rotate by 90 right "
+      .. "offset -0.6,0 font ',10' tc rgb 'gray30' front boxed", 1, true), script)
+    assert.truthy(script:find("set style textbox opaque", 1, true))
+    local chart = require("tilewave.explore.figures").roofline({ "h100_sxm5", "h200_sxm" })
+    assert.are.equal("Roofline, bf16: h100_sxm5, h200_sxm", chart.title)
+  end)
+end)

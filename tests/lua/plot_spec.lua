@@ -230,7 +230,7 @@ describe("charts", function()
       -- each with its title, its axes' units and a series name
       { "plot roofline --hw h100_sxm5,a100_sxm4_80gb --models llama-2-7b,pythia-1b", "roof.svg",
         -- rates on a log axis read with SI prefixes: "100 TFLOP/s", "1 PFLOP/s"
-        { "Roofline, bf16: ops of 2 model(s) on h100_sxm5", "(FLOP/byte)", "100 TFLOP/s", "1 PFLOP/s" } },
+        { "Roofline, bf16: h100_sxm5, a100_sxm4_80gb; ops of 2 model(s) on h100_sxm5", "(FLOP/byte)", "100 TFLOP/s", "1 PFLOP/s" } },
       { "plot gemm --sweep wave --hw h100_sxm5 --measured ../shared/reference/calibration/h100/gemm.csv",
         "wave.svg", { "wave quantization: M = 2304, K = 4096", "N (elements)", "TFLOP/s", "measured" } },
       { "plot gemm --sweep tile --hw a100_sxm4_80gb", "tile.svg",

@@ -40,10 +40,11 @@ function M.roofline(hw_ids, model_ids, opts)
   local dtype = opts.dtype or "bf16"
   local chart = { title = "Roofline, " .. dtype, logx = true, logy = true, series = {}, marks = {},
                   xlabel = "arithmetic intensity (FLOP/byte)", ylabel = "rate", yunit = "FLOP/s" }
-  local first
+  local first, names = nil, {}
   for i, id in ipairs(hw_ids) do
     local spec = hw.resolve(id, format("plot.hw[%d]", i))
     first = first or spec
+    names[#names + 1] = spec.id
     local peak = spec.peak_flops[dtype]
     if not peak then error(format("plot.dtype: %s has no %s peak", spec.id, dtype), 0) end
     local g = hw.gemm_params(spec)
@@ -72,8 +73,10 @@ function M.roofline(hw_ids, model_ids, opts)
   for _, role in ipairs(roles) do
     chart.series[#chart.series + 1] = { title = "op: " .. role, points = by_role[role], with = "points" }
   end
+  -- every device drawn is named; the ops are priced on the first
+  chart.title = format("Roofline, %s: %s", dtype, table.concat(names, ", "))
   if #roles > 0 then
-    chart.title = format("Roofline, %s: ops of %d model(s) on %s, b = %d, s = %d", dtype, #model_ids, first.id,
+    chart.title = format("%s; ops of %d model(s) on %s, b = %d, s = %d", chart.title, #model_ids, first.id,
       opts.b or 4, opts.s or 2048)
   end
   chart.xrange, chart.yrange = { X_MIN, X_MAX }, nil

@@ -196,6 +196,7 @@ function M.script(chart, path)
     "set grid",
     "set key " .. (chart.key or "below center horizontal") .. " box",
     "set tics out",
+    "set style textbox opaque noborder margins 1,1",
     -- the axes end at the data (5% of room above and below it)
     "set autoscale xfix",
     "set autoscale yfix",
@@ -228,8 +229,9 @@ function M.script(chart, path)
   for i, m in ipairs(chart.marks or {}) do
     L[#L + 1] = format("set arrow %d from %s, graph 0 to %s, graph 1 nohead dt 2 lc rgb 'gray40'", i, num(m.x), num(m.x))
     if m.label then
-      L[#L + 1] = format("set label %d %s at %s, graph %s rotate by 90 right offset -0.6,0 font ',10' tc rgb 'gray30'",
-        i, quote(m.label), num(m.x), num(0.98))
+      -- on an opaque box: a line the label crosses stays behind it, the label readable
+      L[#L + 1] = format("set label %d %s at %s, graph %s rotate by 90 right offset -0.6,0 font ',10' tc rgb 'gray30' "
+        .. "front boxed", i, quote(m.label), num(m.x), num(0.98))
     end
   end
   local off = #(chart.marks or {})
@@ -263,10 +265,7 @@ function M.script(chart, path)
   for i, d in ipairs(series) do
     local s = d.s
     L[#L + 1] = format("$d%d << EOD", i)
-    for _, p in ipairs(s.points) do
-      if s.labels then L[#L + 1] = format("%s %s %s", num(p[1]), num(p[2]), data_label(p[3] or ""))
-      else L[#L + 1] = format("%s %s", num(p[1]), num(p[2])) end
-    end
+    for _, p in ipairs(s.points) do L[#L + 1] = format("%s %s", num(p[1]), num(p[2])) end
     L[#L + 1] = "EOD"
     local style = STYLE[s.with or "lines"]
     if not style then error(format("plot: series %d: unknown style '%s'", i, tostring(s.with)), 0) end
@@ -274,7 +273,23 @@ function M.script(chart, path)
     plots[#plots + 1] = format("$d%d using 1:2%s with %s%s lc rgb '%s' %s", i, s.axis == "y2" and " axes x1y2" or "",
       style, dt, d.colour, d.title and "title " .. quote(d.title) or "notitle")
     if s.labels then
-      plots[#plots + 1] = format("$d%d using 1:2:3 with labels left offset 0.5,0.3 font ',9' notitle", i)
+      -- a point's label to its right, except in the right third of the x axis, where it ends at the
+      -- point (a label past the plot's right edge is cut off): two blocks of labels, each aligned
+      local cut = xlo and (chart.logx and xlo * (xhi / xlo) ^ (2 / 3) or xlo + 2 / 3 * (xhi - xlo)) or math.huge
+      for _, side in ipairs { { "l", "left offset 0.5,0.3" }, { "r", "right offset -0.5,0.3" } } do
+        local rows = {}
+        for _, p in ipairs(s.points) do
+          if (tonumber(p[1]) > cut) == (side[1] == "r") then
+            rows[#rows + 1] = format("%s %s %s", num(p[1]), num(p[2]), data_label(p[3] or ""))
+          end
+        end
+        if #rows > 0 then
+          L[#L + 1] = format("$d%d%s << EOD", i, side[1])
+          for _, r in ipairs(rows) do L[#L + 1] = r end
+          L[#L + 1] = "EOD"
+          plots[#plots + 1] = format("$d%d%s using 1:2:3 with labels %s font ',9' notitle", i, side[1], side[2])
+        end
+      end
     end
   end
   L[#L + 1] = "plot " .. concat(plots, ", \\\n     ")

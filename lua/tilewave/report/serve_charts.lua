@@ -24,7 +24,8 @@ local function title(r, what)
   return format("%s: %s on %s x %d, %s engine, %s scheduler", what, r.model, r.hw, r.gpus, r.engine, r.scheduler)
 end
 
---- TTFT and TPOT (p50, p99) against request rate, the p99s with their interval (dashed).
+--- TTFT and TPOT (p50, p99) against request rate, the p99s with their interval (dashed); no TTFT
+-- for a load whose `stability.state` is "unstable" (tilewave.serve.capacity).
 -- @tparam table runs results with `rate`, in increasing rate
 -- @return chart
 function M.latency(runs)
@@ -32,10 +33,15 @@ function M.latency(runs)
   local function add(name, stat, q, with_iv)
     local pts, lo, hi = {}, {}, {}
     for _, r in ipairs(runs) do
-      pts[#pts + 1] = { r.rate, r[stat][q] }
-      local iv = r.interval[stat .. "." .. q]
-      lo[#lo + 1], hi[#hi + 1] = { r.rate, iv[1] }, { r.rate, iv[2] }
+      -- an unstable load has no TTFT (it grows with the run's length): the table prints none, the
+      -- chart draws none (its TPOT, a full batch's time per token, stays)
+      if not (stat == "ttft_s" and r.stability and r.stability.state == "unstable") then
+        pts[#pts + 1] = { r.rate, r[stat][q] }
+        local iv = r.interval[stat .. "." .. q]
+        lo[#lo + 1], hi[#hi + 1] = { r.rate, iv[1] }, { r.rate, iv[2] }
+      end
     end
+    if #pts == 0 then return end
     -- a metric's line and its interval's two bounds share a colour; the legend names the interval
     -- once
     series[#series + 1] = { title = name, points = pts, with = "linespoints", group = name }
