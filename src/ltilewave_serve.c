@@ -2,7 +2,7 @@
  * ltilewave_serve.c - Lua binding of tw_serve (src/tw_serve.h).
  *
  *   core.serve{ arrival = "poisson" | "gamma" | "offline" | "closed" | "trace", rate, cv, concurrency, requests,
- *     measure_from, measure_to, prefix_tokens, prefix_share, turns, think_s, seed, isl = { kind = "fixed" |
+ *     measure_from, measure_to, prefix_tokens, prefix_share, turns, think_s, max_total, seed, isl = { kind = "fixed" |
  *     "uniform" | "lognormal" | "trace", a, b, lo, hi }, osl, trace_arrival, trace_isl, trace_osl, policy =
  *     "continuous" | "static", mix, chunked, reserve, async_output, prefix_caching, per_request, records (booleans),
  *     max_num_seqs, max_num_batched_tokens, block_size, kv_capacity_tokens, watermark, replicas, multi_step,
@@ -201,6 +201,7 @@ static void read_workload(lua_State *L, tw_serve_workload *w)
     w->prefix_share = tw_lua_get_num(L, 1, "prefix_share", P, 0.0);
     w->turns = tw_lua_get_num(L, 1, "turns", P, 1.0);
     w->think_s = tw_lua_get_num(L, 1, "think_s", P, 0.0);
+    w->max_total = tw_lua_get_num(L, 1, "max_total", P, 0.0);
     seed = tw_lua_get_num(L, 1, "seed", P, 0.0);
     if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed)))
         tw_lua_raise(L, "%s.seed: expected an integer in [0, 2^53], got %g", P, seed);
@@ -301,7 +302,7 @@ static const struct { const char *name; size_t off; } RESULT_NUMS[] = {
     NUM(requests), NUM(measured), NUM(duration_s), NUM(requests_per_s), NUM(output_tokens_per_s),
     NUM(total_tokens_per_s), NUM(mean_in_system), NUM(mean_running), NUM(kv_peak_fraction), NUM(preemptions),
     NUM(steps), NUM(prefill_tokens), NUM(recomputed_tokens), NUM(output_tokens), NUM(goodput_rps),
-    NUM(spec_tokens_per_step), NUM(decode_tokens), NUM(kv_blocks_end), NUM(prefix_lookups), NUM(prefix_hits),
+    NUM(spec_tokens_per_step), NUM(dropped), NUM(decode_tokens), NUM(kv_blocks_end), NUM(prefix_lookups), NUM(prefix_hits),
     NUM(cached_tokens), NUM(slo_failed), NUM(group_ticks), NUM(queue_start), NUM(queue_end), NUM(queue_growth_rps)};
 #undef NUM
 

@@ -127,7 +127,7 @@ static int same_lengths(const tw_serve_lengths *x, const tw_serve_lengths *y)
 static const tw_serve_drawn *drawn_for(const tw_serve_workload *w, size_t n)
 {
     const tw_serve_drawn *d = w->drawn;
-    if (d == NULL || d->n < n || d->seed != w->seed || !same_lengths(&d->isl, &w->isl) ||
+    if (d == NULL || d->n < n || d->seed != w->seed || w->max_total > 0.0 || !same_lengths(&d->isl, &w->isl) ||
         !same_lengths(&d->osl, &w->osl) || w->isl.kind == TW_LEN_TRACE || w->osl.kind == TW_LEN_TRACE)
         return NULL;
     return d;
@@ -182,8 +182,15 @@ static const char *draw(sim_t *s, size_t n)
             q->isl = (int32_t)dr->isl_v[i];
             q->osl = (int32_t)dr->osl_v[i];
         } else {
-            q->isl = (int32_t)tw__serve_draw_length(&w->isl, w->trace_isl, i, &rl);
-            q->osl = (int32_t)tw__serve_draw_length(&w->osl, w->trace_osl, i, &rl);
+            int tries = 0;
+            for (;;) {
+                q->isl = (int32_t)tw__serve_draw_length(&w->isl, w->trace_isl, i, &rl);
+                q->osl = (int32_t)tw__serve_draw_length(&w->osl, w->trace_osl, i, &rl);
+                /* past max_total: dropped, and another drawn in its place (a sampler's length filter) */
+                if (w->max_total == 0.0 || (double)q->isl + q->osl <= w->max_total) break;
+                s->dropped += 1.0;
+                if (++tries >= 1000) return "workload.max_total"; /* the limit leaves almost nothing */
+            }
         }
         if (turn > 0) {
             /* a later turn: the previous prompt and its answer, then this turn's own tokens */
@@ -386,6 +393,7 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
     }
     if (bad != NULL) return fail(bad_field, bad, TW_ERANGE);
     tw__serve_results(&s, h.n, (double *)(void *)(base + h.off_scratch), slo_ttft_s, slo_tpot_s, out);
+    out->dropped = s.dropped;
     return TW_OK;
 }
 

@@ -131,6 +131,12 @@ typedef struct {
     const double *trace_arrival; /* TRACE: arrival times, s, non-decreasing, >= 0 (requests values) */
     const double *trace_isl;     /* TW_LEN_TRACE: prompt tokens per request */
     const double *trace_osl;     /* TW_LEN_TRACE: output tokens per request */
+    double max_total;    /* 0, or the most tokens (isl + osl) a request may have, integer 2..TW_SERVE_MAX_TOKENS:
+                            a request drawn past it is dropped and another drawn in its place (result.dropped
+                            counts them), as a benchmark client's dataset sampler drops sequences past its
+                            length limit (vLLM benchmark_dataset.py is_valid_sequence); drawn lengths only
+                            (not with TW_LEN_TRACE), the lengths alone (a shared prefix and a conversation's
+                            history come on top) */
     const struct tw_serve_drawn *drawn; /* NULL, or lengths drawn before by tw_serve_draw_lengths: used
                                            when drawn for the same isl, osl and seed and at least
                                            `requests` of them (the run is then the same, bit for bit,
@@ -256,6 +262,7 @@ typedef struct {
                                 preempted; the queue in Kleinrock's sense) when the first and when the
                                 last measured request arrived (the run's first and last arrival when
                                 every request is measured) */
+    double dropped;          /* requests drawn past workload.max_total, dropped and drawn again (0 without it) */
     double queue_growth_rps; /* (queue_end - queue_start) / the time between those arrivals, request/s:
                                 the queue's growth the run observed (0 when the window has no length) */
 } tw_serve_result;

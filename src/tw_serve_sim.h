@@ -132,6 +132,7 @@ typedef struct {
     int64_t grp_bs;                         /* its block size */
     double adm_next;                        /* the next admission's number */
     double group_ticks;                     /* steps that ticked a decode group */
+    double dropped;                         /* requests drawn past workload.max_total and drawn again */
 } sim_t;
 
 /* tw_serve.c: a time-series sample of the state when a step starts at t */

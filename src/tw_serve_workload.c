@@ -168,6 +168,9 @@ const char *tw__serve_check_workload(const tw_serve_workload *w)
     }
     bad = tw__serve_check_lengths(&w->isl, w->trace_isl, w->requests, 1);
     if (bad == NULL) bad = tw__serve_check_lengths(&w->osl, w->trace_osl, w->requests, 0);
+    if (bad == NULL && !(w->max_total == 0.0 || (count(w->max_total, 2, TW_SERVE_MAX_TOKENS) &&
+                                                  w->isl.kind != TW_LEN_TRACE && w->osl.kind != TW_LEN_TRACE)))
+        bad = "workload.max_total";
     return bad;
 }
 

@@ -179,6 +179,45 @@ static void test_draw_lengths_validated(void **state)
     free(f.work);
 }
 
+/* workload.max_total: a request drawn past it is dropped and another drawn (a sampler's filter).
+   Fixed 10 + 3 tokens: a limit of 13 drops none; 12 leaves nothing to draw (TW_ERANGE after 1000
+   tries); lognormal prompts around 50 in [20, 200] under a limit of 60 tokens: every request at most
+   60, and the ones past it counted */
+static void test_max_total_drops_long_requests(void **state)
+{
+    fixture f;
+    const char *bad = NULL;
+    size_t i;
+    (void)state;
+    setup(&f);
+    f.w.isl.kind = TW_LEN_FIXED; f.w.isl.a = 10;
+    f.w.osl.kind = TW_LEN_FIXED; f.w.osl.a = 3;
+    f.w.max_total = 13;
+    assert_int_equal(TW_OK, run(&f));
+    assert_close(f.r.dropped, 0, 0);
+    assert_close(record(&f, 0).first_token_s, PREFILL, 1e-12);
+    f.w.max_total = 12;
+    assert_int_equal(TW_ERANGE, tw_serve_run(&f.w, &f.p, &f.c, 0.0, 0.0, f.work,
+                                             tw_serve_workspace_bytes(&f.w, &f.p, 0), NULL, 0, &f.r, &bad));
+    assert_string_equal("workload.max_total", bad);
+    free(f.work);
+    setup(&f); /* lognormal again */
+    f.w.max_total = 60;
+    assert_int_equal(TW_OK, run(&f));
+    for (i = 0; i < N; i++) {
+        tw_serve_record r = record(&f, i);
+        assert_true(r.input_tokens + r.output_tokens <= 60);
+    }
+    /* exp(ln 50 + 0.5 z) + about 4 passes 60 for z above about 0.2: some of N = 10 draws with seed 7 */
+    assert_true(f.r.dropped >= 1.0);
+    /* out of range */
+    f.w.max_total = 1;
+    assert_int_equal(TW_EINVAL, tw_serve_run(&f.w, &f.p, &f.c, 0.0, 0.0, f.work,
+                                             tw_serve_workspace_bytes(&f.w, &f.p, 0), NULL, 0, &f.r, &bad));
+    assert_string_equal("workload.max_total", bad);
+    free(f.work);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_other_lengths_ignored),
         cmocka_unit_test(test_draw_matches_run),
         cmocka_unit_test(test_draw_lengths_validated),
+        cmocka_unit_test(test_max_total_drops_long_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

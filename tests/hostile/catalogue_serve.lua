@@ -20,7 +20,7 @@ return function(add)
     .. "--hw h100,H100_SXM5", err = "size.hw: h100_sxm5 given twice" })
   add("ignored", "--slo with ttft twice", { cmd = S .. "--slo ttft=2s,ttft=1us", err = "serve.slo.ttft: given twice" })
   add("ignored", "--slo without a unit (issue 48 item 6)", { cmd = S .. "--slo ttft=1,tpot=50ms",
-    err = "serve.slo.ttft: expected a duration with its unit (s, ms, us), got '1'" })
+    err = "serve.slo.ttft: expected a duration with its unit (h, min, s, ms, us), got '1'" })
   add("ignored", "--slo twice", { cmd = S .. SLO .. "--slo ttft=2s", err = "'--slo' must be used at most 1 time", code = 2 })
   add("ignored", "--hw twice", { cmd = "gemm 64 64 64 --hw h100 --hw h200", err = "'--hw' must be used at most 1 time",
     code = 2 })
@@ -325,7 +325,7 @@ return function(add)
   add("names", "--think-time without --turns", { cmd = C .. "--think-time 5s",
     err = "serve.think_time: --think-time applies with --turns" })
   add("units", "a think time without its unit", { cmd = C .. "--turns 3 --think-time 5",
-    err = "serve.think_time: expected a duration with its unit (s, ms, us), got '5'" })
+    err = "serve.think_time: expected a duration with its unit (h, min, s, ms, us), got '5'" })
   add("ranges", "zero turns", { cmd = C .. "--turns 0",
     err = "serve.workload.conversation.turns: expected positive integer, got 0" })
   add("names", "turns beside a shared prefix", { cmd = C .. "--turns 3 --prefix-tokens 100",

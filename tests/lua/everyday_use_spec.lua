@@ -237,3 +237,28 @@ describe("issue 70 item 2: charts draw what the table prints", function()
     assert.are.equal("Roofline, bf16: h100_sxm5, h200_sxm", chart.title)
   end)
 end)
+
+describe("issue 70 item 8: workloads", function()
+  it("a dataset's requests past the model's context are dropped and counted, as benchmark clients do", function()
+    -- arxiv (Vidur): isl up to 4096, osl up to 3273; phi-3-mini's context is 4096 tokens
+    local r = tw.serve.simulate { model = "phi-3-mini", hw = "h100_sxm5", workload = { dataset = "arxiv", rate = 1,
+                                  requests = 500, measure = "replay" } }
+    assert.are.equal(4096, r.dropped.max_total)
+    assert.is_true(r.dropped.requests > 0)
+    local text = run_cli("serve", "phi-3-mini", "--dataset", "arxiv", "--rate", "1", "--requests", "300", "--replay")
+    assert.truthy(text:find("had isl %+ osl above 4096 tokens and were dropped"), text:sub(-800))
+    -- lengths the user gave are what was asked: refused, not dropped
+    text = run_cli("serve", "phi-3-mini", "--isl", "4000", "--osl", "200", "--rate", "1")
+    assert.truthy(text:find("expected isl + osl within max_position_embeddings 4096", 1, true), text)
+  end)
+
+  it("durations take min and h where they are typed", function()
+    local seconds = require("tilewave.cli.serve").seconds
+    assert.are.equal(600, seconds("10min", "serve.think_time"))
+    assert.are.equal(5400, seconds("1.5h", "serve.think_time"))
+    assert.are.equal(0.05, seconds("50ms", "serve.slo.tpot"))
+    local ok, err = pcall(seconds, "10", "serve.think_time")
+    assert.is_false(ok)
+    assert.truthy(err:find("(h, min, s, ms, us)", 1, true))
+  end)
+end)

@@ -57,6 +57,29 @@ describe("a new user's path from a transformers-written config.json folder", fun
     end)
   end
 
+  -- round 3 (issue 70 items 1, 4, 5 and 8) from the same folders
+  it("names a speculative draft, prints no time for what does not fit, says a format's default, drops a dataset's "
+    .. "requests past the context", function()
+    -- item 1: a folder as the draft; the acceptance rate not given is assumed, and said
+    local code, out, err = run("decode " .. DIR .. "llama-3.2-1b --hw h200 --batch 1 --speculative draft="
+      .. DIR .. "llama-3.2-1b,k=2")
+    assert.equal(0, code, err)
+    assert.truthy(out:find("speculative: draft llama-3.2-1b, k = 2, acceptance 0.70 assumed", 1, true), out)
+    -- item 4: mistral-7b at batch 512 x 32768 tokens needs 2.2 TB of KV cache on a 141 GB H200: no time
+    code, out, err = run("decode " .. DIR .. "mistral-7b-v0.1 --hw h200 --batch 512 --context 32768")
+    assert.equal(0, code, err)
+    assert.truthy(out:find("not priced: a configuration that does not fit has no time", 1, true), out)
+    assert.falsy(out:find("TPOT        [0-9]"), out)
+    -- item 5: gpt-oss without quantization_config is bf16, and says the published format
+    code, out, err = run("decode tests/fixtures/hf_variants/gpt-oss-20b-no-quantization --hw h200 --batch 1")
+    assert.equal(0, code, err)
+    assert.truthy(out:find("bf16 weights", 1, true) and out:find("ship mxfp4 (--weight-dtype mxfp4)", 1, true), out)
+    -- item 8: phi-3-mini-4k's 4096-token context drops arxiv's longest requests, counted
+    code, out, err = run("serve " .. DIR .. "phi-3-mini-4k --hw h200 --dataset arxiv --rate 1 --requests 200 --replay")
+    assert.equal(0, code, err)
+    assert.truthy(out:find("had isl %+ osl above 4096 tokens and were dropped"), out)
+  end)
+
   it("modernbert-base (encoder): prefill only; decode, serve and sizing say why not", function()
     local path = DIR .. "modernbert-base"
     local code, out = run("prefill " .. path .. " --hw h200 --prompt 512")

@@ -13,21 +13,22 @@ local output = require "tilewave.util.output"
 local M = {}
 local format = string.format
 
--- "2s", "50ms", "500us" (or "500µs") -> s; a number without its unit is an error (is 1 a second or
--- a millisecond?), as everywhere a time is typed
-local UNITS = { s = 1, ms = 1e-3, us = 1e-6, ["µs"] = 1e-6 }
+-- "2s", "50ms", "500us" (or "500µs"), "10min", "1h" -> s; a number without its unit is an error (is 1
+-- a second or a millisecond?), as everywhere a time is typed
+local UNITS = { h = 3600, min = 60, s = 1, ms = 1e-3, us = 1e-6, ["µs"] = 1e-6 }
 local function seconds(v, field)
   local num, unit = v:match("^([%d.eE+-]*%d%.?)(.*)$")
   local x = tonumber(num or "")
   if x and unit == "" then
-    error(format("%s: expected a duration with its unit (s, ms, us), got '%s'", field, v), 0)
+    error(format("%s: expected a duration with its unit (h, min, s, ms, us), got '%s'", field, v), 0)
   end
   local scale = UNITS[unit]
-  if not x or not scale or not (x > 0) or x == math.huge then
-    error(format("%s: expected a positive duration such as 2s, 50ms or 500us, got '%s'", field, v), 0)
+  if not x or not scale or not (x > 0) or x * scale == math.huge then
+    error(format("%s: expected a positive duration such as 10min, 2s, 50ms or 500us, got '%s'", field, v), 0)
   end
   return x * scale
 end
+M.seconds = seconds
 
 --- `--slo ttft=2s,tpot=50ms[,p=99]` -> { ttft_s, tpot_s, percentile }: each key at most once, at
 -- least one target.

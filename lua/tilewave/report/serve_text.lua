@@ -132,6 +132,14 @@ function M.render(runs, fmt)
   local foot = format("TTFT p99 [low, high]: with the step costs at their calibrated interval (x%.2f, x%.2f%s). "
     .. "Metrics as vLLM's benchmark_serving; running = mean requests in the batch.\n", r.interval.scale_low,
     r.interval.scale_high, r.interval.borrowed and ", borrowed from the H100" or "")
+  if r.dropped then
+    -- the dataset's requests past the model's context, as a benchmark client's sampler drops them
+    local n, total = 0, 0
+    for _, x in ipairs(runs) do n, total = n + (x.dropped and x.dropped.requests or 0), total + x.requests end
+    foot = foot .. format("Dataset requests past %s's context: %d of the %d drawn (%.1f%%) had isl + osl above %d "
+      .. "tokens and were dropped, others drawn in their place, as benchmark clients' samplers drop them (vLLM "
+      .. "benchmark_dataset.py).\n", r.model, n, n + total, 100 * n / (n + total), r.dropped.max_total)
+  end
   if r.conversation then
     local hits, looks = 0, 0
     for _, x in ipairs(runs) do hits, looks = hits + x.prefix.hits, looks + x.prefix.lookups end

@@ -141,7 +141,14 @@ function M.prepare(o)
   opts.pp = groups.pp_alone(pp, ep, dis, sd)
   -- the model's own context first: a workload past it is the same error on every device
   local max_context = (w.max_isl + w.max_osl) * (w.turns or 1)
-  if c.max_position_embeddings and max_context > c.max_position_embeddings and not o.allow_long_context then
+  local limit = not o.allow_long_context and c.max_position_embeddings
+  if limit and max_context > limit and M.drops_long(w, limit) then
+    -- a dataset's requests past the context are dropped and others drawn in their place, as a
+    -- benchmark client's sampler does (the core's max_total; the run counts them: `dropped`)
+    w.max_total = limit - (w.prefix_tokens or 0)
+    max_context = limit
+  end
+  if limit and max_context > limit then
     -- named by what made it long: a conversation's turns, a shared prefix, or the lengths
     local field, what = "serve.workload", "isl + osl"
     if (w.turns or 1) > 1 then
@@ -234,7 +241,7 @@ end
 -- for a trace's lengths. Drawn anew, at twice the count, when a run needs more.
 local function drawn_lengths(x, n)
   local w, cache = x.w, x.drawn
-  if not cache or w.isl.kind == "trace" or w.osl.kind == "trace" then return nil end
+  if not cache or w.isl.kind == "trace" or w.osl.kind == "trace" or w.max_total then return nil end
   local function len(l) return { kind = l.kind, a = l.a, b = l.b, lo = l.lo, hi = l.hi } end
   if cache.n and cache.n >= n and cache.isl == w.isl and cache.osl == w.osl and cache.seed == x.seed then
     return cache.ud
@@ -243,6 +250,18 @@ local function drawn_lengths(x, n)
   cache.ud = core.serve_lengths { isl = len(w.isl), osl = len(w.osl), seed = x.seed, n = want }
   cache.n, cache.isl, cache.osl, cache.seed = want, w.isl, w.osl, x.seed
   return cache.ud
+end
+
+--- Whether workload `w` (tilewave.serve.workload.resolve's) drops its requests past `limit` tokens
+-- (isl + osl, and a shared prefix) rather than refusing the run: lengths drawn from a named dataset
+-- (its sampler drops what a model cannot take, as vLLM's benchmark_dataset.py is_valid_sequence
+-- drops sequences past its length limit), one turn per request, and a limit that leaves a request
+-- of its shortest lengths room. Lengths the user gave (--isl, --osl, a trace) are refused instead:
+-- they are what was asked.
+function M.drops_long(w, limit)
+  if not w.dataset or (w.turns or 1) > 1 or w.isl.kind == "trace" or w.osl.kind == "trace" then return false end
+  local shortest = (w.isl.lo or w.isl.a or 1) + (w.osl.lo or w.osl.a or 1) + (w.prefix_tokens or 0)
+  return limit - (w.prefix_tokens or 0) >= 2 and shortest <= limit
 end
 
 --- One run of the core for a prepared run `x` (M.prepare) at step-cost scale `scale`: the
@@ -265,7 +284,7 @@ local function run(x, scale, detail, stop)
     arrival = w.arrival, rate = w.rate, cv = w.cv, concurrency = w.concurrency, requests = w.requests, seed = x.seed,
     measure_from = w.measure_from, measure_to = w.measure_to,
     prefix_tokens = w.prefix_tokens or 0, prefix_share = w.prefix_share or 0, prefix_caching = x.prefix_caching,
-    turns = w.turns or 1, think_s = w.think_s or 0,
+    turns = w.turns or 1, think_s = w.think_s or 0, max_total = w.max_total or 0,
     isl = len(w.isl), osl = len(w.osl), trace_arrival = w.trace_arrival, trace_isl = w.trace_isl,
     trace_osl = w.trace_osl, drawn = drawn_lengths(x, w.requests),
     policy = s.policy, mix = s.mix, chunked = s.chunked, reserve = s.reserve, max_num_seqs = s.max_num_seqs,
@@ -312,6 +331,8 @@ local function shape(x, r)
     weight_dtype_source = x.weight_dtype_source,
     arrival = x.w.arrival, rate = x.w.rate, concurrency = x.w.concurrency, dataset = x.w.dataset,
     requests = r.requests, duration_s = r.duration_s,
+    -- a dataset's requests past the model's context, dropped and drawn again (M.drops_long)
+    dropped = x.w.max_total and { requests = r.dropped or 0, max_total = x.w.max_total } or nil,
     measure = { mode = x.w.measure, from = x.w.measure_from, to = x.w.measure_to, requests = r.measured,
                 asked = x.w.requests_asked },
     throughput = { requests_per_s = r.requests_per_s, output_tokens_per_s = r.output_tokens_per_s,
