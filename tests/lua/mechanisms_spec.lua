@@ -77,6 +77,17 @@ describe("issue 71: mechanisms worked out by hand", function()
     assert.are.equal(9, gb(nil, 9, 256))            -- no graphs: no padding
   end)
 
+  it("7: the busiest expert-parallel rank is taken over the step's token x k routed copies", function()
+    -- Mixtral (8 experts, k = 2) over ep = 2 ranks, 4 tokens: 8 copies, a mean of 4 a rank; the
+    -- busiest rank over the mean 1 + sqrt(2 ln 2 / 4) = 1.588705 (Raab and Steger 1998); over the 4
+    -- tokens alone it would be 1 + sqrt(2 ln 2 / 2) = 1.832555
+    local ep = require "tilewave.cost.expert_parallel"
+    local want = 1 + math.sqrt(2 * math.log(2) / 4)
+    assert.is_true(math.abs(ep.rank_imbalance(4, 2, 2) - want) < 1e-12)
+    local d = tw.inference.decode_step { model = "mixtral-8x7b", hw = "h100_sxm5", ep = 2, batch = 4, context = 1 }
+    assert.is_true(math.abs(d.expert_imbalance - want) < 1e-12, tostring(d.expert_imbalance))
+  end)
+
   it("8: with pp stages each micro-batch scheduler holds 1/pp of the KV blocks", function()
     local groups = require "tilewave.serve.parallel_groups"
     -- 1000 tokens over 2 micro-batches: 500, in whole 16-token blocks: 31 x 16 = 496
@@ -97,6 +108,22 @@ describe("issue 71: mechanisms worked out by hand", function()
     assert.is_true(math.abs(steps.handoff(spec, eng, 1, 2)(8192) / one - 1) < 1e-12)
     assert.is_true(math.abs(steps.handoff(spec, eng, 1, 3)(8192) / (2 * one) - 1) < 1e-12)
     assert.are.equal(0, steps.handoff(spec, eng, 1, 1)(8192))
+  end)
+
+  it("11: the max-rate search bisects the bracket its gallop leaves, not stopping at its first success", function()
+    local highest = require("tilewave.serve.size").highest
+    -- J = 32, the SLO met up to 20: the gallop steps down by 1, 2, 4, 8 from the last failure,
+    -- probing 31, 29, 25 (fail) and 17 (met), leaving (17, 25); bisection probes 21 (fail), 19 and
+    -- 20 (met): 20, in 7 probes (stopping at the first success would answer 17)
+    local probes = {}
+    local got = highest(32, function(j) probes[#probes + 1] = j return j <= 20 end)
+    assert.are.equal(20, got)
+    assert.are.same({ 31, 29, 25, 17, 21, 19, 20 }, probes)
+    -- met at the top: one probe; met nowhere past 0: 0
+    probes = {}
+    assert.are.equal(31, highest(32, function(j) probes[#probes + 1] = j return true end))
+    assert.are.same({ 31 }, probes)
+    assert.are.equal(0, highest(32, function() return false end))
   end)
 
   it("12: TensorRT-LLM's GptSession takes the whole memory for weights and KV cache", function()

@@ -52,6 +52,11 @@ function M.imbalance(copies, ep, skew)
   return min(ep, skew * (1 + sqrt(2 * log(ep) / mean)))
 end
 
+--- M.imbalance of a step of `tokens` tokens each routed to `k` experts: its tokens x k copies are
+-- what the ranks' experts share, so the busiest rank's load is taken over the copies, never over
+-- the tokens (decode's step and serve's lin(n), tilewave.cost.step_parts.ep_lin, both ask it here).
+function M.rank_imbalance(tokens, k, ep, skew) return M.imbalance(tokens * k, ep, skew) end
+
 --- Validate an expert-parallel size for model `c`: 1, or a divisor of its routed experts with
 -- t = 1 (attention data-parallel across the ep ranks).
 -- @raise `<path>: <model> has no experts to spread (expected ep = 1)`; `<path>: expected a divisor

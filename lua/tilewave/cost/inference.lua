@@ -158,7 +158,7 @@ local function stepper(o, no_floor)
   local wbytes, params, ops, moe_layers, expert_op, expert_params = terms.weights(c, t, fmt, batch, ep)
   -- the busiest rank's share of the batch's routed copies (tilewave.cost.expert_parallel.imbalance)
   local skew = expert_parallel.check_skew(o.expert_imbalance, ep, "decode.expert_imbalance")
-  local imb = expert_parallel.imbalance(batch * (expert_op and expert_op.experts_per_token or 0), ep, skew)
+  local imb = expert_parallel.rank_imbalance(batch, expert_op and expert_op.experts_per_token or 0, ep, skew)
   params = params + expert_params * (imb - 1)
   local batch_all = batch
   batch = batch // ep -- sequences per rank

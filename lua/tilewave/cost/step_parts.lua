@@ -90,7 +90,7 @@ function M.ep_lin(c, spec, eng, ep, n, fdt, skew, last, wfmt, link)
     moe_of[c] = { ep_parallel.moe_layers(probe.ops) }
   end
   local layers, k = moe_of[c][1], moe_of[c][2]
-  local imb = ep_parallel.imbalance(n * k, ep, skew)
+  local imb = ep_parallel.rank_imbalance(n, k, ep, skew)
   local est = forward.estimate(c, spec, { b = 1, s = per, t = 1, dtype = fdt, attention = "flash", engine = eng, ep = ep,
                                           imbalance = imb, weight_dtype = wfmt and wfmt.name,
                                           group = wfmt and wfmt.group })

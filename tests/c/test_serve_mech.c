@@ -1,0 +1,126 @@
+/* test_serve_mech.c - serving mechanisms pinned by hand (issue 71): a shared prefix is a cache hit only
+ * once a request has computed it. Three requests of a 32-token shared prefix and 10 tokens of their
+ * own (3 output tokens) at t = 0, two sequences at a time, 16-token blocks (the prefix is two full
+ * blocks): the first step admits requests 0 and 1 together - request 0 allocates the prefix's blocks
+ * (a miss), request 1 finds them allocated but not computed (vLLM hashes a block once it is full of
+ * computed tokens), so it computes the prefix too: no hit. Request 2 is admitted after one of them
+ * finishes, with the prefix computed: a hit that skips its 32 tokens. And a finished conversation
+ * turn keeps only its full blocks for the next turn (vLLM hashes only full blocks). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tilewave.h"
+#include "tw_test.h"
+
+static const double tok[] = {1, 1001}, lin[] = {1.001e-3, 2.001e-3};
+static const double ctxg[] = {1, 100, 10000}, attn[] = {1e-9, 1e-5, 1e-1};
+static const double seq[] = {1, 64}, lm[] = {1e-4, 1e-4};
+static const double dctx[] = {1, 10000}, dec[] = {2e-3, 2e-3, 2e-3, 2e-3};
+
+static void test_prefix_hit_only_once_computed(void **state)
+{
+    tw_serve_workload w;
+    tw_serve_policy p;
+    tw_serve_costs c;
+    tw_serve_result r;
+    void *work;
+    (void)state;
+    memset(&w, 0, sizeof w);
+    memset(&p, 0, sizeof p);
+    memset(&c, 0, sizeof c);
+    c.tok_grid = tok; c.n_tok = 2; c.lin_s = lin;
+    c.ctx_grid = ctxg; c.n_ctx = 3; c.attn_s = attn;
+    c.seq_grid = seq; c.n_seq = 2; c.logits_s = lm;
+    c.dctx_grid = dctx; c.n_dctx = 2; c.decode_s = dec;
+    c.host_s = 5e-4;
+    c.scale = 1.0;
+    p.policy = TW_SERVE_CONTINUOUS;
+    p.mix = 1;
+    p.chunked = 1;
+    p.max_num_seqs = 2;
+    p.max_num_batched_tokens = 1000;
+    p.block_size = 16;
+    p.kv_capacity_tokens = 100000;
+    p.replicas = 1;
+    p.multi_step = 1;
+    p.prefix_caching = 1;
+    w.arrival = TW_ARRIVE_OFFLINE;
+    w.requests = 3;
+    w.isl.kind = TW_LEN_FIXED;
+    w.isl.a = 10;
+    w.osl.kind = TW_LEN_FIXED;
+    w.osl.a = 3;
+    w.prefix_tokens = 32;
+    w.prefix_share = 1;
+    work = malloc(tw_serve_workspace_bytes(&w, &p, 0));
+    assert_non_null(work);
+    assert_int_equal(TW_OK, tw_serve_run(&w, &p, &c, 0.0, 0.0, work, tw_serve_workspace_bytes(&w, &p, 0), NULL, 0, &r,
+                                         NULL));
+    assert_close(r.prefix_lookups, 3, 0);
+    assert_close(r.prefix_hits, 1, 0);
+    assert_close(r.cached_tokens, 32, 0);
+    /* tokens: every prompt computed but request 2's prefix, (42 + 42 + 10) prefill tokens, plus 2
+       decode tokens each (3 outputs, the first from the prefill): 94 + 6 */
+    assert_close(r.prefill_tokens, 94, 0);
+    free(work);
+}
+
+/* a conversation of 2 turns, 10 new prompt tokens and 3 output tokens each, 8-token blocks: turn 0
+   writes 10 + 3 - 1 = 12 tokens to the cache, one full block (8 tokens) and a partial one; the full
+   block stays cached for turn 1, whose prompt is 10 + 3 + 10 = 23 tokens: it skips 8 (16 if the
+   partial block were kept) and computes 15 */
+static void test_turn_keeps_full_blocks_only(void **state)
+{
+    tw_serve_workload w;
+    tw_serve_policy p;
+    tw_serve_costs c;
+    tw_serve_result r;
+    void *work;
+    (void)state;
+    memset(&w, 0, sizeof w);
+    memset(&p, 0, sizeof p);
+    memset(&c, 0, sizeof c);
+    c.tok_grid = tok; c.n_tok = 2; c.lin_s = lin;
+    c.ctx_grid = ctxg; c.n_ctx = 3; c.attn_s = attn;
+    c.seq_grid = seq; c.n_seq = 2; c.logits_s = lm;
+    c.dctx_grid = dctx; c.n_dctx = 2; c.decode_s = dec;
+    c.host_s = 5e-4;
+    c.scale = 1.0;
+    p.policy = TW_SERVE_CONTINUOUS;
+    p.mix = 1;
+    p.chunked = 1;
+    p.max_num_seqs = 1;
+    p.max_num_batched_tokens = 1000;
+    p.block_size = 8;
+    p.kv_capacity_tokens = 100000;
+    p.replicas = 1;
+    p.multi_step = 1;
+    p.prefix_caching = 1;
+    w.arrival = TW_ARRIVE_OFFLINE;
+    w.requests = 2;
+    w.turns = 2;
+    w.isl.kind = TW_LEN_FIXED;
+    w.isl.a = 10;
+    w.osl.kind = TW_LEN_FIXED;
+    w.osl.a = 3;
+    work = malloc(tw_serve_workspace_bytes(&w, &p, 0));
+    assert_non_null(work);
+    assert_int_equal(TW_OK, tw_serve_run(&w, &p, &c, 0.0, 0.0, work, tw_serve_workspace_bytes(&w, &p, 0), NULL, 0, &r,
+                                         NULL));
+    assert_close(r.prefix_lookups, 1, 0);
+    assert_close(r.prefix_hits, 1, 0);
+    assert_close(r.cached_tokens, 8, 0);
+    assert_close(r.prefill_tokens, 10 + 15, 0);
+    assert_close(r.kv_blocks_end, 0, 0);
+    free(work);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prefix_hit_only_once_computed),
+        cmocka_unit_test(test_turn_keeps_full_blocks_only),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
