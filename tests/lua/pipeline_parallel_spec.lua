@@ -35,9 +35,12 @@ describe("pipeline_parallel", function()
 end)
 
 describe("serving with pipeline parallelism", function()
-  it("pp = 1 is today's run, bit for bit", function()
-    local w = { rate = 4, requests = 200, dataset = "sharegpt" }
-    assert.are.same(serve { workload = w }, serve { pp = 1, workload = w })
+  it("at pp = 1 hands nothing on and keeps the whole KV cache", function()
+    -- one stage: no hand-off (pp - 1 = 0 sends), and its one scheduler holds every block
+    assert.are.equal(0, pp_parallel.handoff_s(8192, 1, 1, 450e9, 50e9, 5e-6))
+    local r = serve { pp = 1, workload = { rate = 4, requests = 200, dataset = "sharegpt" } }
+    assert.is_nil(r.pp)
+    assert.are.equal(1, r.gpus)
   end)
   it("raises TTFT at low load over a grid: never below one stage's, and above t x pp tensor-parallel", function()
     for _, m in ipairs { { "llama-3.1-8b", 1 }, { "llama-3.1-70b", 2 } } do

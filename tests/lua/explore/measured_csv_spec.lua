@@ -39,6 +39,22 @@ describe("a measurement folder's rows", function()
     assert.equal(g.time_s, rows[1].predicted)
   end)
 
+  it("reads m, n and k from their own columns: a 256 x 4096 x 16384 row is priced as that shape", function()
+    -- a skinny GEMM: 256 rows, 4096 columns, a K = 16384 reduction
+    local row = GOOD:gsub(",4096,4096,4096,", ",256,4096,16384,")
+    local dir = folder { ["gemm.csv"] = HEADER .. "\n" .. row .. "\n" }
+    local rows = accuracy.measured(dir, "h100_sxm5", "x")
+    os.execute("rm -rf " .. dir)
+    local tw = require "tilewave"
+    local function t(m, n, k) return tw.gemm { m = m, n = n, k = k, batch = 1, dtype = "bf16", hw = "h100_sxm5" }.time_s end
+    assert.equal(t(256, 4096, 16384), rows[1].predicted)
+    -- K swapped with M or N moves the time (M and N swapped need not: the tiles come in both
+    -- orientations, 128 x 256 and 256 x 128)
+    for _, other in ipairs { t(256, 16384, 4096), t(16384, 4096, 256) } do
+      assert.are_not.equal(other, rows[1].predicted)
+    end
+  end)
+
   it("names the file, the row and the column of a bad value", function()
     local dir = folder { ["gemm.csv"] = HEADER .. "\n" .. GOOD .. "\n" .. GOOD:gsub(",4096,4096,4096,", ",abc,4096,4096,") .. "\n" }
     assert.equal(string.format("calibrate: %s/gemm.csv row 3: m: expected a positive integer up to 2^31-1, got 'abc'", dir),
