@@ -88,6 +88,24 @@ describe("issue 71: mechanisms worked out by hand", function()
     assert.is_true(math.abs(d.expert_imbalance - want) < 1e-12, tostring(d.expert_imbalance))
   end)
 
+  it("7b: an expert-parallel decode step of b sequences runs ceil(b / ep) on every rank, the host b", function()
+    -- Mixtral over ep = 2 ranks, no CUDA graphs: 3 sequences put 2 on the busiest rank, as 4 do, so
+    -- the step at b = 3 is the step at 4 less one sequence's host time (seq_host_s), and likewise 1
+    -- against 2; 4 and 5 differ by more than the host (5 puts 3 on a rank)
+    local steps = require "tilewave.serve.steps"
+    local eng = {}
+    for k, v in pairs(require("tilewave.cost.engines").resolve("vllm")) do eng[k] = v end
+    eng.graph_sizes = nil
+    local r = steps.tables(tw.models.load("mixtral-8x7b"), tw.hw.load("h100_sxm5"), eng, { t = 1, ep = 2 },
+      { max_tokens = 64, max_context = 64, max_seqs = 8 })
+    local n = #r.dctx_grid
+    local function d(b) return r.decode_s[(b - 1) * n + 1] end -- seq_grid is 1..8 here
+    assert.are.same({ 1, 2, 3, 4, 5, 6, 7, 8 }, r.seq_grid)
+    assert.is_true(math.abs(d(4) - d(3) - r.seq_host_s) < 1e-15)
+    assert.is_true(math.abs(d(2) - d(1) - r.seq_host_s) < 1e-15)
+    assert.is_true(d(5) - d(4) > 10 * r.seq_host_s)
+  end)
+
   it("8: with pp stages each micro-batch scheduler holds 1/pp of the KV blocks", function()
     local groups = require "tilewave.serve.parallel_groups"
     -- 1000 tokens over 2 micro-batches: 500, in whole 16-token blocks: 31 x 16 = 496

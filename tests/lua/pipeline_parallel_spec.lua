@@ -71,9 +71,13 @@ describe("serving with pipeline parallelism", function()
   it("splits the pipeline's KV cache over its micro-batch schedulers", function()
     local w = { rate = 1, requests = 50, isl = 100, osl = 10 }
     local one, two = serve { workload = w }, serve { pp = 2, workload = w }
-    -- each stage holds half the layers' cache for every sequence, in about 40 % less weight
-    assert.is_true(two.kv_capacity_tokens > one.kv_capacity_tokens)
-    assert.are.equal(0, two.kv_capacity_tokens % 16)
+    -- each stage holds half the layers' cache for every sequence, in about 40 % less weight: the
+    -- pipeline's cache P is larger than one GPU's; each of the 2 micro-batch schedulers (vLLM's
+    -- virtual engines) holds 1/2 of it, in whole 16-token blocks: floor(P / 2 / 16) x 16
+    local x = tw.serve.prepare { model = "llama-3.1-8b", hw = "h100_sxm5", pp = 2, workload = w }
+    local P = x.kv.pipeline_kv_capacity_tokens
+    assert.is_true(P > one.kv_capacity_tokens)
+    assert.are.equal(math.floor(P / 2 / 16) * 16, two.kv_capacity_tokens)
   end)
   it("refuses bad input by name, on one line", function()
     local w = { rate = 1, requests = 50, isl = 100, osl = 10 }
