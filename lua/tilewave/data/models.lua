@@ -19,6 +19,9 @@
 -- Errors name the field: `model.num_attention_heads: expected a divisor of
 -- hidden_size 2560, got 33`. Expected failures of lookups (unknown id,
 -- unreadable file) return `nil, msg`.
+-- One concern past 400 lines: a config from any source (a preset, a config.json, a table) to one
+-- validated table, and the counts read off it (parameters, KV per token); the families and the
+-- config.json field map are their own modules (data/families, data/config_json).
 -- @module tw.models
 local check = require "tilewave.util.check"
 local tables = require "tilewave.util.tables"
