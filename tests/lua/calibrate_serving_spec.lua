@@ -219,3 +219,18 @@ describe("calibrate --serving, round trip", function()
     assert.are.equal("-- a b  c]]", literal.comment("a\nb\r\0c]]"))
   end)
 end)
+
+describe("a vLLM result file without per-request arrays", function()
+  it("says to rerun with --save-detailed (issue 69 item 1)", function()
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    -- what vllm bench serve --save-result writes without --save-detailed: the aggregates alone
+    f:write('{"backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct", "num_prompts": 100, '
+      .. '"completed": 100, "duration": 20.0, "mean_ttft_ms": 30.0}')
+    f:close()
+    local ok, err = pcall(require("tilewave.data.serving_results").read, path)
+    os.remove(path)
+    assert.is_false(ok)
+    assert.truthy(err:find("rerun vllm bench serve with --save-result --save-detailed", 1, true), err)
+  end)
+end)

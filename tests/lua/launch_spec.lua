@@ -18,6 +18,21 @@ describe("tilewave.serve.launch", function()
     assert.are.equal(1, l.copies)
     assert.is_nil(l.note)
   end)
+  it("caps the context where one sequence's KV cache cannot hold it, as each engine names the flag", function()
+    -- issue 69: llama-3.1-70b fp8 on one H100 keeps 9,232 tokens of KV; vLLM refuses to start its
+    -- 131,072-token context without --max-model-len 9232
+    local d = deployment { t = 1, kv_capacity_tokens = 9232, max_position_embeddings = 131072 }
+    assert.truthy(launch.of(d, "a/b").command:find(" %-%-max%-model%-len 9232$"))
+    d.engine = "sglang"
+    assert.truthy(launch.of(d, "a/b").command:find(" %-%-context%-length 9232$"))
+    d.engine = "trtllm"
+    assert.truthy(launch.of(d, "a/b").command:find(" %-%-max_seq_len 9232$"))
+    -- an expert-parallel group of 8 ranks holding 80,000 tokens: 10,000 a rank, one sequence's most
+    assert.are.equal(10000, launch.max_model_len(80000, 8, 131072))
+    -- a cache that holds the whole context: no flag
+    d = deployment { kv_capacity_tokens = 200000, max_position_embeddings = 131072 }
+    assert.falsy(launch.of(d, "a/b").command:find("max-model-len", 1, true))
+  end)
   it("adds --num-scheduler-steps only for vLLM 0.6, where multi-step exists", function()
     local d = deployment { engine = "vllm@0.6", multi_step = 10 }
     assert.truthy(launch.of(d, "a/b").command:find("%-%-num%-scheduler%-steps 10$"))
@@ -42,6 +57,22 @@ describe("tilewave.serve.launch", function()
     assert.truthy(l.pools.prefill.command:find("--tensor-parallel-size 1 ", 1, true))
     assert.are.same({ 2, 1 }, { l.pools.prefill.copies, l.pools.decode.copies })
     assert.truthy(l.pools.decode.command:find("--tensor-parallel-size 4 ", 1, true))
+    -- vLLM V1's NixlConnector on both pools (docs.vllm.ai features/nixl_connector_usage), one shell word
+    local kv = [['--kv-transfer-config={"kv_connector":"NixlConnector","kv_role":"kv_both"}']]
+    assert.are.equal(kv, l.pools.prefill.command:sub(-#kv))
+    assert.are.equal(kv, l.pools.decode.command:sub(-#kv))
+    assert.truthy(l.note:find("proxy", 1, true))
+    -- SGLang: each pool its disaggregation mode over NIXL (docs.sglang.io pd_disaggregation)
+    local g = launch.of(deployment { engine = "sglang", mode = "disagg", prefill = { t = 1, replicas = 1 },
+                                     decode = { t = 1, replicas = 1 } }, "a/b")
+    assert.truthy(g.pools.prefill.command:find("%-%-disaggregation%-mode prefill %-%-disaggregation%-transfer%-backend nixl$"))
+    assert.truthy(g.pools.decode.command:find("%-%-disaggregation%-mode decode %-%-disaggregation%-transfer%-backend nixl$"))
+    -- vLLM 0.6 (no V1 connector): the note, no flag
+    local old = launch.of(deployment { engine = "vllm@0.6", mode = "disagg", prefill = { t = 1, replicas = 1 },
+                                       decode = { t = 1, replicas = 1 } }, "a/b")
+    assert.falsy(old.pools.prefill.command:find("kv-transfer", 1, true))
+    -- an int4 row needs a quantized checkpoint
+    assert.truthy(launch.of(deployment { weight_dtype = "int4" }, "a/b").note:find("AWQ or GPTQ int4 checkpoint", 1, true))
     -- an engine file launches as the release it was calibrated on
     local f = launch.of(deployment { engine = "mine", engine_base = "vllm@0.6", multi_step = 10 }, "a/b")
     assert.truthy(f.command:find("^vllm serve a/b .*%-%-num%-scheduler%-steps 10$"), f.command)

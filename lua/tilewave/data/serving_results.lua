@@ -178,8 +178,11 @@ function M.read(path, o)
   end
   for _, k in ipairs(ARRAYS) do
     if type(doc[k]) ~= "table" then
-      fail(path, k, "expected the per-request array of vLLM's --save-result JSON or SGLang's bench_serving "
-        .. "--output-details JSONL (input_lens, output_lens, ttfts, itls)", doc[k] == nil and "none" or type(doc[k]))
+      -- vLLM's benchmark writes the arrays only with --save-detailed since 2025 (vllm/benchmarks/
+      -- serve.py: without it the per-request keys are dropped from --save-result's JSON)
+      fail(path, k, "expected the per-request array of vLLM's --save-result JSON (rerun vllm bench serve with "
+        .. "--save-result --save-detailed) or SGLang's bench_serving --output-details JSONL (input_lens, "
+        .. "output_lens, ttfts, itls)", doc[k] == nil and "none" or type(doc[k]))
     end
   end
   local n = #doc.input_lens

@@ -16,7 +16,9 @@
 --     (attention DP: enable_attention_dp in the --extra_llm_api_options YAML), --max_batch_size,
 --     --max_num_tokens, --kv_cache_free_gpu_memory_fraction; FP8 weights come from an FP8
 --     checkpoint (no flag quantizes on load)
--- Replicas are that many copies of the command behind a load balancer (the simulation routes to
+-- The context is capped (--max-model-len, --context-length, --max_seq_len) where one sequence's KV
+-- cache cannot hold the model's whole context (M.max_model_len), as the engine refuses to start
+-- otherwise. Replicas are that many copies of the command behind a load balancer (the simulation routes to
 -- the least loaded); disaggregated pools give each pool's command and leave the KV-transfer
 -- connector between them to the engine's own configuration. NIM and custom engines get no command.
 -- @module tilewave.serve.launch
@@ -40,6 +42,39 @@ end
 local function family(name)
   return (name or ""):match("^(%a+)")
 end
+
+--- The longest request a deployment can start with, when it is shorter than the model's context:
+-- an engine refuses to start a model whose context one sequence's KV cache cannot hold (vLLM:
+-- "The model's max seq len (131072) is larger than the maximum number of tokens that can be stored
+-- in KV cache", vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory), so the launch line
+-- caps it at the KV capacity one sequence may take: a replica's (an expert-parallel group's over its
+-- ep ranks, each holding its own sequences' cache). nil when the context fits.
+-- @param kv the KV capacity, tokens; @param ep ranks holding it; @param ctx max_position_embeddings
+function M.max_model_len(kv, ep, ctx)
+  if not (kv and ctx) then return nil end
+  local per = kv // (ep or 1)
+  if per < ctx then return per end
+  return nil
+end
+
+-- Disaggregated pools' KV transfer, as each engine's docs start it: vLLM V1's NixlConnector
+-- (docs.vllm.ai features/nixl_connector_usage: --kv-transfer-config with kv_connector NixlConnector,
+-- kv_role kv_both on both pools); SGLang's --disaggregation-mode prefill or decode over NIXL
+-- (docs.sglang.io advanced_features/pd_disaggregation, --disaggregation-transfer-backend). vLLM 0.x
+-- before V1 and TensorRT-LLM keep the note: configured apart.
+local DISAGG = {
+  vllm = { prefill = M.shell_quote('--kv-transfer-config={"kv_connector":"NixlConnector","kv_role":"kv_both"}'),
+           decode = M.shell_quote('--kv-transfer-config={"kv_connector":"NixlConnector","kv_role":"kv_both"}'),
+           note = "a proxy in front sends each request to a prefill replica, then a decode one (vLLM's disaggregated "
+             .. "serving proxy)" },
+  sglang = { prefill = "--disaggregation-mode prefill --disaggregation-transfer-backend nixl",
+             decode = "--disaggregation-mode decode --disaggregation-transfer-backend nixl",
+             note = "SGLang's router in front pairs a prefill replica with a decode one (--pd-disaggregation)" },
+}
+
+-- each engine's flag for it: vLLM --max-model-len (vllm/engine/arg_utils.py), SGLang
+-- --context-length (sglang/srt/server_args.py), trtllm-serve --max_seq_len (trtllm-serve --help)
+local MODEL_LEN = { vllm = "--max-model-len %d", sglang = "--context-length %d", trtllm = "--max_seq_len %d" }
 
 local BUILD = {
   vllm = function(d, model, t, name)
@@ -82,7 +117,8 @@ local BUILD = {
 
 --- The launch of deployment `d` (tilewave.serve.simulate's shape, as the sizing search ranks it).
 -- @param d the deployment: engine, t, replicas, max_num_seqs, max_num_batched_tokens,
---   gpu_memory_utilization, weight_dtype, kv_dtype, multi_step, mode, prefill, decode
+--   gpu_memory_utilization, weight_dtype, kv_dtype, multi_step, mode, prefill, decode,
+--   kv_capacity_tokens and max_position_embeddings (the context cap, M.max_model_len)
 -- @string model the model as the user named it: a Hugging Face repo or a path is used as it is, a
 --   tilewave preset id becomes `<checkpoint of ID>` to fill in
 -- @return `{ engine, command (one replica, or nil), copies (replicas), pools = { prefill = {
@@ -100,16 +136,32 @@ function M.of(d, model)
       d.engine) }
   end
   local out = { engine = d.engine }
+  -- the command, with the context capped where the KV cache needs it (M.max_model_len)
+  local function command(t, kv)
+    local c = build(d, m, t, name)
+    local len = M.max_model_len(kv, d.ep, d.max_position_embeddings)
+    return len and c .. " " .. format(MODEL_LEN[fam], len) or c
+  end
   if d.mode == "disagg" then
-    out.pools = { prefill = { command = build(d, m, d.prefill.t, name), copies = d.prefill.replicas },
-                  decode = { command = build(d, m, d.decode.t, name), copies = d.decode.replicas } }
-    out.note = "each pool's replicas behind the engine's KV-transfer connector (configured apart)"
+    local pre = command(d.prefill.t, d.kv_capacity_tokens)
+    local dec = command(d.decode.t, d.decode.kv_capacity_tokens or d.kv_capacity_tokens)
+    local kv = DISAGG[fam] and not name:find("^vllm@0") and DISAGG[fam]
+    if kv then pre, dec = pre .. " " .. kv.prefill, dec .. " " .. kv.decode end
+    out.pools = { prefill = { command = pre, copies = d.prefill.replicas },
+                  decode = { command = dec, copies = d.decode.replicas } }
+    out.note = kv and kv.note or "each pool's replicas behind the engine's KV-transfer connector (configured apart)"
   else
-    out.command, out.copies = build(d, m, d.t, name), d.replicas
+    out.command, out.copies = command(d.t, d.kv_capacity_tokens), d.replicas
     if d.replicas > 1 then out.note = format("%d copies behind a load balancer (least loaded)", d.replicas) end
   end
   if (d.ep or 1) > 1 and fam == "trtllm" then
     out.note = (out.note and out.note .. "; " or "") .. "enable_attention_dp: true in --extra_llm_api_options"
+  end
+  if d.weight_dtype == "int4" or d.weight_dtype == "int8" then
+    -- weight-only formats are read from a quantized checkpoint's quantization_config (no flag
+    -- quantizes to them on load)
+    out.note = (out.note and out.note .. "; " or "") .. format("an AWQ or GPTQ %s checkpoint (its quantization_config "
+      .. "names the method)", d.weight_dtype)
   end
   if d.weight_dtype == "fp8" and fam == "trtllm" then
     out.note = (out.note and out.note .. "; " or "") .. "an FP8 checkpoint (trtllm-serve quantizes none on load)"

@@ -327,6 +327,7 @@ local function shape(x, r)
                             gpus = x.disagg.decode.t * x.disagg.decode.replicas,
                             kv_capacity_tokens = x.disagg.decode_kv.kv_capacity_tokens } or nil,
     kv_transfer = x.disagg and x.disagg.transfer or nil,
+    max_position_embeddings = x.c.max_position_embeddings, -- the model's context (a launch line may need less)
     engine = x.eng.name, engine_base = x.eng.file_base, scheduler = x.sched.name, weight_dtype = x.weight_dtype, kv_dtype = x.kv_dtype,
     weight_dtype_source = x.weight_dtype_source,
     arrival = x.w.arrival, rate = x.w.rate, concurrency = x.w.concurrency, dataset = x.w.dataset,
