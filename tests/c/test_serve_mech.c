@@ -12,11 +12,8 @@
 
 #include "tilewave.h"
 #include "tw_test.h"
+#include "tw_serve_test.h"
 
-static const double tok[] = {1, 1001}, lin[] = {1.001e-3, 2.001e-3};
-static const double ctxg[] = {1, 100, 10000}, attn[] = {1e-9, 1e-5, 1e-1};
-static const double seq[] = {1, 64}, lm[] = {1e-4, 1e-4};
-static const double dctx[] = {1, 10000}, dec[] = {2e-3, 2e-3, 2e-3, 2e-3};
 
 static void test_prefix_hit_only_once_computed(void **state)
 {
@@ -27,23 +24,8 @@ static void test_prefix_hit_only_once_computed(void **state)
     void *work;
     (void)state;
     memset(&w, 0, sizeof w);
-    memset(&p, 0, sizeof p);
-    memset(&c, 0, sizeof c);
-    c.tok_grid = tok; c.n_tok = 2; c.lin_s = lin;
-    c.ctx_grid = ctxg; c.n_ctx = 3; c.attn_s = attn;
-    c.seq_grid = seq; c.n_seq = 2; c.logits_s = lm;
-    c.dctx_grid = dctx; c.n_dctx = 2; c.decode_s = dec;
-    c.host_s = 5e-4;
-    c.scale = 1.0;
-    p.policy = TW_SERVE_CONTINUOUS;
-    p.mix = 1;
-    p.chunked = 1;
-    p.max_num_seqs = 2;
-    p.max_num_batched_tokens = 1000;
-    p.block_size = 16;
-    p.kv_capacity_tokens = 100000;
-    p.replicas = 1;
-    p.multi_step = 1;
+    serve_test_costs(&c);
+    serve_test_policy(&p, 2, 16);
     p.prefix_caching = 1;
     w.arrival = TW_ARRIVE_OFFLINE;
     w.requests = 3;
@@ -79,23 +61,8 @@ static void test_turn_keeps_full_blocks_only(void **state)
     void *work;
     (void)state;
     memset(&w, 0, sizeof w);
-    memset(&p, 0, sizeof p);
-    memset(&c, 0, sizeof c);
-    c.tok_grid = tok; c.n_tok = 2; c.lin_s = lin;
-    c.ctx_grid = ctxg; c.n_ctx = 3; c.attn_s = attn;
-    c.seq_grid = seq; c.n_seq = 2; c.logits_s = lm;
-    c.dctx_grid = dctx; c.n_dctx = 2; c.decode_s = dec;
-    c.host_s = 5e-4;
-    c.scale = 1.0;
-    p.policy = TW_SERVE_CONTINUOUS;
-    p.mix = 1;
-    p.chunked = 1;
-    p.max_num_seqs = 1;
-    p.max_num_batched_tokens = 1000;
-    p.block_size = 8;
-    p.kv_capacity_tokens = 100000;
-    p.replicas = 1;
-    p.multi_step = 1;
+    serve_test_costs(&c);
+    serve_test_policy(&p, 1, 8);
     p.prefix_caching = 1;
     w.arrival = TW_ARRIVE_OFFLINE;
     w.requests = 2;

@@ -10,14 +10,8 @@
 
 #include "tilewave.h"
 #include "tw_test.h"
+#include "tw_serve_test.h"
 
-static const double tok[] = {1, 1001}, lin[] = {1.001e-3, 2.001e-3};
-static const double ctxg[] = {1, 100, 10000}, attn[] = {1e-9, 1e-5, 1e-1};
-static const double seq[] = {1, 64}, lm[] = {1e-4, 1e-4};
-static const double dctx[] = {1, 10000}, dec[] = {2e-3, 2e-3, 2e-3, 2e-3};
-static const double A10 = 1e-9 + 9.0 / 99.0 * (1e-5 - 1e-9);
-#define PREFILL (1.010e-3 + A10 + 1e-4 + 5e-4)
-#define CYCLE (PREFILL + 4e-3)
 
 typedef struct {
     tw_serve_workload w;
@@ -31,21 +25,8 @@ typedef struct {
 static void setup(fixture *f)
 {
     memset(f, 0, sizeof *f);
-    f->c.tok_grid = tok; f->c.n_tok = 2; f->c.lin_s = lin;
-    f->c.ctx_grid = ctxg; f->c.n_ctx = 3; f->c.attn_s = attn;
-    f->c.seq_grid = seq; f->c.n_seq = 2; f->c.logits_s = lm;
-    f->c.dctx_grid = dctx; f->c.n_dctx = 2; f->c.decode_s = dec;
-    f->c.host_s = 5e-4;
-    f->c.scale = 1.0;
-    f->p.policy = TW_SERVE_CONTINUOUS;
-    f->p.mix = 1;
-    f->p.chunked = 1;
-    f->p.max_num_seqs = 1;
-    f->p.max_num_batched_tokens = 1000;
-    f->p.block_size = 1;
-    f->p.kv_capacity_tokens = 100000;
-    f->p.replicas = 1;
-    f->p.multi_step = 1;
+    serve_test_costs(&f->c);
+    serve_test_policy(&f->p, 1, 1);
     f->w.arrival = TW_ARRIVE_OFFLINE;
     f->w.requests = 10;
     f->w.isl.kind = TW_LEN_FIXED;

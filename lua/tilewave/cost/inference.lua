@@ -1,6 +1,11 @@
 --- tilewave.cost.inference: LLM serving - decode (TPOT), prefill (TTFT), the memory
 -- budget and batch sweeps.
 --
+-- One concern past 400 lines: the decode step and what is priced from its validated options and
+-- step terms - the step at one context (M.decode) or many (M.decode_tpots, the serving tables), the
+-- memory budget (M.memory) and the batch sweep (M.sweep). They share one option validation
+-- (workload, check_ep) and one step (stepper): a split would copy both.
+--
 --   tw.inference.decode{ model = "llama-2-7b", hw = "a100_sxm4_80gb", context = 512, weight_dtype = "int4" }
 --   tw.inference.prefill{ model = "llama-3.1-8b", hw = "h100_sxm5", prompt = 2048 }
 --   tw.inference.memory{ model = "llama-2-70b", hw = "h100_sxm5", batch = 8, context = 4096, t = 2 }
@@ -17,10 +22,6 @@
 -- calibrated). A model's checkpoint format (its config.json quantization_config, or a preset's) is
 -- the default weight_dtype; the result's weight_dtype_source names it. Units: s, byte, FLOP,
 -- token/s.
--- One concern past 400 lines: the decode step and what is priced from its validated options and
--- step terms - the step at one context (M.decode) or many (M.decode_tpots, the serving tables), the
--- memory budget (M.memory) and the batch sweep (M.sweep). They share one option validation
--- (workload, check_ep) and one step (stepper): a split would copy both.
 -- @module tw.inference
 local check = require "tilewave.util.check"
 local dtype = require "tilewave.data.dtype"

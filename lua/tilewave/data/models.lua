@@ -1,5 +1,9 @@
 --- tilewave.data.models: model configs - presets, validation, Hugging Face configs.
 --
+-- One concern past 400 lines: a config from any source (a preset, a config.json, a table) to one
+-- validated table, and the counts read off it (parameters, KV per token); the families and the
+-- config.json field map are their own modules (data/families, data/config_json).
+--
 -- A config is a plain table using the Hugging Face `config.json` field names:
 --   family                   "gpt_neox" | "llama" | "modernbert" | "gpt3" | "mistral" | "qwen2"
 --                            (or a family a user registered)
@@ -19,9 +23,6 @@
 -- Errors name the field: `model.num_attention_heads: expected a divisor of
 -- hidden_size 2560, got 33`. Expected failures of lookups (unknown id,
 -- unreadable file) return `nil, msg`.
--- One concern past 400 lines: a config from any source (a preset, a config.json, a table) to one
--- validated table, and the counts read off it (parameters, KV per token); the families and the
--- config.json field map are their own modules (data/families, data/config_json).
 -- @module tw.models
 local check = require "tilewave.util.check"
 local tables = require "tilewave.util.tables"

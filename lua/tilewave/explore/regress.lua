@@ -1,5 +1,9 @@
 --- tilewave.explore.regress: scripted regression of config families (`tilewave check`).
 --
+-- One concern past 400 lines: one check file's path from its rows to its verdict (bounds, rules,
+-- baseline and its hash, the baseline's writing); the file reading and the grid are their own
+-- modules (util.sandbox, explore.sweep).
+--
 -- A check file is Lua returning
 --   { name = "our-1b-candidates",
 --     models = { "pythia-1b", my_variant },        -- ids or config tables; or
@@ -17,9 +21,6 @@
 -- and the file records the tilewave version: a changed definition or version
 -- is reported as such ("stale baseline"), not as a regression. Descriptive fields (sources, names,
 -- notes, prices) are not part of the hash: citing a source anew leaves a baseline current.
--- One concern past 400 lines: one check file's path from its rows to its verdict (bounds, rules,
--- baseline and its hash, the baseline's writing); the file reading and the grid are their own
--- modules (util.sandbox, explore.sweep).
 local check = require "tilewave.util.check"
 local output = require "tilewave.util.output"
 local sandbox = require "tilewave.util.sandbox"

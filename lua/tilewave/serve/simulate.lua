@@ -1,6 +1,10 @@
 --- tilewave.serve: serving simulation - requests arriving under load, continuous batching over
 -- a paged KV cache, TTFT/TPOT percentiles.
 --
+-- One concern past 400 lines: one serving run - its options resolved and priced (M.prepare), the
+-- core run (M.run), the result shaped (M.shape) and judged against the SLO (M.meets) - all reading
+-- the same prepared run.
+--
 --   tw.serve.simulate{ model = "llama-3.1-8b", hw = "h100_sxm5", engine = "vllm",
 --                      workload = { rate = 8, dataset = "sharegpt", requests = 2000 } }
 --
@@ -17,9 +21,6 @@
 -- multi-turn conversations (`workload.conversation`; src/tw_serve.h). Left out: swapping to CPU,
 -- the client's HTTP and detokenization time, stream batching (docs/serving.md).
 -- Units: s, token, token/s, request/s.
--- One concern past 400 lines: one serving run - its options resolved and priced (M.prepare), the
--- core run (M.run), the result shaped (M.shape) and judged against the SLO (M.meets) - all reading
--- the same prepared run.
 -- @module tw.serve
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"

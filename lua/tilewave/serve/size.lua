@@ -1,6 +1,10 @@
 --- tilewave.serve.size: the cheapest deployments that serve a rate within latency targets,
 -- with the probability of meeting them.
 --
+-- One concern past 400 lines: ranking the candidates of one search (their evaluation, the rate
+-- bisection, p_meet and the ranking read the same prepared runs); the candidate list and the devices
+-- are their own modules (size_candidates, size_devices).
+--
 --   tw.serve.size{ model = "llama-3.1-8b", workload = { dataset = "sharegpt" }, rate = 20,
 --                  slo = { ttft_s = 2, tpot_s = 0.05 }, max_gpus = 8 }
 --
@@ -20,9 +24,6 @@
 -- (M.p_meet). Aggregated serving by default; `modes = { "agg", "disagg" }` adds disaggregated
 -- prefill/decode pools (DistServe, Splitwise), their xPyD split searched at the asked rate. Units:
 -- s, request/s, token/s, USD.
--- One concern past 400 lines: ranking the candidates of one search (their evaluation, the rate
--- bisection, p_meet and the ranking read the same prepared runs); the candidate list and the devices
--- are their own modules (size_candidates, size_devices).
 -- Scripts call it as tw.serve.size (the simulator's module, tilewave.serve.simulate).
 -- @submodule tw.serve
 local check = require "tilewave.util.check"
