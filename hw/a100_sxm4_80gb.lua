@@ -28,7 +28,12 @@ return {
   -- USD per GPU-hour: 0.0006 USD/s x 3600 (the source's "A100 80 GB; SXM or PCIe not stated")
   price = { per_hour = 2.16, provider = "RunPod (serverless active worker)", date = "2026-11-25",
             source = "RunPod Serverless pricing, active (always-on) workers, per-second rate x 3600 (https://docs.runpod.io/serverless/pricing; stored copy read 2026-11-25)" },
+  measured = {
+    gemm = "one maximum-achievable-matmul point: gemm_calibration.csv, row A100 SXM",
+    decode = "6 gpt-fast decode rows (power-limited to 330 W): ../shared/reference/calibration/decode_calibration.csv",
+  },
   sources = {
+    measured = "../shared/reference/calibration/gemm_calibration.csv and decode_calibration.csv",
     usable_memory_bytes = "Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (https://thundergolfer.com/blog/nvidia-gpu-memory-capacity): total memory as NVML reports it (nvidia-smi), MiB",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     sm_count = "NVIDIA Ampere Architecture In-Depth, Tables 3-4 (https://developer.nvidia.com/blog/nvidia-ampere-architecture-in-depth/); NVIDIA A100 datasheet (https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-nvidia-us-2188504-web.pdf)",

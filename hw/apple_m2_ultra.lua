@@ -12,7 +12,11 @@ return {
     fp32 = 24.7000 * TFLOPS,
     fp16 = 24.7000 * TFLOPS,
   },
+  measured = {
+    decode = "4 llama.cpp decode rows: ../shared/reference/calibration/decode_calibration.csv",
+  },
   sources = {
+    measured = "../shared/reference/calibration/decode_calibration.csv",
     sm_count = "myapplechat (https://myapplechat.com/apples-m2-ultra-chip-is-the-most-powerful-yet/): 60 or 76 cores",
     mem_bw = "propakistani (https://propakistani.pk/2023/06/06/apple-m2-ultra-chip-unveiled-for-mac-pro-and-mac-studio/): 800 GB/s",
     peak_flops = "derived [D]: MacRumors (https://www.macrumors.com/2020/11/10/apple-announces-m1-chip-for-the-mac/) gives 2.6 TFLOPS FP32 for the 8-core M1 GPU = 0.325 TFLOPS per core; scaled by GPU cores at the M1's clock (later chips clock higher, so this is a lower bound); FP16 taken at the FP32 rate (Apple GPU ALUs), an assumption",

@@ -27,7 +27,13 @@ return {
   -- USD per GPU-hour: 0.0019 USD/s x 3600 (the source's "B200 180 GB")
   price = { per_hour = 6.84, provider = "RunPod (serverless active worker)", date = "2026-11-25",
             source = "RunPod Serverless pricing, active (always-on) workers, per-second rate x 3600 (https://docs.runpod.io/serverless/pricing; stored copy read 2026-11-25)" },
+  measured = {
+    gemm = "one maximum-achievable-matmul point per dtype (bf16, fp8): ../shared/reference/calibration/gemm_calibration.csv, rows B200 SXM",
+  },
+  node = "dgx_b200",
   sources = {
+    node = "hw/clusters/dgx_b200.lua: the 8-GPU node this part ships in",
+    measured = "../shared/reference/calibration/gemm_calibration.csv",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     sm_count = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering); NVIDIA Blackwell Tuning Guide (https://docs.nvidia.com/cuda/blackwell-tuning-guide/)",
     boost_clock_hz = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering) -- reported max SM clock; scaling-book back-derives about 1.86 GHz",

@@ -29,7 +29,16 @@ return {
   -- USD per GPU-hour: 0.00093 USD/s x 3600 (the source's "H100 PRO 80 GB; SXM or PCIe not stated")
   price = { per_hour = 3.348, provider = "RunPod (serverless active worker)", date = "2026-11-25",
             source = "RunPod Serverless pricing, active (always-on) workers, per-second rate x 3600 (https://docs.runpod.io/serverless/pricing; stored copy read 2026-11-25)" },
+  measured = {
+    gemm = "4688 GEMMs of ../shared/reference/calibration/h100 (gemm.csv, second_machine) and the random half; hw/measured/h100_*",
+    attention = "24 cuDNN SDPA rows, ../shared/reference/calibration/h100/attention.csv",
+    forward = "96 layer rows, ../shared/reference/calibration/h100/layers.csv; hw/measured/h100_layers_2026-11-22",
+    decode = "16 decode rows, ../shared/reference/calibration/h100/decode.csv and hf_generate.csv",
+  },
+  node = "dgx_h100",
   sources = {
+    node = "hw/clusters/dgx_h100.lua: the 8-GPU node this part ships in",
+    measured = "../shared/reference/calibration/h100 and hw/measured/h100_* (their READMEs say how each was timed)",
     usable_memory_bytes = "Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (https://thundergolfer.com/blog/nvidia-gpu-memory-capacity): total memory as NVML reports it (nvidia-smi), MiB",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     sm_count = "NVIDIA Hopper Architecture In-Depth (https://developer.nvidia.com/blog/nvidia-hopper-architecture-in-depth/): H100 SXM5 132 SMs, PCIe 114 of 144 on full GH100; NVIDIA H100 Tensor Core GPU Architecture whitepaper V1.04, Tables 1 and 3 -- not the 144 of the full die",

@@ -155,7 +155,15 @@ return {
   -- USD per GPU-hour: 0.00124 USD/s x 3600 (the source's "H200 PRO 141 GB")
   price = { per_hour = 4.464, provider = "RunPod (serverless active worker)", date = "2026-11-25",
             source = "RunPod Serverless pricing, active (always-on) workers, per-second rate x 3600 (https://docs.runpod.io/serverless/pricing; stored copy read 2026-11-25)" },
+  measured = {
+    gemm = "the random half of ../shared/reference/calibration/random_half/h200_random.csv; hw/measured/h200_probe_*, h200_align, h200_misalign",
+    forward = "hw/measured/h200_layers_2026-11-22",
+    training = "../shared/reference/calibration/h200_training/train_layer.csv",
+  },
+  node = "dgx_h200",
   sources = {
+    node = "hw/clusters/dgx_h200.lua: the 8-GPU node this part ships in",
+    measured = "../shared/reference/calibration and hw/measured/h200_* (their READMEs say how each was timed)",
     usable_memory_bytes = "Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (https://thundergolfer.com/blog/nvidia-gpu-memory-capacity): total memory as NVML reports it (nvidia-smi), MiB",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     sm_count = "S. Bekman, ML Engineering, compute/accelerator/README.md @744d01e (https://github.com/stas00/ml-engineering); Google DeepMind scaling-book gpus.md @1a55377 (https://github.com/jax-ml/scaling-book)",

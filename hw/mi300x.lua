@@ -24,7 +24,9 @@ return {
     fabric_bw = 896 * GB,
     pcie_bw = 128 * GB,
   },
+  node = "mi300x_8",
   sources = {
+    node = "hw/clusters/mi300x_8.lua: the 8-GPU node this part ships in",
     sm_count = "AMD ROCm docs mi300.md @e396b48 (https://github.com/ROCm/ROCm)",
     boost_clock_hz = "AMD ROCm docs mi300.md @e396b48 (https://github.com/ROCm/ROCm)",
     memory_bytes = "AMD ROCm docs mi300.md @e396b48 (https://github.com/ROCm/ROCm)",

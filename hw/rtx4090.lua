@@ -26,7 +26,11 @@ return {
   -- USD per GPU-hour: 0.00021 USD/s x 3600 (the source's "4090 PRO 24 GB")
   price = { per_hour = 0.756, provider = "RunPod (serverless active worker)", date = "2026-11-25",
             source = "RunPod Serverless pricing, active (always-on) workers, per-second rate x 3600 (https://docs.runpod.io/serverless/pricing; stored copy read 2026-11-25)" },
+  measured = {
+    decode = "2 llama.cpp decode rows: ../shared/reference/calibration/decode_calibration.csv",
+  },
   sources = {
+    measured = "../shared/reference/calibration/decode_calibration.csv",
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#compute-capabilities)",
     sm_count = "NVIDIA Ada GPU Architecture whitepaper v2.02+ (https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf)",
     boost_clock_hz = "NVIDIA Ada GPU Architecture whitepaper v2.02+ (https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf)",

@@ -12,6 +12,10 @@ return {
   ["published GEMM A100 PCIe|kernel"] = 0.055,
   ["published GEMM H100 SXM|kernel"] = 0.071,
   ["published GEMM B200 SXM|kernel"] = 0.054,
+  -- 2026-11-29 (issue 72): the B300 and GB200 MAMF rows, newly mapped to their device files; GB200's
+  -- 1822 of 2500 TFLOPS is 72.9% of its peak against B200's 77.6%: its 2.5 PF is at a clock not held
+  ["published GEMM B300 SXM|kernel"] = 0.089,
+  ["published GEMM GB200 SXM|kernel"] = 0.135,
   ["published GEMM H200 SXM|kernel"] = 0.049,
   ["published decode a100_sxm4_80gb|compiled"] = 0.033,
   ["published decode apple_m2_ultra|llama.cpp"] = 0.048,

@@ -43,8 +43,13 @@ describe("expert_parallel.alltoall_pair_s", function()
     assert.is_true(math.abs(ep_parallel.alltoall_pair_s(8e6, 8, 450e9, 50e9, 0) - 2 * 7e6 / 450e9) < 1e-15)
     -- ep 16 over two nodes: half the bytes cross InfiniBand at 50 GB/s, 2 x 8e6 / 50e9 = 320 us
     assert.is_true(math.abs(ep_parallel.alltoall_pair_s(16e6, 16, 450e9, 50e9, 0) - 2 * 8e6 / 50e9) < 1e-15)
-    -- a fabric (NVL72) keeps them in its domain
-    assert.is_true(math.abs(ep_parallel.alltoall_pair_s(16e6, 16, 450e9, 50e9, 0, true) - 2 * 15e6 / 450e9) < 1e-15)
+    -- a 72-GPU NVLink domain (GB200 NVL72) keeps them in it: 2 x (15/16 x 16e6 / 450e9)
+    assert.is_true(math.abs(ep_parallel.alltoall_pair_s(16e6, 16, 450e9, 50e9, 0, 72) - 2 * 15e6 / 450e9) < 1e-15)
+    -- the domain is the node's: a GB200's node is its NVL72 rack, an H100's a DGX node of 8
+    local d, bw = ep_parallel.node(require("tilewave.data.hw").load("gb200"))
+    assert.are.same({ 72, 50e9 }, { d, bw })
+    d, bw = ep_parallel.node(require("tilewave.data.hw").load("h100_sxm5"))
+    assert.are.same({ 8, 50e9 }, { d, bw })
     assert.are.equal(0, ep_parallel.alltoall_pair_s(16e6, 1, 450e9, 50e9, 0))
   end)
   it("grows with the bytes and falls with the link over a grid", function()

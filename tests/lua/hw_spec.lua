@@ -2,15 +2,17 @@
 local tw = require "tilewave"
 
 local FIX = "tests/lua/fixtures/"
-local ALL = { "a10", "a100_pcie_80gb", "a100_sxm4_40gb", "a100_sxm4_80gb", "apple_m1", "apple_m1_max", "apple_m1_pro",
-              "apple_m1_ultra", "apple_m2", "apple_m2_max", "apple_m2_pro", "apple_m2_ultra", "apple_m3", "apple_m3_max",
-              "apple_m3_pro", "apple_m3_ultra", "apple_m4", "apple_m4_max", "apple_m4_pro", "b200", "gh200_480gb", "h100_pcie",
-              "h100_sxm5", "h200_sxm", "l4", "l40s", "mi250x_gcd", "mi300x", "p100_pcie", "rtx3090ti", "rtx4090", "t4",
-              "v100_sxm2" }
+local ALL = { "a10", "a100_pcie_80gb", "a100_sxm4_40gb", "a100_sxm4_80gb", "apple_m1", "apple_m1_max",
+              "apple_m1_pro", "apple_m1_ultra", "apple_m2", "apple_m2_max", "apple_m2_pro",
+              "apple_m2_ultra", "apple_m3", "apple_m3_max", "apple_m3_pro", "apple_m3_ultra",
+              "apple_m4", "apple_m4_max", "apple_m4_pro", "b200", "b300", "gb200", "gb300",
+              "gh200_480gb", "h100_pcie", "h100_sxm5", "h20", "h200_sxm", "h800", "l20", "l4", "l40",
+              "l40s", "mi250x_gcd", "mi300x", "mi325x", "mi350x", "mi355x", "p100_pcie", "rtx3090ti",
+              "rtx4090", "rtx5090", "rtx_pro_6000", "t4", "v100_sxm2" }
 
 describe("tilewave.data.hw", function()
   describe("list()", function()
-    it("lists the 33 devices of the library, sorted", function()
+    it("lists the 45 devices of the library, sorted", function()
       assert.same(ALL, tw.hw.list())
     end)
   end)

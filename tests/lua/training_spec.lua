@@ -174,13 +174,16 @@ describe("tilewave.cost.training", function()
       assert.equal("training.micro_batch: expected at most global_batch 64, got 9.2233720368548e+18",
         err_of(step, { micro_batch = 2.0 ^ 63 }))
       assert.truthy(err_of(step, { checkpointing = "some" }):find("training.checkpointing: expected one of full, none, selective", 1, true))
-      assert.truthy(err_of(step, { cluster = "dgx_z" }):find("training.cluster: unknown cluster 'dgx_z' (known: dgx_a100, dgx_h100)", 1, true))
+      assert.truthy(err_of(step, { cluster = "dgx_z" }):find("training.cluster: unknown cluster 'dgx_z' (known: "
+        .. "dgx_a100, dgx_b200, dgx_b300, dgx_h100, dgx_h200, gb200_nvl72, gb300_nvl72, hgx_h800, mi300x_8, mi325x_8, "
+        .. "mi355x_8)", 1, true))
     end)
   end)
 
   describe("cluster", function()
     it("lists the cluster files and rejects a bad one naming the field", function()
-      assert.same({ "dgx_a100", "dgx_h100" }, tw.cluster.list())
+      assert.same({ "dgx_a100", "dgx_b200", "dgx_b300", "dgx_h100", "dgx_h200", "gb200_nvl72", "gb300_nvl72", "hgx_h800",
+        "mi300x_8", "mi325x_8", "mi355x_8" }, tw.cluster.list())
       local ok, err = pcall(tw.cluster.resolve, { name = "x", gpu = "h100_sxm5", gpus_per_node = 8,
         intra = { bw = 450e9, latency_s = 5e-6 }, inter = { bw = -1, latency_s = 0 },
         sources = { gpu = "a", gpus_per_node = "b", intra = "c", inter = "d" } }, "my.lua")
@@ -219,7 +222,7 @@ describe("tilewave.cost.training", function()
     end)
 
     it("validates the shared options once and rejects every split with their error", function()
-      -- 2 t x 2 p splits; t = 16 spans nodes first, the others meet the bad dropout
+      -- 2 t x 2 p splits; t = 16 spans the NVLink domain first, the others meet the bad dropout
       local res = tw.training.search { model = SMALL, cluster = "dgx_h100", nodes = 1, global_batch = 64, s = 128,
                                        t = { 1, 16 }, p = { 1, 2 }, micro_batch = { 1 }, checkpointing = { "none" },
                                        zero = { 0 }, dropout = 1.5 }
@@ -227,7 +230,8 @@ describe("tilewave.cost.training", function()
       local reasons = {}
       for _, x in ipairs(res.rejected) do reasons[#reasons + 1] = x.reason end
       assert.same({ "dropout: expected number in [0, 1), got 1.5", "dropout: expected number in [0, 1), got 1.5",
-                    "t = 16 spans nodes (8 GPUs per node)", "t = 16 spans nodes (8 GPUs per node)" }, reasons)
+                    "t = 16 spans NVLink domains (8 GPUs per domain)",
+                    "t = 16 spans NVLink domains (8 GPUs per domain)" }, reasons)
       -- a split searched is the step of the same options, to the bit
       local ok = tw.training.search { model = SMALL, cluster = "dgx_h100", nodes = 1, global_batch = 64, s = 128,
                                       t = { 2 }, p = { 2 }, micro_batch = { 2 }, checkpointing = { "selective" },

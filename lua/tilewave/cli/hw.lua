@@ -18,7 +18,7 @@ function M.run(args, out)
     if args.format == "json" then
       out:write(tw.report.json(spec), "\n")
     else
-      out:write(tw.report.hw_text(spec, tw.hw.gemm_params(spec)), "\n")
+      out:write(require("tilewave.report.listing").hw_text(spec, tw.hw.gemm_params(spec)), "\n")
     end
     return 0
   end

@@ -19,15 +19,26 @@ local M = {}
 
 local format, sqrt, log, min, max = string.format, math.sqrt, math.log, math.min, math.max
 
---- GPUs one NVLink domain joins without a fabric: an 8-GPU HGX/DGX node
+--- GPUs one NVLink domain joins when none is given: an 8-GPU HGX/DGX node
 -- (hw/clusters/dgx_h100.lua gpus_per_node). An all-to-all over more ranks crosses the nodes'
 -- InfiniBand.
 M.GPUS_PER_NODE = 8
 
---- The InfiniBand bandwidth per GPU between two nodes, one way, byte/s (hw/clusters/dgx_h100.lua
--- inter.bw: 8 x ConnectX-7 NDR 400 Gb/s per node).
-function M.inter_node_bw()
-  return require("tilewave.data.cluster").resolve("dgx_h100", "ep").inter.bw
+--- The node device `spec` ships in (its `node`, hw/clusters; DGX H100's when it names none:
+-- tilewave.data.cluster.of_device): the GPUs one NVLink or Infinity Fabric domain joins, and the
+-- scale-out bandwidth per GPU between domains, one way, byte/s (DGX H100: 8 and 8 x ConnectX-7
+-- NDR 400 Gb/s = 50 GB/s; GB200 NVL72: 72 and 50 GB/s).
+-- @return domain (GPUs), inter_bw (byte/s), the cluster
+function M.node(spec)
+  local cluster = require "tilewave.data.cluster"
+  local cl = cluster.of_device(spec, (spec.id or "hw") .. ".node")
+  return cluster.domain(cl), cl.inter.bw, cl
+end
+
+--- The scale-out bandwidth per GPU between two nodes of device `spec`, one way, byte/s (M.node).
+function M.inter_node_bw(spec)
+  local _, bw = M.node(spec)
+  return bw
 end
 
 --- Routing skew, default: 1, the busiest rank's routed tokens equal to the mean apart from the
@@ -97,15 +108,15 @@ function M.moe_layers(ops)
 end
 
 --- The dispatch and combine all-to-alls of one MoE layer, s: each rank sends `bytes` (its token
--- copies x h x element bytes) spread over the other ranks. Within one node (ep <= M.GPUS_PER_NODE,
--- or a device with an NVLink fabric) over `link_bw`, the in-node link one way (byte/s); past
--- a node, the share bound for other nodes crosses the node's InfiniBand (`inter_bw` per GPU, one
--- way, byte/s: hw/clusters/dgx_h100.lua) while the rest crosses NVLink, and the slower of the two
--- sets the time. `latency_s` per collective (the engine's comm_latency_s).
-function M.alltoall_pair_s(bytes, ep, link_bw, inter_bw, latency_s, fabric)
+-- copies x h x element bytes) spread over the other ranks. Within one NVLink domain (ep <=
+-- `domain` GPUs, default M.GPUS_PER_NODE; a GB200 NVL72's 72, M.node) over `link_bw`, the domain's
+-- link one way (byte/s); past it, the share bound for other domains crosses the scale-out network
+-- (`inter_bw` per GPU, one way, byte/s: the node's, M.node) while the rest crosses NVLink, and the
+-- slower of the two sets the time. `latency_s` per collective (the engine's comm_latency_s).
+function M.alltoall_pair_s(bytes, ep, link_bw, inter_bw, latency_s, domain)
   if ep <= 1 or bytes <= 0 then return 0 end
-  local g = M.GPUS_PER_NODE
-  if ep <= g or fabric then
+  local g = domain or M.GPUS_PER_NODE
+  if ep <= g then
     return 2 * price.collective("alltoall", bytes, ep, link_bw, latency_s)
   end
   -- g of the ep ranks share a node: (g - 1) / ep of the bytes stay on NVLink, (ep - g) / ep leave

@@ -73,12 +73,19 @@ end
 -- 2025-03; the NCCL maintainer there: "on PCI systems, the performance you get is usually
 -- determined by the bandwidth your CPU and memory can deliver").
 M.PCIE_COLLECTIVE_FRAC = { [4] = 35 / 64, [8] = 28 / 64 }
+-- A tensor-parallel group of n ranks larger than the NVLink domain of the device's node (8 GPUs of a DGX node, 72
+-- of a GB200 NVL72: tilewave.cost.expert_parallel.node) crosses the node's scale-out network: the
+-- link is then at most twice its per-GPU one-way bandwidth (DGX H100: 2 x 50 GB/s).
 function M.link_bw(spec, what, n)
   local ic = spec.interconnect
   local link = ic and (ic.nvlink_bw or ic.fabric_bw or ic.pcie_bw)
   if not link then error(format("decode.%s: %s has no interconnect bandwidth for %s = %d", what, spec.id, what, n), 0) end
   if not (ic.nvlink_bw or ic.fabric_bw) and n > 2 then
     link = link * (n <= 4 and M.PCIE_COLLECTIVE_FRAC[4] or M.PCIE_COLLECTIVE_FRAC[8])
+  end
+  if what == "t" and n > 8 then -- expert and pipeline groups split their own traffic (expert_parallel)
+    local domain, inter = expert_parallel.node(spec)
+    if n > domain then link = math.min(link, 2 * inter) end
   end
   return link
 end
@@ -230,8 +237,9 @@ local function stepper(o, no_floor)
         -- dispatch and combine: each rank's batch * k token copies of h elements, past one node over
         -- its InfiniBand (tilewave.cost.expert_parallel.alltoall_pair_s)
         local msg = batch * expert_op.experts_per_token * imb * h * e
+        local domain, inter = expert_parallel.node(spec)
         comm = comm + moe_layers * expert_parallel.alltoall_pair_s(msg, ep, M.link_bw(spec, "ep", ep) / 2,
-          expert_parallel.inter_node_bw(), eng.comm_latency_s or 0, spec.interconnect.fabric_bw ~= nil)
+          inter, eng.comm_latency_s or 0, domain)
       end
     end
     r.comm_s = comm

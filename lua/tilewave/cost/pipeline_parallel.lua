@@ -18,8 +18,8 @@ local M = {}
 
 local format, ceil, max = string.format, math.ceil, math.max
 
---- GPUs one NVLink domain joins (hw/clusters/dgx_h100.lua gpus_per_node); a pipeline of more
--- crosses nodes between some stages.
+--- GPUs one NVLink domain joins when none is given (hw/clusters/dgx_h100.lua gpus_per_node); a
+-- pipeline of more crosses domains between some stages.
 M.GPUS_PER_NODE = 8
 
 --- Validate a pipeline-parallel size for model `c`: 1 to its num_hidden_layers.
@@ -51,11 +51,12 @@ end
 --- The hand-offs of one micro-batch through `pp` stages of `t` GPUs, s: pp - 1 point-to-point
 -- sends of `bytes` (its tokens x h x element bytes: each rank of a stage sends the whole hidden
 -- state to its peer, as vLLM's IntermediateTensors) over the in-node link one way (`link_bw`,
--- byte/s), or the nodes' InfiniBand (`inter_bw` per GPU one way) at the hops between nodes
--- (ceil(t pp / M.GPUS_PER_NODE) - 1 of them); `latency_s` each.
-function M.handoff_s(bytes, t, pp, link_bw, inter_bw, latency_s)
+-- byte/s), or the scale-out network (`inter_bw` per GPU one way) at the hops between NVLink
+-- domains of `domain` GPUs (default M.GPUS_PER_NODE; tilewave.cost.expert_parallel.node):
+-- ceil(t pp / domain) - 1 of them; `latency_s` each.
+function M.handoff_s(bytes, t, pp, link_bw, inter_bw, latency_s, domain)
   if pp <= 1 or bytes <= 0 then return 0 end
-  local across = max(0, ceil(t * pp / M.GPUS_PER_NODE) - 1)
+  local across = max(0, ceil(t * pp / (domain or M.GPUS_PER_NODE)) - 1)
   return (pp - 1 - across) * price.collective("p2p", bytes, 2, link_bw, latency_s)
     + across * price.collective("p2p", bytes, 2, inter_bw, latency_s)
 end

@@ -76,7 +76,8 @@ function M.prefill(o)
     ttft = t > host and t or host
   end
   local scale = ttft / est.time_s
-  local iv = { low = est.interval.low * scale, high = est.interval.high * scale, borrowed = est.interval.borrowed }
+  local iv = { low = est.interval.low * scale, high = est.interval.high * scale, borrowed = est.interval.borrowed,
+              unmeasured = est.interval.unmeasured }
   return { ttft_s = ttft, compute_s = est.time_s, comm_s = comm, host_s = host, interval = iv, engine = est.engine,
            tflops = est.tflops, mfu = est.model_flops / ttft / est.peak_flops, flops = est.flops, ops = est.ops,
            estimate = est, model = est.model, hw = est.hw, batch = est.b, prompt = est.s, t = est.t,

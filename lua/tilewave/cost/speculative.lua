@@ -111,7 +111,7 @@ function M.decode(decode, o)
   r.tokens_per_s = 1 / r.tpot_s
   r.aggregate_tokens_per_s = b / r.tpot_s
   r.interval = { low = plain_iv.low * r.tpot_s / plain_tpot, high = plain_iv.high * r.tpot_s / plain_tpot,
-                 borrowed = plain_iv.borrowed }
+                 borrowed = plain_iv.borrowed, unmeasured = plain_iv.unmeasured }
   r.speculative = { draft = draft.model, k = spec.k, acceptance = spec.acceptance, tokens_per_step = per,
                     acceptance_assumed = spec.acceptance_assumed,
                     draft_step_s = draft.tpot_s, verify_step_s = verify.tpot_s, plain_tpot_s = plain_tpot }

@@ -99,8 +99,8 @@ function M.ep_lin(c, spec, eng, ep, n, fdt, skew, last, wfmt, link)
     if op.role ~= "attention" and (op.role ~= "logits" or not last) then l = l + op.total_s end
   end
   local bytes = per * k * imb * c.hidden_size * dtype.get(fdt).in_bytes
-  return l + layers * ep_parallel.alltoall_pair_s(bytes, ep, link,
-    ep_parallel.inter_node_bw(), eng.comm_latency_s or 0, (spec.interconnect or {}).fabric_bw ~= nil)
+  local domain, inter = ep_parallel.node(spec)
+  return l + layers * ep_parallel.alltoall_pair_s(bytes, ep, link, inter, eng.comm_latency_s or 0, domain)
 end
 
 return M

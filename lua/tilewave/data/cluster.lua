@@ -12,8 +12,11 @@
 -- `bus_frac` (optional, in (0, 1], default 1): the bus bandwidth collectives reach over `bw`
 -- (nccl-tests' busbw, which is defined so that a ring all-reduce of B bytes over n ranks takes
 -- 2(n-1)/n * B / busbw); collectives are priced at bw * bus_frac (M.collective_bw).
---   sources         { gpu=, gpus_per_node=, intra=, inter= }
--- A group of ranks uses `intra` when it fits inside one node, else `inter`.
+--   nvlink_domain   positive integer, optional (default gpus_per_node): the GPUs one NVLink or
+--     Infinity Fabric domain joins. A rack-scale system's domain spans nodes: a GB200 NVL72 has
+--     4 GPUs a compute tray (node) and 72 in one NVLink domain through its NVLink Switch trays.
+--   sources         { gpu=, gpus_per_node=, intra=, inter= } (and nvlink_domain= when set)
+-- A group of ranks uses `intra` when it fits inside one NVLink domain, else `inter` (M.link).
 local check = require "tilewave.util.check"
 local hw = require "tilewave.data.hw"
 local tables = require "tilewave.util.tables"
@@ -28,7 +31,7 @@ function M.dir() return hw.dir .. "/clusters" end
 local validated = setmetatable({}, { __mode = "k" })
 
 local FIELDS = { name = true, gpu = true, gpus_per_node = true, intra = true, inter = true, sources = true,
-                 id = true, notes = true }
+                 id = true, notes = true, nvlink_domain = true }
 
 local function link(v, path)
   check.table(v, path)
@@ -58,6 +61,17 @@ function M.validate(c, label)
     end
     check.string(c.name, "cluster.name")
     check.positive_int(c.gpus_per_node, "cluster.gpus_per_node")
+    if c.nvlink_domain ~= nil then
+      check.positive_int(c.nvlink_domain, "cluster.nvlink_domain")
+      if c.nvlink_domain < c.gpus_per_node or c.nvlink_domain % c.gpus_per_node ~= 0 then
+        check.fail("cluster.nvlink_domain", format("expected a multiple of gpus_per_node %d", c.gpus_per_node),
+          c.nvlink_domain)
+      end
+      if type(c.sources) == "table" and type(c.sources.nvlink_domain) ~= "string" then
+        check.fail("cluster.sources.nvlink_domain", "expected the source of cluster.nvlink_domain",
+          c.sources.nvlink_domain)
+      end
+    end
     link(c.intra, "cluster.intra")
     link(c.inter, "cluster.inter")
     check.table(c.sources, "cluster.sources")
@@ -115,11 +129,25 @@ function M.resolve(v, path)
   return c
 end
 
+--- The GPUs one NVLink (or Infinity Fabric) domain of cluster `c` joins: `nvlink_domain`, else
+-- one node's `gpus_per_node`.
+function M.domain(c)
+  return c.nvlink_domain or c.gpus_per_node
+end
+
 --- The link a group of `n` ranks, spaced `stride` ranks apart, uses: intra
--- when the whole group sits inside one node (n * stride <= gpus_per_node).
+-- when the whole group sits inside one NVLink domain (n * stride <= M.domain(c)), else inter.
 function M.link(c, n, stride)
-  if n * (stride or 1) <= c.gpus_per_node then return c.intra, "intra" end
+  if n * (stride or 1) <= M.domain(c) then return c.intra, "intra" end
   return c.inter, "inter"
+end
+
+--- The cluster a device ships in: its spec's `node` (hw/<id>.lua), else DGX H100's nodes
+-- (hw/clusters/dgx_h100.lua), the layout every device without a node was priced on before nodes
+-- were data: 8 GPUs a domain, 50 GB/s of InfiniBand per GPU each way.
+-- @raise as M.resolve, naming `path` (a device whose node file is missing or bad)
+function M.of_device(spec, path)
+  return M.resolve(spec.node or "dgx_h100", path or "hw.node")
 end
 
 --- The bandwidth collectives reach on link `l` (an `intra` or `inter` table), byte/s per GPU one

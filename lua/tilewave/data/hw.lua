@@ -43,7 +43,7 @@ M.dir = normalize(this_dir() .. "/../../../hw")
 local FIGURES = {
   sm_count = true, boost_clock_hz = true, memory_bytes = true, usable_memory_bytes = true, mem_bw = true, l2_bytes = true,
   smem_per_sm_bytes = true, tdp_w = true, peak_flops = true, interconnect = true, compute_capability = true,
-  host_op_s = true,
+  host_op_s = true, node = true, measured = true,
 }
 
 --- Load a pure-data Lua file into the unit-constant sandbox (tilewave.util.sandbox).
@@ -52,6 +52,9 @@ M.load_data = sandbox.load
 local schema = require "tilewave.data.hw_gemm_schema"
 local tables = require "tilewave.util.tables"
 local fields, validate_gemm = schema.fields, schema.validate_gemm
+
+--- The estimate classes a device's `measured` table may name (tilewave.cost.interval).
+M.MEASURED_CLASSES = { gemm = true, attention = true, forward = true, decode = true, training = true }
 
 local SPEC_FIELDS = {
   name = check.string, vendor = check.string, arch = check.string, form_factor = check.string,
@@ -92,6 +95,19 @@ local SPEC_FIELDS = {
     end
   end,
   gemm = function(v, p) validate_gemm(v, p, false) end,
+  -- the node the device ships in: a cluster id of hw/clusters (tilewave.data.cluster.of_device)
+  node = function(v, p)
+    check.string(v, p)
+    if not v:match("^[%w_%-]+$") then check.fail(p, "expected a cluster id (a file of hw/clusters)", v) end
+    return v
+  end,
+  -- what was measured on the device, by estimate class: { gemm = "<data and where>", decode = ... }
+  measured = function(v, p)
+    check.table(v, p)
+    fields(v, M.MEASURED_CLASSES, p)
+    for k, x in pairs(v) do check.string(x, p .. "." .. k) end
+    return v
+  end,
   sources = check.table, notes = check.string, id = check.string,
 }
 local REQUIRED = { "name", "vendor", "arch", "sm_count", "boost_clock_hz", "memory_bytes",
@@ -101,52 +117,10 @@ local REQUIRED = { "name", "vendor", "arch", "sm_count", "boost_clock_hz", "memo
 -- fields are optional for vendor "apple".
 local REQUIRED_APPLE = { "name", "vendor", "arch", "sm_count", "mem_bw", "peak_flops", "sources" }
 
-local arch_cache = {}
-
--- An architecture file may name a `base` architecture and state only what differs: its `gemm`
--- fields replace the base's one by one (a table field whole), its sources likewise, and
--- `sources.base` says where the rest comes from.
-local function deep(t)
-  if type(t) ~= "table" then return t end
-  local o = {}
-  for k, v in pairs(t) do o[k] = deep(v) end
-  return o
-end
-
-local function load_arch(name, depth)
-  if arch_cache[name] then return arch_cache[name] end
-  local path = format("%s/arch/%s.lua", M.dir, name)
-  local data, err = M.load_data(path)
-  if not data then return nil, err end
-  local ok, verr = pcall(function()
-    fields(data, { name = true, gemm = true, notes = true, base = true }, "arch")
-    check.string(data.name, "arch.name")
-    if data.base ~= nil then
-      check.string(data.base, "arch.base")
-      if (depth or 0) > 4 or data.base == name then check.fail("arch.base", "expected a chain of at most 4 bases", data.base) end
-      local b, berr = load_arch(data.base, (depth or 0) + 1)
-      if not b then error(format("arch.base: %s", berr), 0) end
-      local g = deep(b.gemm)
-      local own = data.gemm or {}
-      check.table(own, "arch.gemm")
-      for k, v in pairs(own) do
-        if k == "sources" then
-          check.table(v, "arch.gemm.sources")
-          tables.copy(v, g.sources)
-        else
-          g[k] = v
-        end
-      end
-      g.sources.base = format("hw/arch/%s.lua: every figure not set in hw/arch/%s.lua", data.base, name)
-      data.gemm = g
-    end
-    validate_gemm(data.gemm, "arch.gemm", true)
-    if type(data.gemm.sources) ~= "table" then check.fail("arch.gemm.sources", "expected table", data.gemm.sources) end
-  end)
-  if not ok then return nil, format("%s: %s", path, verr) end
-  arch_cache[name] = data
-  return data
-end
+-- An architecture file's data, its `base` applied (tilewave.data.hw_arch), from M.dir.
+local hw_arch = require "tilewave.data.hw_arch"
+local deep = hw_arch.deep
+local function load_arch(name) return hw_arch.load(M.dir, name) end
 
 --- The data of a device file at `path`, with its `base` applied: a device file may name a base
 -- device (`base = "a100_sxm4_80gb"`, a file of hw/) and state only what differs and its own
@@ -172,6 +146,7 @@ function M.load_device_data(path, depth)
   local out = deep(b)
   out.base, out.id = nil, nil
   out.price = nil -- a rental price is the device's own, never its base's
+  out.measured = nil -- and so is a measurement (tilewave.cost.interval widens an unmeasured device's)
   for k, v in pairs(data) do
     if k ~= "base" then
       if type(v) == "table" and type(out[k]) == "table" then
@@ -252,7 +227,12 @@ local spec_cache = {}
 
 --- The architectures whose tensor cores run each narrow dtype (hw.validate refuses a peak
 -- elsewhere).
-M.DTYPE_ARCHS = { fp8 = { ada = true, hopper = true, blackwell = true, cdna3 = true }, fp4 = { blackwell = true } }
+M.DTYPE_ARCHS = {
+  fp8 = { ada = true, hopper = true, blackwell = true, blackwell_ultra = true, blackwell_rtx = true, cdna3 = true,
+          cdna4 = true },
+  -- FP4 also from CDNA 4 (AMD CDNA 4 architecture: MXFP4 and MXFP6 matrix formats)
+  fp4 = { blackwell = true, blackwell_ultra = true, blackwell_rtx = true, cdna4 = true },
+}
 
 --- The memory of device `spec` every command prices against, byte: what an application can
 -- allocate, the total NVML reports (`usable_memory_bytes`: an "80 GB" H100 reports 81,559 MiB =
@@ -266,7 +246,14 @@ end
 -- and clouds' listings when no form factor is given (the SXM board of an HGX/DGX node, the
 -- 80 GB A100): `h100` → h100_sxm5, `h200` → h200_sxm, `a100` → a100_sxm4_80gb. Ids are
 -- matched case-insensitively (`H100_SXM5`).
-M.aliases = { h100 = "h100_sxm5", h200 = "h200_sxm", a100 = "a100_sxm4_80gb" }
+-- The newer parts' ids are the names people type (`b300`, `gb200`, `mi355x`, `rtx5090`, `h20`);
+-- their aliases are the spellings with a separator or a form factor.
+M.aliases = {
+  h100 = "h100_sxm5", h200 = "h200_sxm", a100 = "a100_sxm4_80gb",
+  b200_sxm = "b200", b300_sxm = "b300", h800_sxm = "h800", h20_sxm = "h20",
+  rtx_5090 = "rtx5090", rtx_4090 = "rtx4090", rtx_3090ti = "rtx3090ti", rtxpro6000 = "rtx_pro_6000",
+  rtx_pro6000 = "rtx_pro_6000", mi300 = "mi300x", mi325 = "mi325x", mi350 = "mi350x", mi355 = "mi355x",
+}
 
 --- The device id `id` names: itself lower-cased, or the id its alias stands for.
 function M.canonical(id)
@@ -291,6 +278,14 @@ function M.load(id_or_path)
     id = M.canonical(id_or_path)
     path = format("%s/%s.lua", M.dir, id)
     local f = id:match("^[%w_%-]+$") and io.open(path, "r")
+    local node = not f and id:match("^[%w_%-]+$") and io.open(format("%s/clusters/%s.lua", M.dir, id), "r")
+    if node then -- a system, not a device: name the device and say its node comes with it
+      node:close()
+      local ok, c = pcall(M.load_data, format("%s/clusters/%s.lua", M.dir, id))
+      local gpu = ok and type(c) == "table" and type(c.gpu) == "string" and c.gpu or "its GPU"
+      return nil, format("hw: '%s' is a cluster (hw/clusters/%s.lua), not a device: give its GPU, '%s' "
+        .. "(a device is priced on the node its file names: tilewave hw %s)", id_or_path, id, gpu, gpu)
+    end
     if not f then
       local known = {}
       for _, k in ipairs(M.list()) do known[k] = true end

@@ -25,6 +25,8 @@ M.devices = {
   ["H100 SXM"] = "h100_sxm5",
   ["H200 SXM"] = "h200_sxm",
   ["B200 SXM"] = "b200",
+  ["B300 SXM"] = "b300",
+  ["GB200 SXM"] = "gb200",
 }
 
 M.dtypes = { fp16 = "fp16", bf16 = "bf16", fp8_e4m3fn = "fp8" }

@@ -25,6 +25,7 @@ local check = require "tilewave.util.check"
 local output = require "tilewave.util.output"
 local sandbox = require "tilewave.util.sandbox"
 local hw = require "tilewave.data.hw"
+local cluster = require "tilewave.data.cluster"
 local models = require "tilewave.data.models"
 local transformer = require "tilewave.cost.forward"
 local rules = require "tilewave.explore.rules"
@@ -58,16 +59,26 @@ end
 
 -- fields that describe a definition without entering a prediction (a citation, a display name, a
 -- price): a change to them leaves a baseline current
+-- (`measured` says what data stands behind a device: it widens intervals, never a time)
 local DESCRIPTIVE = { sources = true, source = true, notes = true, name = true, prices = true, price = true,
-                      weight_dtype_source = true, description = true }
+                      weight_dtype_source = true, description = true, measured = true }
 
 --- The hash of what a prediction is computed from: the model config and the
 -- device spec with its architecture's GEMM parameters, less their descriptive fields (DESCRIPTIVE:
--- sources, names, notes, prices).
+-- sources, names, notes, prices). A device's `node` enters as what it prices with, its NVLink
+-- domain and scale-out bandwidth (tilewave.cost.expert_parallel.node), and only where they differ
+-- from the DGX H100 node every device without one is priced on.
 function M.definition_hash(c, spec)
   local s, m = tables.copy(spec), tables.copy(c)
   s.gemm_params = hw.gemm_params(spec)
   for k in pairs(DESCRIPTIVE) do s[k], m[k] = nil, nil end
+  if s.node ~= nil then
+    local cl, default = cluster.of_device(spec), cluster.resolve("dgx_h100")
+    s.node = nil
+    if cluster.domain(cl) ~= cluster.domain(default) or cl.inter.bw ~= default.inter.bw then
+      s.node = { domain = cluster.domain(cl), inter_bw = cl.inter.bw }
+    end
+  end
   return M.hash(json.encode(m) .. "\n" .. json.encode(s))
 end
 

@@ -34,9 +34,11 @@ local function setup(o, path)
   local cl = cluster.resolve(o.cluster or "dgx_h100", path .. ".cluster")
   local gpus = (o.nodes or 1) * cl.gpus_per_node
   local ts = o.t or {}
+  -- tensor parallelism stays inside one NVLink domain (a node's 8 GPUs; a GB200 NVL72's 72)
+  local domain = math.min(cluster.domain(cl), gpus)
   if not o.t then
     local t = 1
-    while t <= cl.gpus_per_node do ts[#ts + 1] = t; t = t * 2 end
+    while t <= domain do ts[#ts + 1] = t; t = t * 2 end
   end
   local ps = o.p or {}
   if not o.p then
@@ -83,7 +85,7 @@ end
 -- ranked by tokens/s, and the reason each rejected combination fails.
 -- @tparam table o step()'s `model`, `cluster`, `nodes`, `global_batch`, `s`,
 --   `dtype`, `attention`, `sequence_parallel`, `overlap`, `workspace_bytes`,
---   and the lists to try: `t` (default 1, 2, 4, 8 up to gpus_per_node), `p`
+--   and the lists to try: `t` (default 1, 2, 4, 8 up to the NVLink domain, tilewave.data.cluster.domain), `p`
 --   (default 1 .. min(L, 64) dividing the GPUs), `micro_batch` ({1, 2, 4, 8}),
 --   `checkpointing` ({"none", "selective", "full"}), `zero` ({0, 1, 2, 3}); `cost_cache` (a table
 --   to reuse across searches of the same model, e.g. over node counts)
@@ -95,8 +97,8 @@ function M.search(o)
   -- one candidate: a step, or the reason it is rejected
   local function try(t, p, mb, ck, z)
     local desc = { t = t, p = p, d = gpus // (t * p), micro_batch = mb, checkpointing = ck, zero = z }
-    if t > cl.gpus_per_node then
-      return nil, desc, format("t = %d spans nodes (%d GPUs per node)", t, cl.gpus_per_node)
+    if t > domain then
+      return nil, desc, format("t = %d spans NVLink domains (%d GPUs per domain)", t, cluster.domain(cl))
     end
     if shared_err then return nil, desc, shared_err end
     local x, why = split_of(shared, t, p, mb, ck, z)
@@ -158,7 +160,7 @@ function M.best(o)
     z_ok[i] = v == 0 or v == 1 or v == 2 or v == 3
   end
   for _, t in ipairs(ts) do
-    if t > cl.gpus_per_node or not shared then
+    if t > domain or not shared then
       rejected = rejected + per_t
     else
       for _, p in ipairs(ps) do

@@ -21,7 +21,8 @@ M.json = json.encode
 -- "" when `iv` is nil.
 function M.interval(iv)
   if not iv then return "" end
-  return string.format(" (%s-%s%s)", M.si(iv.low, "s"), M.si(iv.high, "s"), iv.borrowed and ", borrowed" or "")
+  return string.format(" (%s-%s%s%s)", M.si(iv.low, "s"), M.si(iv.high, "s"), iv.borrowed and ", borrowed" or "",
+    iv.unmeasured and ", device not measured" or "")
 end
 
 --- Aligned text table: headers (array of strings), rows (arrays of strings). Text columns are
@@ -91,44 +92,6 @@ function M.gemm_text(r, spec, align, fix)
     lines[#lines + 1] = format("  fix         pad %s with zeros (M=%d N=%d K=%d): %s predicted, %.2fx faster despite "
       .. "the extra work", concat(to, " and "), r.m, fix.n, fix.k, M.si(fix.time_s, "s"), fix.speedup)
   end
-  return concat(lines, "\n")
-end
-
---- Text report of a hardware spec and its GEMM parameters `g`.
-function M.hw_text(spec, g)
-  local lines = { format("%s (%s), %s, arch %s", spec.name, spec.id, spec.vendor, spec.arch) }
-  local function row(label, value, key)
-    lines[#lines + 1] = format("  %-18s %-22s %s", label, value, spec.sources[key] or "")
-  end
-  row("SMs", tostring(spec.sm_count), "sm_count")
-  if spec.boost_clock_hz then row("boost clock", M.si(spec.boost_clock_hz, "Hz"), "boost_clock_hz") end
-  if spec.memory_bytes then row("memory", M.si(spec.memory_bytes, "B") .. " (datasheet)", "memory_bytes") end
-  if spec.usable_memory_bytes then -- NVML counts MiB: the datasheet's "GB" is often GiB, or rounded
-    row("usable memory", format("%s = %.0f MiB (NVML; priced)", M.si(spec.usable_memory_bytes, "B"),
-      spec.usable_memory_bytes / 2 ^ 20), "usable_memory_bytes")
-  end
-  row("bandwidth", M.si(spec.mem_bw, "B/s"), "mem_bw")
-  if spec.l2_bytes then row("L2", M.si(spec.l2_bytes, "B"), "l2_bytes") end
-  if spec.smem_per_sm_bytes then row("smem per SM", M.si(spec.smem_per_sm_bytes, "B"), "smem_per_sm_bytes") end
-  local dts = {}
-  for k in pairs(spec.peak_flops) do dts[#dts + 1] = k end
-  sort(dts)
-  for _, d in ipairs(dts) do
-    lines[#lines + 1] = format("  %-18s %-22s ops:byte %.1f", "peak " .. d, M.si(spec.peak_flops[d], "FLOP/s"),
-      spec.peak_flops[d] / spec.mem_bw)
-  end
-  lines[#lines + 1] = "  source of peaks: " .. spec.sources.peak_flops
-  if spec.interconnect then
-    for _, k in ipairs { "nvlink_bw", "pcie_bw", "fabric_bw" } do
-      if spec.interconnect[k] then row(k, M.si(spec.interconnect[k], "B/s"), "interconnect") end
-    end
-  end
-  local tiles = {}
-  for i, t in ipairs(g.tiles) do tiles[i] = format("%dx%d@%.2f", t.m, t.n, t.eff) end
-  lines[#lines + 1] = format("  GEMM model        compute_frac %.3f, mem_frac %.3f, overhead %s, tile latency %s",
-    g.compute_frac, g.mem_frac, M.si(g.call_overhead_s, "s"), M.si(g.tile_latency_s, "s"))
-  lines[#lines + 1] = "  GEMM tiles        " .. concat(tiles, " ")
-  if spec.notes then lines[#lines + 1] = "  notes: " .. spec.notes end
   return concat(lines, "\n")
 end
 

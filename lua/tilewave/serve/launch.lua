@@ -21,7 +21,12 @@
 -- otherwise. Replicas are that many copies of the command behind a load balancer (the simulation routes to
 -- the least loaded); disaggregated pools give each pool's command and leave the KV-transfer
 -- connector between them to the engine's own configuration. NIM and custom engines get no command.
+-- A replica wider than one node names its layout (M.layout): its nodes, and whether one NVLink
+-- domain joins them (a GB200 NVL72 rack) or the scale-out network does.
 -- @module tilewave.serve.launch
+local hw = require "tilewave.data.hw"
+local cluster = require "tilewave.data.cluster"
+
 local M = {}
 
 local format = string.format
@@ -115,6 +120,25 @@ local BUILD = {
   end,
 }
 
+--- The layout of `per` GPUs of one replica on device `id`'s node (hw/<id>.lua `node`,
+-- tilewave.data.cluster.of_device): nil within one node; else the nodes it spans and what joins
+-- them: one NVLink domain (a rack-scale system: the engine's multi-node launch over NVLink, as
+-- the GB200 NVL72 runs it) or the scale-out network between domains.
+function M.layout(id, per)
+  local spec = hw.load(id)
+  if not spec then return nil end
+  local cl = cluster.of_device(spec)
+  local gpn, domain = cl.gpus_per_node, cluster.domain(cl)
+  if per <= gpn then return nil end
+  local nodes = -(-per // gpn)
+  if per <= domain then
+    return format("layout: %d GPUs a replica on %d nodes of %d, all in one NVLink domain of %d (%s)", per, nodes,
+      gpn, domain, cl.id)
+  end
+  return format("layout: %d GPUs a replica on %d nodes of %d; past the NVLink domain of %d they talk over the "
+    .. "scale-out network (%s)", per, nodes, gpn, domain, cl.id)
+end
+
 --- The launch of deployment `d` (tilewave.serve.simulate's shape, as the sizing search ranks it).
 -- @param d the deployment: engine, t, replicas, max_num_seqs, max_num_batched_tokens,
 --   gpu_memory_utilization, weight_dtype, kv_dtype, multi_step, mode, prefill, decode,
@@ -154,6 +178,9 @@ function M.of(d, model)
     out.command, out.copies = command(d.t, d.kv_capacity_tokens), d.replicas
     if d.replicas > 1 then out.note = format("%d copies behind a load balancer (least loaded)", d.replicas) end
   end
+  local per = d.mode == "disagg" and math.max(d.prefill.t, d.decode.t) or d.gpus // math.max(d.replicas, 1)
+  local where = M.layout(d.hw, per)
+  if where then out.note = (out.note and out.note .. "; " or "") .. where end
   if (d.ep or 1) > 1 and fam == "trtllm" then
     out.note = (out.note and out.note .. "; " or "") .. "enable_attention_dp: true in --extra_llm_api_options"
   end

@@ -215,8 +215,9 @@ end
 -- when pp = 1).
 function M.handoff(spec, eng, t, pp)
   if pp <= 1 then return function() return 0 end end
-  local link, inter = inference.link_bw(spec, "pp", pp) / 2, ep_parallel.inter_node_bw()
-  return function(bytes) return pp_parallel.handoff_s(bytes, t, pp, link, inter, eng.comm_latency_s or 0) end
+  local link = inference.link_bw(spec, "pp", pp) / 2
+  local domain, inter = ep_parallel.node(spec)
+  return function(bytes) return pp_parallel.handoff_s(bytes, t, pp, link, inter, eng.comm_latency_s or 0, domain) end
 end
 
 --- D(b, c) of model `c` on the grids given (row-major, seq x dctx): tilewave.inference.decode per
@@ -234,11 +235,12 @@ end
 
 --- The KV transfer of disaggregated serving, per prompt token: the whole model's KV bytes per token
 -- (2 x layers x KV heads x head_dim x bytes per element) over the link between the pools - the
--- device's NVLink (or PCIe) one way when both pools fit one node of 8 GPUs, else the NDR InfiniBand
--- of a DGX node (hw/clusters/dgx_h100.lua: 50 GB/s per GPU each way), spread over the prefill
--- replica's t GPUs; between two GPU types (mixed pools: no shared NVLink domain) always that
--- InfiniBand, over the fewer of the two pools' t ranks - or `disagg.link_bw`; latency: the
--- engine's comm_latency_s.
+-- device's NVLink (or PCIe) one way when both pools fit one NVLink domain of its node (8 GPUs of a
+-- DGX node, 72 of a GB200 NVL72: tilewave.cost.expert_parallel.node), else the node's scale-out
+-- network (DGX H100: 50 GB/s of NDR InfiniBand per GPU each way), spread over the prefill
+-- replica's t GPUs; between two GPU types (mixed pools: no shared NVLink domain) always the prefill
+-- device's scale-out network, over the fewer of the two pools' t ranks - or `disagg.link_bw`;
+-- latency: the engine's comm_latency_s.
 -- @return `{ bytes_per_token, link_bw, s_per_token, latency_s, link }`
 function M.transfer(c, spec, o, dis)
   local full = inference.memory { model = c, hw = spec, t = 1, weight_dtype = o.weight_dtype, group = o.group,
@@ -246,17 +248,17 @@ function M.transfer(c, spec, o, dis)
   local gpus = dis.prefill.t * dis.prefill.replicas + dis.decode.t * dis.decode.replicas
   local bw, link = dis.link_bw, "given"
   local mixed = dis.decode.spec and dis.decode.spec.id ~= spec.id
+  local domain, inter, node = ep_parallel.node(spec)
   if not bw and mixed then
     -- two GPU types share no NVLink domain: across nodes, at the slower end's ranks' NICs
-    bw, link = require("tilewave.data.cluster").resolve("dgx_h100", "serve.disagg").inter.bw
-      * math.min(dis.prefill.t, dis.decode.t), "across nodes between two GPU types (InfiniBand, hw/clusters/dgx_h100.lua)"
+    bw, link = inter * math.min(dis.prefill.t, dis.decode.t),
+      format("across nodes between two GPU types (InfiniBand, hw/clusters/%s.lua)", node.id)
   elseif not bw then
-    if gpus <= 8 then
+    if gpus <= domain then
       local ic = spec.interconnect or {}
       bw, link = (ic.nvlink_bw or ic.fabric_bw or ic.pcie_bw or 32e9) / 2 * dis.prefill.t, "in-node (NVLink or PCIe)"
     else
-      bw, link = require("tilewave.data.cluster").resolve("dgx_h100", "serve.disagg").inter.bw * dis.prefill.t,
-        "across nodes (InfiniBand, hw/clusters/dgx_h100.lua)"
+      bw, link = inter * dis.prefill.t, format("across nodes (InfiniBand, hw/clusters/%s.lua)", node.id)
     end
   end
   return { bytes_per_token = full.kv_bytes_per_token, link_bw = bw, s_per_token = full.kv_bytes_per_token / bw,
