@@ -54,7 +54,7 @@ local function setup(o, path)
   -- rejected with their error, as training.config would)
   local ok_s, shared = pcall(training.shared, base, "training")
   return {
-    cl = cl, gpus = gpus, cache = cache, shared = ok_s and shared or nil,
+    cl = cl, gpus = gpus, domain = domain, cache = cache, shared = ok_s and shared or nil,
     shared_err = not ok_s and (tostring(shared):gsub("^training%.", "")) or nil,
     lists = { ts, ps, o.micro_batch or { 1, 2, 4, 8 }, o.checkpointing or { "none", "selective", "full" },
               o.zero or { 0, 1, 2, 3 } },
@@ -93,6 +93,7 @@ end
 function M.search(o)
   local st = setup(o, "training.search")
   local cl, gpus, cache, shared, shared_err = st.cl, st.gpus, st.cache, st.shared, st.shared_err
+  local domain = st.domain
   local ranked, rejected = {}, {}
   -- one candidate: a step, or the reason it is rejected
   local function try(t, p, mb, ck, z)
@@ -145,7 +146,7 @@ end
 -- @return `{ best = search()'s ranked[1] or nil, valid = #ranked, rejected = #rejected }`
 function M.best(o)
   local st = setup(o, "training.best")
-  local cl, cache, shared = st.cl, st.cache, st.shared
+  local cl, cache, shared, domain = st.cl, st.cache, st.shared, st.domain
   local ts, ps, mbs, cks, zs = unpack(st.lists)
   local per_t = #ps * #mbs * #cks * #zs
   local valid, rejected, best = 0, 0, nil

@@ -178,8 +178,9 @@ function M.of(d, model)
     out.command, out.copies = command(d.t, d.kv_capacity_tokens), d.replicas
     if d.replicas > 1 then out.note = format("%d copies behind a load balancer (least loaded)", d.replicas) end
   end
-  local per = d.mode == "disagg" and math.max(d.prefill.t, d.decode.t) or d.gpus // math.max(d.replicas, 1)
-  local where = M.layout(d.hw, per)
+  local per = d.mode == "disagg" and math.max(d.prefill.t, d.decode.t)
+    or (d.t or 1) * (d.ep or 1) * (d.pp or 1)
+  local where = d.hw and M.layout(d.hw, per)
   if where then out.note = (out.note and out.note .. "; " or "") .. where end
   if (d.ep or 1) > 1 and fam == "trtllm" then
     out.note = (out.note and out.note .. "; " or "") .. "enable_attention_dp: true in --extra_llm_api_options"
