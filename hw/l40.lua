@@ -23,6 +23,9 @@ return {
   interconnect = {  -- byte/s, bidirectional totals
     pcie_bw = 64 * GB,
   },
+  -- USD per GPU-hour: 0.00037 USD/s x 3600 (the source's "L40, L40S, 6000 Ada PRO" row)
+  price = { per_hour = 1.332, provider = "RunPod (serverless active worker)", date = "2026-11-25",
+            source = "RunPod Serverless pricing, active (always-on) workers, per-second rate x 3600 (https://docs.runpod.io/serverless/pricing; stored copy read 2026-11-25)" },
   sources = {
     compute_capability = "CUDA C++ Programming Guide, compute capabilities (AD102, sm_89)",
     sm_count = "NVIDIA L40 datasheet (https://www.nvidia.com/en-us/data-center/l40/): 18,176 CUDA cores = 142 SMs of 128, 568 fourth-generation Tensor Cores",
