@@ -278,6 +278,7 @@ static void read_policy(lua_State *L, tw_serve_policy *p)
     p->transfer_s_per_token = tw_lua_get_num(L, 1, "transfer_s_per_token", P, 0.0);
     p->transfer_latency_s = tw_lua_get_num(L, 1, "transfer_latency_s", P, 0.0);
     p->async_output = flag(L, 1, "async_output", 0);
+    p->frontend_s = tw_lua_get_num(L, 1, "frontend_s", P, 0.0);
     p->prefix_caching = flag(L, 1, "prefix_caching", 0);
     p->per_request = flag(L, 1, "per_request", 0);
     p->stop_percentile = tw_lua_get_num(L, 1, "stop_percentile", P, 0.0);

@@ -16,6 +16,7 @@ static int layout(const tw_serve_workload *w, const tw_serve_policy *p, hdr_t *h
         !count(p->replicas, 1, TW_SERVE_MAX_REPLICAS) || !count(p->max_num_seqs, 1, 1e6))
         return 0;
     h->n = (size_t)w->requests;
+    h->frontend_s = p->frontend_s;
     h->n_rep = (size_t)p->replicas;
     h->max_seqs = (size_t)p->max_num_seqs;
     h->off_req = ALIGN8(sizeof(hdr_t));
@@ -65,6 +66,7 @@ static const char *check_policy(const tw_serve_policy *p)
     if (!count(p->spec_k, 0, 16)) return "policy.spec_k";
     if (!(isfinite(p->spec_alpha) && p->spec_alpha >= 0.0 && p->spec_alpha <= 1.0)) return "policy.spec_alpha";
     if (p->async_output != 0 && p->async_output != 1) return "policy.async_output";
+    if (!(isfinite(p->frontend_s) && p->frontend_s >= 0.0 && p->frontend_s <= 60.0)) return "policy.frontend_s";
     if (p->per_request != 0 && p->per_request != 1) return "policy.per_request";
     if (p->prefix_caching != 0 && p->prefix_caching != 1) return "policy.prefix_caching";
     if (!(isfinite(p->stop_percentile) && p->stop_percentile >= 0.0 && p->stop_percentile <= 100.0))
@@ -407,8 +409,8 @@ int tw_serve_request(const void *work, size_t i, tw_serve_record *out)
     if (i >= h.n) return TW_EINVAL;
     q = (const req_t *)(const void *)(base + h.off_req) + i;
     out->arrival_s = q->arrival;
-    out->first_token_s = q->first;
-    out->finish_s = q->done;
+    out->first_token_s = q->first + h.frontend_s;
+    out->finish_s = q->done + h.frontend_s;
     out->scheduled_s = q->sched;
     out->input_tokens = q->isl;
     out->output_tokens = q->osl;

@@ -188,6 +188,14 @@ typedef struct {
                                       processing: step n's outputs are processed while step n + 1 runs),
                                       at once when it idles; TTFT and E2E take it, ITL, TPOT's gaps and
                                       the scheduler do not; 0: when their own step ends */
+    double frontend_s;             /* s per request the client waits outside the engine's steps: the API
+                                      server's tokenization and validation, the hand-off to the engine
+                                      process, the first chunk's detokenization and streaming. Added to
+                                      each request's TTFT and E2E as the client measures them (their
+                                      statistics, goodput, the SLO test and its early stop, a record's
+                                      first_token_s and finish_s); the scheduler never sees it (the
+                                      engine receives the request that much later, a shift of every
+                                      arrival). Finite, 0 to 60; 0: none */
     double stop_percentile;        /* (0, 100]: stop the run as soon as its measured TTFT or TPOT at this
                                       percentile is certain to exceed slo_ttft_s or slo_tpot_s (enough
                                       measured requests already do: src/tw_serve_stop.c); the result is
@@ -269,7 +277,9 @@ typedef struct {
 
 /* One request as the run left it (tw_serve_request). */
 typedef struct {
-    double arrival_s, first_token_s, finish_s, scheduled_s; /* s */
+    double arrival_s, first_token_s, finish_s, scheduled_s; /* s; first_token_s and finish_s as the
+                                                               client sees them (policy frontend_s
+                                                               included), scheduled_s the engine's */
     double input_tokens, output_tokens, preemptions, replica;
 } tw_serve_record;
 

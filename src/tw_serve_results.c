@@ -75,11 +75,12 @@ static void steady_window(const sim_t *s, size_t n, tw_serve_result *out)
 void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, double slo_tpot, tw_serve_result *out)
 {
     double first = s->req[0].arrival, last = 0.0, out_tokens = 0.0, in_tokens = 0.0, good = 0.0, dur;
+    double f = s->p->frontend_s; /* the client's time outside the steps: in TTFT and E2E, not TPOT */
     size_t i, m, lo = s->lo, hi = s->hi, k = hi - lo;
     const req_t *req = s->req + lo;
     for (i = 0; i < n; i++) {
         const req_t *q = &s->req[i];
-        double ttft = q->first - q->arrival, tpot = q->osl > 1 ? (q->done - q->first) / (q->osl - 1) : 0.0;
+        double ttft = q->first - q->arrival + f, tpot = q->osl > 1 ? (q->done - q->first) / (q->osl - 1) : 0.0;
         if (q->arrival < first) first = q->arrival;
         if (q->done > last) last = q->done;
         out_tokens += q->osl;
@@ -95,13 +96,13 @@ void tw__serve_results(sim_t *s, size_t n, double *scratch, double slo_ttft, dou
     out->total_tokens_per_s = (out_tokens + in_tokens) / dur;
     steady_window(s, n, out);
     /* latencies of the measured window; throughput and the time averages over the whole run */
-    for (i = 0; i < k; i++) scratch[i] = req[i].first - req[i].arrival;
+    for (i = 0; i < k; i++) scratch[i] = req[i].first - req[i].arrival + f;
     tw__serve_stat(scratch, scratch + n, k, &out->ttft_s);
     for (i = 0, m = 0; i < k; i++) {
         if (req[i].osl > 1) scratch[m++] = (req[i].done - req[i].first) / (req[i].osl - 1);
     }
     tw__serve_stat(scratch, scratch + n, m, &out->tpot_s);
-    for (i = 0; i < k; i++) scratch[i] = req[i].done - req[i].arrival;
+    for (i = 0; i < k; i++) scratch[i] = req[i].done - req[i].arrival + f;
     tw__serve_stat(scratch, scratch + n, k, &out->e2e_s);
     for (i = 0; i < k; i++) scratch[i] = req[i].sched - req[i].arrival;
     tw__serve_stat(scratch, scratch + n, k, &out->queue_s);

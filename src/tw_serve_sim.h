@@ -84,6 +84,7 @@ typedef struct {
     size_t n, n_rep, max_seqs;
     size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, off_ghp, off_gky, off_gbk, off_gaps;
     size_t total;
+    double frontend_s; /* the policy's: tw_serve_request adds it to a record's client-side times */
 } hdr_t;
 
 /* the longest simulated time, s (3e7 years): every sum of times stays finite */

@@ -34,7 +34,8 @@ void tw__stop_setup(sim_t *s, double slo_ttft_s, double slo_tpot_s)
 void tw__stop_first(sim_t *s, const req_t *q, double t)
 {
     size_t i = (size_t)(q - s->req);
-    if (s->stop_ttft < INFINITY && i >= s->lo && i < s->hi && t - q->arrival > s->slo_ttft) s->bad_ttft++;
+    if (s->stop_ttft < INFINITY && i >= s->lo && i < s->hi && t - q->arrival + s->p->frontend_s > s->slo_ttft)
+        s->bad_ttft++;
 }
 
 void tw__stop_done(sim_t *s, const req_t *q, double t)

@@ -5,7 +5,9 @@
  * (a miss), request 1 finds them allocated but not computed (vLLM hashes a block once it is full of
  * computed tokens), so it computes the prefix too: no hit. Request 2 is admitted after one of them
  * finishes, with the prefix computed: a hit that skips its 32 tokens. And a finished conversation
- * turn keeps only its full blocks for the next turn (vLLM hashes only full blocks). */
+ * turn keeps only its full blocks for the next turn (vLLM hashes only full blocks). And the client's
+ * time outside the steps (policy frontend_s, issue 69 item 3) moves TTFT and E2E by exactly itself,
+ * never TPOT or the schedule. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +54,61 @@ static void test_prefix_hit_only_once_computed(void **state)
    writes 10 + 3 - 1 = 12 tokens to the cache, one full block (8 tokens) and a partial one; the full
    block stays cached for turn 1, whose prompt is 10 + 3 + 10 = 23 tokens: it skips 8 (16 if the
    partial block were kept) and computes 15 */
+/* one 10-token request, 3 output tokens, at t = 0: its first token leaves the prefill step at
+   PREFILL, its last one two 2 ms decode steps later; the client adds frontend_s = 50 ms to its TTFT
+   and E2E, as to the record's first and last token times, and TPOT stays (CYCLE - PREFILL) / 2 */
+static void test_frontend_moves_ttft_and_e2e_only(void **state)
+{
+    tw_serve_workload w;
+    tw_serve_policy p;
+    tw_serve_costs c;
+    tw_serve_result r0, r;
+    tw_serve_record q;
+    void *work;
+    size_t bytes;
+    (void)state;
+    memset(&w, 0, sizeof w);
+    serve_test_costs(&c);
+    serve_test_policy(&p, 2, 16);
+    w.arrival = TW_ARRIVE_OFFLINE;
+    w.requests = 1;
+    w.isl.kind = TW_LEN_FIXED;
+    w.isl.a = 10;
+    w.osl.kind = TW_LEN_FIXED;
+    w.osl.a = 3;
+    bytes = tw_serve_workspace_bytes(&w, &p, 0);
+    work = malloc(bytes);
+    assert_non_null(work);
+    assert_int_equal(TW_OK, tw_serve_run(&w, &p, &c, 0.0, 0.0, work, bytes, NULL, 0, &r0, NULL));
+    assert_close(r0.ttft_s.mean, PREFILL, 1e-12);
+    p.frontend_s = 0.05;
+    assert_int_equal(TW_OK, tw_serve_run(&w, &p, &c, 0.0, 0.0, work, bytes, NULL, 0, &r, NULL));
+    assert_close(r.ttft_s.mean, PREFILL + 0.05, 1e-12);
+    assert_close(r.ttft_s.p99, PREFILL + 0.05, 1e-12);
+    assert_close(r.e2e_s.mean, r0.e2e_s.mean + 0.05, 1e-12);
+    assert_close(r.tpot_s.mean, r0.tpot_s.mean, 1e-15);
+    assert_close(r.tpot_s.mean, (r0.e2e_s.mean - PREFILL) / 2.0, 1e-12);
+    assert_close(r.steps, r0.steps, 0);
+    assert_int_equal(TW_OK, tw_serve_request(work, 0, &q));
+    assert_close(q.first_token_s, PREFILL + 0.05, 1e-12);
+    assert_close(q.finish_s, r0.e2e_s.mean + 0.05, 1e-12);
+    /* an SLO of 40 ms on TTFT fails on the front end alone; 60 ms holds */
+    p.stop_percentile = 99;
+    assert_int_equal(TW_OK, tw_serve_run(&w, &p, &c, 0.04, 0.0, work, bytes, NULL, 0, &r, NULL));
+    assert_close(r.slo_failed, 1, 0);
+    assert_int_equal(TW_OK, tw_serve_run(&w, &p, &c, 0.06, 0.0, work, bytes, NULL, 0, &r, NULL));
+    assert_close(r.slo_failed, 0, 0);
+    assert_close(r.goodput_rps, r.requests_per_s, 1e-12);
+    /* refused out of its range, by name */
+    for (int i = 0; i < 3; i++) {
+        const char *bad = NULL;
+        p.frontend_s = i == 0 ? -1e-3 : i == 1 ? NAN : 61.0;
+        assert_int_equal(TW_EINVAL, tw_serve_run(&w, &p, &c, 0.0, 0.0, work, bytes, NULL, 0, &r, &bad));
+        assert_string_equal("policy.frontend_s", bad);
+    }
+    free(work);
+}
+
 static void test_turn_keeps_full_blocks_only(void **state)
 {
     tw_serve_workload w;
@@ -88,6 +145,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prefix_hit_only_once_computed),
         cmocka_unit_test(test_turn_keeps_full_blocks_only),
+        cmocka_unit_test(test_frontend_moves_ttft_and_e2e_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,8 @@ describe("serving_results.read", function()
     assert.is_true(m.aggregate and near(m.fit.ttft_p50, 0.022) and near(m.held.tpot_mean, 0.0125))
     -- replayed with its own lengths (fixed: no spread), 300 requests as a closed loop of 8
     local w = fit.options({ model = "m" }, r).workload
-    assert.are.same({ 512, 128, 300, 8 }, { w.isl, w.osl, w.requests, w.concurrency })
+    assert.are.same({ 512, 128, 300, 300, 8 }, { w.lengths.isl[1], w.lengths.osl[300], #w.lengths.isl,
+      #w.lengths.osl, w.concurrency })
   end)
 
   local tmp = os.tmpname()
@@ -59,7 +60,10 @@ describe("serving_results.read", function()
     assert.truthy(err:find(want, 1, true), err)
   end
   it("names the file and the field of a bad file", function()
-    bad('{"duration": 1, "request_rate": 1}', "input_lens: expected the per-request array")
+    -- neither per-request arrays nor statistics: what to rerun
+    bad('{"duration": 1, "request_rate": 1}', "mean_ttft_ms: expected the TTFT statistics of vLLM's or SGLang's "
+      .. "result (mean_ttft_ms or median_ttft_ms); rerun the benchmark with --save-result (vLLM) or --output-file")
+    bad('{"ttfts": [0.1], "duration": 1}', "input_lens: expected the per-request array")
     bad('{"input_lens": [1, 2', "JSON: expected JSON")
     bad('{"input_lens": [1, 2], "output_lens": [1], "ttfts": [0.1, 0.1], "itls": [[], []], "duration": 1}',
       "output_lens: expected 2 entries, as input_lens, got 1")
@@ -68,13 +72,13 @@ describe("serving_results.read", function()
     bad('{"input_lens": [1], "output_lens": [1], "ttfts": [NaN], "itls": [[]], "duration": 1}', "ttfts[1]")
     bad('{"input_lens": [1], "output_lens": [1], "ttfts": [0], "itls": [[]], "errors": ["boom"], "duration": 1}',
       "errors: expected at least one completed request")
-    bad('[1, 2, 3]', "input_lens: expected the per-request array")
+    bad('[1, 2, 3]', "JSON: expected an object (one run's result), got an array")
     bad("", "expected a benchmark result, got an empty file")
     bad('{"time_to_first_token": {"avg": 1, "p50": 1, "p90": 1, "unit": "fortnights"}}',
       "time_to_first_token.unit: expected ms, s, us or ns, got fortnights")
     bad('{"time_to_first_token": {"avg": 1, "p50": 1, "p90": 1, "unit": "ms"}, "inter_token_latency": {"avg": 1, '
       .. '"p50": 1, "p90": 1, "unit": "ms"}, "request_throughput": {"avg": 1}, "input_sequence_length": {"avg": 5}, '
-      .. '"output_sequence_length": {"avg": 5}}', "input_config: expected concurrency (an integer) or request_rate")
+      .. '"output_sequence_length": {"avg": 5}}', "input_config: expected the load: concurrency or request_rate")
     -- issue 66 item 3: impossible figures, each refused by name
     local ONE = '"input_lens": [10], "output_lens": [5], "itls": [[0.01, 0.01, 0.01, 0.01]], "request_rate": 1'
     bad('{' .. ONE .. ', "ttfts": [Infinity], "duration": 10}', "ttfts[1]: expected a finite non-negative number, got inf")
@@ -132,26 +136,31 @@ describe("serving_results.read", function()
     assert.are.equal(1, code)
     assert.truthy(err:find("given twice", 1, true), err)
   end)
-  it("refuses a file over 16 MiB before reading it", function()
+  it("refuses a plain JSON file over its own 64 MiB before reading it (issue 69 item 7)", function()
     local f = assert(io.open(tmp, "w"))
-    f:write(string.rep(" ", 16 * 1024 * 1024 + 1))
+    -- a sparse file: 64 MiB of nothing, then one byte
+    f:write("{")
+    f:seek("set", 64 * 1024 * 1024)
+    f:write(" ")
     f:close()
     local ok, err = pcall(results.read, tmp)
     assert.is_false(ok)
-    assert.truthy(err:find("above the 16 MiB", 1, true), err)
+    assert.truthy(err:find("above the 64 MiB a user file may hold (tilewave.data.serving_results.MAX_FILE_BYTES)",
+      1, true), err)
     os.remove(tmp)
   end)
 end)
 
 describe("calibrate --serving, round trip", function()
-  it("recovers the host times of a simulated benchmark within 2%", function()
-    -- two benchmarks simulated with an engine of known host times (3 ms a step, 50 us a sequence),
-    -- written as vLLM's result files, fitted from vllm@0.6's own (2 ms, 30 us)
+  it("recovers the host times and the front-end time of a simulated benchmark within 2%", function()
+    -- two benchmarks simulated with an engine of known host times (3 ms a step, 50 us a sequence) and
+    -- 25 ms a request outside the steps (issue 69 item 3), written as vLLM's result files, fitted
+    -- from vllm@0.6's own (2 ms, 30 us, 0)
     local dir = os.tmpname()
     os.remove(dir)
     assert(os.execute("mkdir -p " .. dir))
     local f = assert(io.open(dir .. "/true.lua", "w"))
-    f:write('return { base = "vllm@0.6", token_host_s = 3e-3, seq_host_s = 50e-6 }\n')
+    f:write('return { base = "vllm@0.6", token_host_s = 3e-3, seq_host_s = 50e-6, frontend_s = 25e-3 }\n')
     f:close()
     for _, r in ipairs { { 2, 200 }, { 20, 400 } } do
       local code, _, err = process.run(string.format("serve llama-3.1-8b --hw h100_sxm5 --engine %s/true.lua "
@@ -167,6 +176,7 @@ describe("calibrate --serving, round trip", function()
     assert.are.equal("vllm@0.6", e.base)
     assert.is_true(math.abs(e.token_host_s / 3e-3 - 1) < 0.02, tostring(e.token_host_s))
     assert.is_true(math.abs(e.seq_host_s / 50e-6 - 1) < 0.02, tostring(e.seq_host_s))
+    assert.is_true(math.abs(e.frontend_s / 25e-3 - 1) < 0.02, tostring(e.frontend_s))
     -- the file is an engine serve takes
     local c2, o2 = process.run(string.format("serve llama-3.1-8b --engine %s/fitted.lua --rate 2 --replay "
       .. "--requests 50", dir))
@@ -199,7 +209,7 @@ describe("calibrate --serving, round trip", function()
     local evil = "x\ndo return {base=\"vllm@0.6\",token_host_s=0.049} end\n--.json\r]]"
     local held = { ttft_mape = 0.1, ttft_bias = 0.01, tpot_mape = 0.05, tpot_bias = -0.02, throughput = 0.03 }
     local f = { base = "vllm@0.6", token_host_s = 1.25e-3, seq_host_s = 4.5e-5, base_token_host_s = 2e-3,
-                base_seq_host_s = 3e-5, requests = 10, after = { held = held, fit = { loss = 0.1 } },
+                base_seq_host_s = 3e-5, frontend_s = 0.02, base_frontend_s = 0, requests = 10, after = { held = held, fit = { loss = 0.1 } },
                 before = { held = held } }
     local text = serving_fit.engine_file(f, { requests = {}, path = evil, format = "vllm", rate = 2 },
       { model = evil, hw = "h100_sxm5", t = 1 })
@@ -213,6 +223,7 @@ describe("calibrate --serving, round trip", function()
     assert.are.equal("vllm@0.6", e.base)
     assert.are.equal(1.25e-3, e.token_host_s)
     assert.are.equal(4.5e-5, e.seq_host_s)
+    assert.are.equal(0.02, e.frontend_s)
     assert.truthy(e.source:find(evil, 1, true))
     -- the comment helper: one line, the text kept but for control characters
     local literal = require "tilewave.util.literal"
@@ -221,16 +232,80 @@ describe("calibrate --serving, round trip", function()
 end)
 
 describe("a vLLM result file without per-request arrays", function()
-  it("says to rerun with --save-detailed (issue 69 item 1)", function()
+  it("is read as a summary and fitted to its statistics (issue 69 item 1)", function()
     local path = os.tmpname()
     local f = assert(io.open(path, "w"))
     -- what vllm bench serve --save-result writes without --save-detailed: the aggregates alone
     f:write('{"backend": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct", "num_prompts": 100, '
-      .. '"completed": 100, "duration": 20.0, "mean_ttft_ms": 30.0}')
+      .. '"request_rate": 5.0, "max_concurrency": null, "completed": 100, "duration": 20.0, '
+      .. '"total_input_tokens": 12800, "total_output_tokens": 6400, "mean_ttft_ms": 30.0, "median_ttft_ms": 28.0, '
+      .. '"p99_ttft_ms": 60.0, "mean_tpot_ms": 12.0, "median_tpot_ms": 11.5, "p99_tpot_ms": 15.0}')
+    f:close()
+    local r = require("tilewave.data.serving_results").read(path)
+    assert.are.same({ "vllm", true, 100, 5, "paced at 5 req/s" }, { r.format, r.aggregate, r.completed, r.rate, r.load })
+    -- ms as s; lengths the totals over the completed requests, fixed (vLLM's random range ratio 0)
+    assert.are.same({ 0.030, 0.028, 0.060, 0.012 }, { r.ttft.mean, r.ttft.p50, r.ttft.p99, r.tpot.mean })
+    assert.are.same({ 128, "fixed", 64 }, { r.isl.mean, r.isl.kind, r.osl.mean })
+    assert.are.equal(5, r.requests_per_s)
+    -- without its total_output_tokens: the field it needs
+    f = assert(io.open(path, "w"))
+    f:write('{"backend": "vllm", "completed": 100, "duration": 20.0, "total_input_tokens": 12800, '
+      .. '"mean_ttft_ms": 30.0}')
     f:close()
     local ok, err = pcall(require("tilewave.data.serving_results").read, path)
     os.remove(path)
     assert.is_false(ok)
-    assert.truthy(err:find("rerun vllm bench serve with --save-result --save-detailed", 1, true), err)
+    assert.truthy(err:find("total_output_tokens: expected a number", 1, true), err)
+  end)
+end)
+
+describe("--requests-format vllm as vLLM writes it (issue 69 item 4)", function()
+  -- the keys vllm/benchmarks/serve.py writes with --save-result --save-detailed (its `result` dict
+  -- and what main() adds), less date, max_concurrent_requests and max_output_tokens_per_s
+  local KEYS = { "backend", "endpoint_type", "label", "model_id", "tokenizer_id", "num_prompts", "request_rate",
+    "burstiness", "max_concurrency", "duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
+    "request_throughput", "request_goodput", "output_throughput", "total_token_throughput", "input_lens",
+    "output_lens", "ttfts", "itls", "start_times", "generated_texts", "errors", "mean_ttft_ms", "median_ttft_ms",
+    "std_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "std_tpot_ms", "p99_tpot_ms", "mean_itl_ms",
+    "median_itl_ms", "std_itl_ms", "p99_itl_ms" }
+  local REAL = "../shared/reference/serving/result_files/vllm0191_tokenkaki_a100-40gb_qwen3-8b_r5_detailed/"
+    .. "vllm-direct-serving-qwen3-8b-a100-detailed.json"
+  local cjson = require "cjson"
+  local function kind(v)
+    if v == cjson.null then return "null" end
+    if type(v) == "table" then return "array" end
+    return type(v)
+  end
+  it("has every key of a real vLLM 0.19.1 file, each of its type, and reads back", function()
+    local f = io.open(REAL, "r")
+    if not f then pending("../shared is not beside the repository") return end
+    local real = cjson.decode(f:read("a"))
+    f:close()
+    local tmp = os.tmpname()
+    local code, _, err = process.run(string.format("serve llama-3-8b --rate 4 --requests 50 --replay --isl 128 --osl 16 "
+      .. "--requests-out %s --requests-format vllm", tmp))
+    assert.are.equal(0, code, err)
+    local f2 = assert(io.open(tmp, "r"))
+    local ours = cjson.decode(f2:read("a"))
+    f2:close()
+    for _, k in ipairs(KEYS) do
+      assert.truthy(real[k] ~= nil, "the real file lacks " .. k)
+      assert.truthy(ours[k] ~= nil, "ours lacks " .. k)
+      -- null where vLLM writes null for this run (no concurrency cap, no goodput SLO, no label)
+      assert.are.equal(kind(real[k]), kind(ours[k]), k)
+    end
+    -- per request: start_times ascending from 0, ttfts positive, one ITL list a request of output - 1 gaps
+    assert.are.equal(50, #ours.start_times)
+    assert.are.equal(0, ours.start_times[1])
+    for i = 2, 50 do assert.is_true(ours.start_times[i] >= ours.start_times[i - 1]) end
+    assert.are.equal(15, #ours.itls[1])
+    -- the aggregates agree with the arrays: mean TTFT in ms
+    local t = 0
+    for _, x in ipairs(ours.ttfts) do t = t + x end
+    assert.is_true(math.abs(ours.mean_ttft_ms - 1e3 * t / 50) < 1e-9)
+    local r = results.read(tmp)
+    os.remove(tmp)
+    assert.are.same({ "vllm", 50, 4 }, { r.format, r.completed, r.rate })
+    assert.are.equal(0, r.requests[1].start_s)
   end)
 end)

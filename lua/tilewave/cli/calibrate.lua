@@ -42,6 +42,19 @@ function M.define(p)
     :convert(require("tilewave.cli.args").int_arg("calibrate.max_num_seqs"))
   c:option("--max-num-batched-tokens", "Serving mode: the server's --max-num-batched-tokens.")
     :convert(require("tilewave.cli.args").int_arg("calibrate.max_num_batched_tokens"))
+  c:option("--max-model-len", "Serving mode: the server's --max-model-len, tokens (vLLM v0's step budget is "
+    .. "max(it, 2048) unless --max-num-batched-tokens is given).")
+    :convert(require("tilewave.cli.args").int_arg("calibrate.max_model_len"))
+  c:option("--weight-dtype", "Serving mode: the served weight format (default: the checkpoint's).")
+  c:option("--kv-dtype", "Serving mode: the server's KV cache dtype."):default("bf16")
+  c:option("--ep", "Serving mode: expert-parallel GPUs per replica."):default("1")
+    :convert(require("tilewave.cli.args").int_arg("calibrate.ep"))
+  c:option("--pp", "Serving mode: pipeline-parallel stages per replica."):default("1")
+    :convert(require("tilewave.cli.args").int_arg("calibrate.pp"))
+  c:option("--replicas", "Serving mode: data-parallel replicas behind the benchmark's endpoint."):default("1")
+    :convert(require("tilewave.cli.args").int_arg("calibrate.replicas"))
+  c:option("--run", "Serving mode: the run of a JSON Lines file to fit (its line, from 1), or 'all' (each run a "
+    .. "load of its own); default the last.")
 end
 
 local function fit_run(args, out)
@@ -100,12 +113,15 @@ end
 --- Run `tilewave calibrate` with parsed `args`; writes to `out`; returns the exit status.
 function M.run(args, out)
   if args.serving then return require("tilewave.cli.calibrate_serving").run(args, out) end
-  for _, k in ipairs { "model", "max_num_seqs", "max_num_batched_tokens" } do
-    if args[k] ~= nil then error(format("calibrate.%s: --%s applies with --serving only", k, k:gsub("_", "-")), 0) end
+  for _, k in ipairs { "model", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "weight_dtype", "run" } do
+    if args[k] ~= nil then error(format("calibrate.%s: --%s applies with --serving only", k, (k:gsub("_", "-"))), 0) end
   end
-  if args.t ~= 1 or args.engine ~= "vllm" then
-    error(format("calibrate.%s: --%s applies with --serving only", args.t ~= 1 and "t" or "engine",
-      args.t ~= 1 and "t" or "engine"), 0)
+  -- serving options with defaults: given when they differ from them
+  for _, d in ipairs { { "t", 1 }, { "engine", "vllm" }, { "kv_dtype", "bf16" }, { "ep", 1 }, { "pp", 1 },
+                       { "replicas", 1 } } do
+    if args[d[1]] ~= d[2] then
+      error(format("calibrate.%s: --%s applies with --serving only", d[1], (d[1]:gsub("_", "-"))), 0)
+    end
   end
   if args.base or args.out then return fit_run(args, out) end
   -- the fit's options, given without --base, would be silently ignored: refuse them by name

@@ -34,9 +34,16 @@ function M.run(args, out)
     if not args.out:match("%.lua$") then error(format("calibrate.out: expected a .lua engine file, got '%s'", args.out), 0) end
     require("tilewave.util.output").check_target(args.out, "calibrate.out")
   end
+  local run = args.run
+  if run ~= nil and run ~= "all" then
+    run = tonumber(run)
+    if not run or math.type(run) ~= "integer" or run < 1 then
+      error(format("calibrate.run: expected a line number from 1 or 'all', got '%s'", tostring(args.run)), 0)
+    end
+  end
   local list, seen = {}, {}
   local lfs = require "lfs"
-  for i, path in ipairs(args.dir) do
+  for _, path in ipairs(args.dir) do
     -- one file given twice would count its requests twice
     local a = lfs.attributes(path)
     local key = a and format("%d:%d", a.dev, a.ino)
@@ -44,20 +51,28 @@ function M.run(args, out)
       error(format("calibrate.serving: %s is %s, given twice", path, seen[key]), 0)
     end
     if key then seen[key] = path end
-    list[i] = results.read(path)
-    -- a file that names another model than --model (a preset id) is refused unless --force
-    local named = list[i].model
-    if named and not args.force and not tostring(args.model):find("[/\\]") and not tostring(args.model):match("%.json$")
-      and results.model_key(named) ~= results.model_key(args.model) then
-      error(format("calibrate.model: %s ran %s, not %s (--force fits it anyway)", path, named, args.model), 0)
+    for _, res in ipairs(results.read_runs(path, { run = run })) do
+      list[#list + 1] = res
+      -- a file that names another model than --model (a preset id) is refused unless --force
+      local named = res.model
+      if named and not args.force and not tostring(args.model):find("[/\\]") and not tostring(args.model):match("%.json$")
+        and results.model_key(named) ~= results.model_key(args.model) then
+        error(format("calibrate.model: %s ran %s, not %s (--force fits it anyway)", path, named, args.model), 0)
+      end
     end
   end
   local sched
-  if args.max_num_seqs or args.max_num_batched_tokens then
-    sched = { base = require("tilewave.cost.engines").resolve(args.engine, "calibrate.engine").scheduler,
-              max_num_seqs = args.max_num_seqs, max_num_batched_tokens = args.max_num_batched_tokens }
+  local base_sched = require("tilewave.cost.engines").resolve(args.engine, "calibrate.engine").scheduler
+  local budget = args.max_num_batched_tokens
+  -- vLLM v0 (<= 0.6) sets its step budget from the context: max(max_model_len, 2048)
+  -- (vllm/config.py SchedulerConfig, chunked prefill off; tilewave.serve.schedulers vllm_v0)
+  if not budget and args.max_model_len and base_sched == "vllm_v0" then budget = math.max(args.max_model_len, 2048) end
+  if args.max_num_seqs or budget then
+    sched = { base = base_sched, max_num_seqs = args.max_num_seqs, max_num_batched_tokens = budget }
   end
-  local dep = { model = args.model, hw = args.hw, t = args.t, engine = args.engine, scheduler = sched }
+  local dep = { model = args.model, hw = args.hw, t = args.t, engine = args.engine, scheduler = sched,
+                weight_dtype = args.weight_dtype, kv_dtype = args.kv_dtype, ep = args.ep, pp = args.pp,
+                replicas = args.replicas }
   local ok, f = pcall(fit.fit, dep, list)
   if not ok then
     error(format("calibrate: the deployment (%s on %s, t = %d) cannot replay %s: %s", args.model, args.hw, args.t,
@@ -66,8 +81,9 @@ function M.run(args, out)
   out:write(require("tilewave.report.calibration_text").serving(f, list, args))
   if not args.out then return 0 end
   if f.after.held.loss >= f.before.held.loss and not args.force then
-    error(format("calibrate: the fit is no better than %s on the held-back requests (loss %.3f against %.3f): "
-      .. "nothing written (--force writes it anyway)", f.base, f.after.held.loss, f.before.held.loss), 0)
+    -- the same figures as the report's "held loss" column
+    error(format("calibrate: the fit is no better than %s on the held-back requests (held loss %.3f against "
+      .. "%.3f): nothing written (--force writes it anyway)", f.base, f.after.held.loss, f.before.held.loss), 0)
   end
   local tx = require("tilewave.util.output").transaction()
   tx:add(args.out, "calibrate.out")

@@ -57,6 +57,11 @@
 --                     and last tokens when the next step ends), graph_sizes (CUDA-graph capture
 --                     sizes: "vllm_v0" | "vllm_v1"), version (the releases a profile covers): the
 --                     serving engines by release, tilewave.cost.engine_versions
+--   frontend_s        s per request the client waits outside the engine's steps (tokenization,
+--                     the API server, the hand-off to the engine process, the first chunk's
+--                     streaming): added to TTFT and E2E as the client measures them
+--                     (src/tw_serve.h policy frontend_s; 0 to 60; default 0: none). No preset sets
+--                     it; `calibrate --serving` fits it where a file holds light-load TTFT
 --   kernels_per_layer, kernels_fixed
 --                     kernel counts of a decode step when the engine's own graph is
 --                     known (llama.cpp's ggml nodes); otherwise counted from the ops
@@ -185,6 +190,7 @@ local FIELDS = {
   scheduler = check.string,
   host_overlap = function(v, p) return check.within(v, 0, 1, "fraction", p) end, version = check.string,
   async_output = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected true or false", v) end end,
+  frontend_s = function(v, p) return check.within(v, 0, 60, "s", p) end,
   prefix_caching = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected true or false", v) end end,
   graph_sizes = function(v, p) return check.one_of(v, { vllm_v0 = true, vllm_v1 = true }, p) end,
   vendors = function(v, p)

@@ -2,28 +2,30 @@
 -- read into one shape for calibration (tilewave.explore.serving_fit).
 --
 -- Formats, as their writers' source defines them:
---   vllm    `vllm bench serve --save-result` (vllm-project/vllm benchmarks/benchmark_serving.py,
---           `result` dict): one JSON object with request_rate (request/s; Python's json writes an
---           unpaced run as Infinity), max_concurrency (null or an integer), num_prompts, duration (s),
---           completed, and per request input_lens, output_lens (tokens), ttfts (s; 0 for a failed
---           request), itls (the gaps of each request, s), errors ("" when it succeeded).
+--   vllm    `vllm bench serve --save-result --save-detailed` (vllm-project/vllm benchmarks/
+--           benchmark_serving.py, vllm/benchmarks/serve.py, `result` dict): one JSON object with
+--           request_rate (request/s; Python's json writes an unpaced run as Infinity),
+--           max_concurrency (null or an integer), num_prompts, duration (s), completed, and per
+--           request input_lens, output_lens (tokens), ttfts (s; 0 for a failed request), itls (the
+--           gaps of each request, s), errors ("" when it succeeded), start_times (0.10 and later: s
+--           since the run began, when each request was sent). `--append-result` appends one run a
+--           line (JSON Lines).
 --   sglang  `python -m sglang.bench_serving --output-file F --output-details` (sgl-project/sglang
 --           python/sglang/bench_serving.py): JSON Lines, one run appended per line, each the same
---           fields as vLLM's (input_lens, output_lens, ttfts, itls, errors, request_rate,
---           max_concurrency, duration, completed); the last line is read (`run` picks another).
---   genai-perf  GenAI-Perf's (and AIPerf's) summary, profile_export_genai_perf.json: statistics, not
---           requests: time_to_first_token and inter_token_latency ({ avg, p50, p90, unit }),
---           request_throughput { avg }, input_sequence_length and output_sequence_length ({ avg, std },
---           tokens), request_count, input_config { concurrency | request_rate } (triton-inference-server/
---           perf_analyzer genai-perf docs). Its per-request profile_export.json holds response texts,
---           not token counts (a tokenizer would be needed): it is not read.
--- Limits: a file of at most 16 MiB (tilewave.util.sandbox.MAX_FILE_BYTES), text without NUL bytes;
--- per-request arrays of one length, 1 to M.MAX_REQUESTS requests; every number finite and >= 0 (an
--- unpaced request_rate is Infinity, the one exception); errors strings; a run's duration positive,
--- and every request's TTFT within it; a statistic's p50 at most its p90.
+--           fields as vLLM's. A line's `backend` names its client (sglang, vllm, ...).
+--   Without the per-request arrays (vLLM without --save-detailed, SGLang without --output-details)
+--           and GenAI-Perf's and AIPerf's summaries: statistics, read by
+--           tilewave.data.serving_summaries and fitted as statistics.
+-- A JSON Lines file's runs are read one line at a time: `run` picks one (default the last) or
+-- "all" (every run, each fitted as its own load).
+-- Limits: a plain JSON file of at most M.MAX_FILE_BYTES, a JSON Lines line of at most that; text
+-- without NUL bytes; per-request arrays of one length, 1 to M.MAX_REQUESTS requests; every number
+-- finite and >= 0 (an unpaced request_rate is Infinity, the one exception); errors strings; a run's
+-- duration positive, and every request's TTFT within it; a statistic's p50 at most its p90.
 -- Units: s, token, request/s.
 -- @module tilewave.data.serving_results
 local sandbox = require "tilewave.util.sandbox"
+local summaries = require "tilewave.data.serving_summaries"
 
 local M = {}
 local format = string.format
@@ -31,6 +33,12 @@ local format = string.format
 --- The most requests a file may hold: a calibration replays every one at each of its ~150
 -- evaluations.
 M.MAX_REQUESTS = 20000
+
+--- The largest result file (plain JSON) or JSON Lines line this reader takes, byte: 64 MiB, above
+-- tilewave.util.sandbox's 16 MiB for other user files, as a benchmark's own per-request output is
+-- large (4,000 requests of 1024/256 tokens with --save-detailed: 18.4 MB). A JSON Lines file has
+-- no whole-file limit: it is read a line at a time.
+M.MAX_FILE_BYTES = 64 * 1024 * 1024
 
 local function fail(path, field, what, got)
   error(format("%s: %s: %s%s", path, field, what, got ~= nil and (", got " .. tostring(got)) or ""), 0)
@@ -49,60 +57,7 @@ end
 local ARRAYS = { "input_lens", "output_lens", "ttfts", "itls" }
 
 -- a number field: finite, >= 0 (nil when absent and optional)
-local function number(path, v, field, optional)
-  if v == nil or v == require("cjson").null then
-    if optional then return nil end
-    fail(path, field, "expected a number")
-  end
-  if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
-    fail(path, field, "expected a finite non-negative number", v)
-  end
-  return v
-end
-
--- a GenAI-Perf statistic { avg, p50, p90, unit } in s (units ms, s, ns)
-local SCALE = { ms = 1e-3, s = 1, ns = 1e-9, us = 1e-6 }
-local function stat(path, doc, key)
-  local v = doc[key]
-  if type(v) ~= "table" then fail(path, key, "expected a statistic { avg, p50, p90, unit }", v == nil and "none" or type(v)) end
-  local k = SCALE[v.unit]
-  if not k then fail(path, key .. ".unit", "expected ms, s, us or ns", v.unit) end
-  local out = {}
-  for _, f in ipairs { "avg", "p50", "p90" } do out[f] = number(path, v[f], key .. "." .. f) * k end
-  if out.p50 > out.p90 then fail(path, key .. ".p50", format("expected at most p90 %g %s", v.p90, v.unit), v.p50) end
-  return { mean = out.avg, p50 = out.p50, p90 = out.p90 }
-end
-
--- GenAI-Perf's summary (see the module's comment)
-local function genai_perf(path, doc)
-  local function count(key)
-    local v = doc[key]
-    if type(v) ~= "table" then fail(path, key, "expected { avg, std } (tokens)", v == nil and "none" or type(v)) end
-    return { mean = number(path, v.avg, key .. ".avg"), std = number(path, v.std or 0, key .. ".std") }
-  end
-  local out = { format = "genai-perf", path = path, requests = {} }
-  out.ttft, out.tpot = stat(path, doc, "time_to_first_token"), stat(path, doc, "inter_token_latency")
-  local rt = doc.request_throughput
-  out.requests_per_s = number(path, type(rt) == "table" and rt.avg or nil, "request_throughput.avg")
-  out.isl, out.osl = count("input_sequence_length"), count("output_sequence_length")
-  if out.isl.mean < 1 or out.osl.mean < 1 then fail(path, "input_sequence_length", "expected at least 1 token", out.isl.mean) end
-  local n = doc.request_count
-  if type(n) == "table" then n = n.avg end
-  n = number(path, n or 1000, "request_count")
-  if n < 1 or n % 1 ~= 0 or n > M.MAX_REQUESTS then
-    fail(path, "request_count", format("expected an integer from 1 to %d", M.MAX_REQUESTS), n)
-  end
-  out.completed = math.tointeger(n)
-  local cfg = type(doc.input_config) == "table" and doc.input_config or {}
-  local cc, rr = cfg.concurrency, cfg.request_rate
-  if type(cc) == "number" and cc >= 1 and cc % 1 == 0 then out.rate, out.max_concurrency = math.huge, math.tointeger(cc)
-  elseif type(rr) == "number" and rr > 0 and rr == rr then out.rate = rr
-  else fail(path, "input_config", "expected concurrency (an integer) or request_rate (request/s)", "neither") end
-  if not (out.requests_per_s > 0) then fail(path, "request_throughput.avg", "expected a positive rate", out.requests_per_s) end
-  out.duration_s = out.completed / out.requests_per_s
-  out.aggregate = true
-  return out
-end
+local number = summaries.number
 
 -- the model a result names: vLLM's and SGLang's model_id (or model), GenAI-Perf's input_config.model
 -- (a string or a list); nil when it names none
@@ -130,59 +85,158 @@ function M.model_key(name)
   return s
 end
 
---- Read a benchmark result file.
--- @string path the file
--- @tparam[opt] table o `{ run (1-based line of a JSON Lines file; default the last) }`
--- @return `{ format ("vllm" | "sglang" | "genai-perf"), path, model (the model the file names, or nil),
---   rate (request/s; math.huge: unpaced),
---   max_concurrency (or nil), duration_s, requests = { { input, output, ttft_s, itls = {...}, ok }
---   ... } (in the file's order), completed (requests that succeeded) }`; a GenAI-Perf summary has
---   no requests but `aggregate = true`, ttft and tpot ({ mean, p50, p90 }, s), requests_per_s, isl
---   and osl ({ mean, std })
--- @raise `<path>: <field>: <expectation>, got <value>` for a file of another format, truncated
---   JSON, arrays of different lengths, negative or NaN times, no completed request, a file over 16
---   MiB
-function M.read(path, o)
-  -- 69 lines, one function: a result file validated field by field, in the order its errors are
-  -- raised
-  o = o or {}
-  local text, err = sandbox.read_file(path)
-  if not text then error(err, 0) end
-  local nul = text:find("\0", 1, true)
-  if nul then fail(path, "JSON", "expected text, got a NUL byte at byte " .. nul) end
-  local doc, fmt
-  local lines = {}
-  for l in text:gmatch("[^\n]+") do if l:find("%S") then lines[#lines + 1] = l end end
-  if #lines == 0 then fail(path, "JSON", "expected a benchmark result, got an empty file") end
-  if #lines > 1 and lines[1]:find("^%s*{") and lines[1]:find("}%s*$") and text:sub(1, 1) == "{" then
-    -- JSON Lines: one run a line (SGLang appends); a one-object file spread over lines is plain
-    -- JSON
-    local okl = pcall(decode, path, lines[1], 1)
-    if okl then
-      local i = o.run or #lines
-      if math.type(i) ~= "integer" or i < 1 or i > #lines then
-        fail(path, "run", format("expected a line from 1 to %d", #lines), o.run)
+-- the lines of open file `f`, read in chunks of 1 MiB: a line longer than `max` bytes ends the
+-- iteration with (nil, "long"), so no line is held past the limit
+local function lines_of(f, max)
+  local buf, eof = "", false
+  return function()
+    while true do
+      local nl = buf:find("\n", 1, true)
+      if nl then
+        local l = buf:sub(1, nl - 1)
+        buf = buf:sub(nl + 1)
+        return l
       end
-      doc, fmt = decode(path, lines[i], i), "sglang"
+      if #buf > max then return nil, "long" end
+      if eof then
+        if buf == "" then return nil end
+        local l = buf
+        buf = ""
+        return l
+      end
+      local c = f:read(1048576)
+      if c then buf = buf .. c else eof = true end
     end
   end
-  if not doc then
-    doc = decode(path, text)
-    -- one run of SGLang's JSONL is one line: its backend field names it
-    fmt = type(doc.backend) == "string" and doc.backend:find("^sglang") and "sglang" or "vllm"
+end
+
+-- the runs of a file: one document, or a JSON Lines file's lines (each { doc, line })
+local function runs_of(path, o)
+  local lfs = require "lfs"
+  local ok, cerr = sandbox.check_file(path, math.huge)
+  if not ok then error(cerr, 0) end
+  local size = lfs.attributes(path, "size") or 0
+  local f, oerr = io.open(path, "r")
+  if not f then error(format("%s: cannot read (%s)", path, tostring(oerr)), 0) end
+  local next_line = lines_of(f, M.MAX_FILE_BYTES)
+  local first = next_line()
+  if first == nil and size == 0 then f:close(); fail(path, "JSON", "expected a benchmark result, got an empty file") end
+  -- JSON Lines: the first line is a whole object (a plain JSON file spread over lines is not)
+  local jsonl = first and first:find("^%s*{") and first:find("}%s*$") and pcall(decode, path, first, 1)
+  if jsonl then
+    local want = o.run
+    if want ~= nil and want ~= "all" and (math.type(want) ~= "integer" or want < 1) then
+      f:close()
+      fail(path, "run", "expected a line number from 1 or 'all'", want)
+    end
+    local lines, n, last, l, i = {}, 0, nil, first, 1
+    while l do
+      if l:find("%S") then
+        n = n + 1
+        if want == "all" or want == n then lines[#lines + 1] = { text = l, line = n }
+        elseif want == nil then last = { text = l, line = n } end
+      end
+      local why
+      l, why = next_line()
+      i = i + 1
+      if why then
+        f:close()
+        fail(path, format("line %d", i), format("expected at most %d MiB a line (tilewave.data.serving_results."
+          .. "MAX_FILE_BYTES)", M.MAX_FILE_BYTES // 2 ^ 20))
+      end
+    end
+    f:close()
+    if want == nil then lines = { last } end
+    if #lines == 0 then fail(path, "run", format("expected a line from 1 to %d", n), want) end
+    for _, r in ipairs(lines) do r.doc = decode(path, r.text, r.line); r.text = nil end
+    return lines, n
   end
-  if doc.input_lens == nil and type(doc.time_to_first_token) == "table" then
-    local g = genai_perf(path, doc)
+  f:close()
+  if o.run ~= nil and o.run ~= 1 and o.run ~= "all" then
+    fail(path, "run", "expected 1 or 'all': the file holds one run (it is not JSON Lines)", o.run)
+  end
+  local text, err = sandbox.read_file(path, M.MAX_FILE_BYTES)
+  if not text then
+    error((err:gsub("tilewave%.util%.sandbox%.MAX_FILE_BYTES", "tilewave.data.serving_results.MAX_FILE_BYTES")), 0)
+  end
+  local nul = text:find("\0", 1, true)
+  if nul then fail(path, "JSON", "expected text, got a NUL byte at byte " .. nul) end
+  return { { doc = decode(path, text), line = nil } }, 1
+end
+
+-- the client a document comes from: SGLang's bench_serving always writes `backend` (its
+-- --backend, "sglang..." for its own server); vLLM's writes it before 0.9 and not since, so a
+-- run without one, or naming another server, is vLLM's, JSON Lines (--append-result) or not
+local function client(doc)
+  local b = type(doc.backend) == "string" and doc.backend or nil
+  if b and b:find("^sglang") then return "sglang" end
+  return "vllm"
+end
+
+-- one run's document read into the shape M.read returns
+local function one(path, doc, jsonl)
+  if doc[1] ~= nil then fail(path, "JSON", "expected an object (one run's result)", "an array") end
+  if type(doc.time_to_first_token) == "table" then
+    local g = summaries.genai_perf(path, doc, M.MAX_REQUESTS)
     g.model = model_of(doc)
+    g.load = summaries.load_name(g.rate, g.max_concurrency)
     return g
   end
+  local fmt = client(doc)
+  if doc.input_lens == nil and doc.ttfts == nil then
+    local g = summaries.vllm_sglang(path, doc, fmt, M.MAX_REQUESTS)
+    g.model = model_of(doc)
+    g.load = summaries.load_name(g.rate, g.max_concurrency)
+    return g
+  end
+  return M.requests(path, doc, fmt)
+end
+
+--- Read a benchmark result file: one run (the last of a JSON Lines file unless `run` picks one).
+-- @string path the file
+-- @tparam[opt] table o `{ run (1-based line of a JSON Lines file; default the last) }`
+-- @return `{ format ("vllm" | "sglang" | "genai-perf" | "aiperf"), path, model (the model the file
+--   names, or nil), rate (request/s; math.huge: unpaced), max_concurrency (or nil), load (its name:
+--   tilewave.data.serving_summaries.load_name), duration_s, requests = { { input, output, ttft_s,
+--   itls = {...}, ok, start_s (or nil) } ... } (in the file's order), completed (requests that
+--   succeeded), run (the JSON Lines line, or nil) }`; a summary has no requests but `aggregate =
+--   true`, ttft and tpot ({ mean, p50, p90, p99 }, s, each nil where the file has none),
+--   requests_per_s, isl and osl ({ mean, kind, std | ratio }: how the client drew them), and
+--   `count_assumed` (a sentence) where the file gives no request count
+-- @raise `<path>: <field>: <expectation>, got <value>` for a file of another format, truncated
+--   JSON, arrays of different lengths, negative or NaN times, no completed request, a file over
+--   M.MAX_FILE_BYTES; a result without what a fit needs says what to rerun
+function M.read(path, o)
+  return M.read_runs(path, o)[1]
+end
+
+--- Every run `o.run` selects of a file (`"all"`: each line of a JSON Lines file), each as M.read
+-- returns one, with `run` its line.
+function M.read_runs(path, o)
+  o = o or {}
+  local list, n = runs_of(path, o)
+  local out = {}
+  for i, r in ipairs(list) do
+    local res = one(path, r.doc, r.line ~= nil)
+    res.run = r.line
+    if r.line and n > 1 then res.path = format("%s:%d", path, r.line) end
+    out[i] = res
+  end
+  return out
+end
+
+--- A vLLM or SGLang run `doc` with per-request arrays, from `path`, of client `fmt`: the requests
+-- in the file's order (see M.read).
+function M.requests(path, doc, fmt)
+  -- 69 lines, one function: a result file validated field by field, in the order its errors are
+  -- raised
   for _, k in ipairs(ARRAYS) do
     if type(doc[k]) ~= "table" then
       -- vLLM's benchmark writes the arrays only with --save-detailed since 2025 (vllm/benchmarks/
       -- serve.py: without it the per-request keys are dropped from --save-result's JSON)
-      fail(path, k, "expected the per-request array of vLLM's --save-result JSON (rerun vllm bench serve with "
-        .. "--save-result --save-detailed) or SGLang's bench_serving --output-details JSONL (input_lens, "
-        .. "output_lens, ttfts, itls)", doc[k] == nil and "none" or type(doc[k]))
+      fail(path, k, "expected the per-request array of vLLM's --save-result --save-detailed JSON or SGLang's "
+        .. "bench_serving --output-details JSONL (input_lens, output_lens, ttfts, itls)",
+        doc[k] == nil and "none" or type(doc[k]))
     end
   end
   local n = #doc.input_lens
@@ -201,13 +255,23 @@ function M.read(path, o)
       if type(e) ~= "string" then fail(path, format("errors[%d]", i), "expected a string (\"\" for a success)", type(e)) end
     end
   end
+  local starts = doc.start_times
+  if starts ~= nil and starts ~= require("cjson").null then
+    if type(starts) ~= "table" or #starts ~= n then
+      fail(path, "start_times", format("expected %d send times (s), as input_lens", n), type(starts) == "table"
+        and #starts or type(starts))
+    end
+  else
+    starts = nil
+  end
   local out = { format = fmt, path = path, requests = {}, completed = 0, model = model_of(doc) }
   for i = 1, n do
     local e = doc.errors and doc.errors[i]
     local failed = type(e) == "string" and e ~= ""
     local q = { input = number(path, doc.input_lens[i], format("input_lens[%d]", i)),
                 output = number(path, doc.output_lens[i], format("output_lens[%d]", i)),
-                ttft_s = number(path, doc.ttfts[i], format("ttfts[%d]", i)), itls = {} }
+                ttft_s = number(path, doc.ttfts[i], format("ttfts[%d]", i)), itls = {},
+                start_s = starts and number(path, starts[i], format("start_times[%d]", i)) or nil }
     if type(doc.itls[i]) ~= "table" then fail(path, format("itls[%d]", i), "expected a list of gaps (s)", type(doc.itls[i])) end
     for j, g in ipairs(doc.itls[i]) do q.itls[j] = number(path, g, format("itls[%d][%d]", i, j)) end
     q.ok = not failed and q.ttft_s > 0 and q.output >= 1 and q.input >= 1
@@ -222,6 +286,7 @@ function M.read(path, o)
   local mc = number(path, doc.max_concurrency, "max_concurrency", true)
   if mc ~= nil and (mc < 1 or mc % 1 ~= 0) then fail(path, "max_concurrency", "expected a positive integer", mc) end
   out.max_concurrency = mc and math.tointeger(mc)
+  out.load = summaries.load_name(out.rate, out.max_concurrency)
   out.duration_s = number(path, doc.duration, "duration")
   if not (out.duration_s > 0) then fail(path, "duration", "expected a positive duration (s)", out.duration_s) end
   -- a request's first token comes within the run

@@ -21,8 +21,9 @@ local literal = require "tilewave.util.literal"
 local M = {}
 local abs, log, max, min, format = math.abs, math.log, math.max, math.min, string.format
 
---- Bounds of the search: host time per step, s; per sequence, s.
-M.MAX_STEP_S, M.MAX_SEQ_S = 50e-3, 2e-3
+--- Bounds of the search: host time per step, s; per sequence, s; per request outside the steps
+-- (the engine's frontend_s: tokenization, the API server, IPC, the first chunk's streaming), s.
+M.MAX_STEP_S, M.MAX_SEQ_S, M.MAX_FRONTEND_S = 50e-3, 2e-3, 1
 
 -- numpy's linear percentile of a list (sorted copy)
 local function pct(v, q)
@@ -42,20 +43,24 @@ local function mean(v)
   return #v > 0 and t / #v or 0
 end
 
--- the statistics compared: mean, p50, p90 of TTFT and of TPOT over a set of requests
+-- the statistics compared: mean, p50, p90, p99 of TTFT and of TPOT over a set of requests
 local function stats(ttft, tpot)
-  return { ttft_mean = mean(ttft), ttft_p50 = pct(ttft, 50), ttft_p90 = pct(ttft, 90),
-           tpot_mean = mean(tpot), tpot_p50 = pct(tpot, 50), tpot_p90 = pct(tpot, 90) }
+  return { ttft_mean = mean(ttft), ttft_p50 = pct(ttft, 50), ttft_p90 = pct(ttft, 90), ttft_p99 = pct(ttft, 99),
+           tpot_mean = mean(tpot), tpot_p50 = pct(tpot, 50), tpot_p90 = pct(tpot, 90), tpot_p99 = pct(tpot, 99) }
 end
-M.KEYS = { "ttft_mean", "ttft_p50", "ttft_p90", "tpot_mean", "tpot_p50", "tpot_p90" }
+M.KEYS = { "ttft_mean", "ttft_p50", "ttft_p90", "ttft_p99", "tpot_mean", "tpot_p50", "tpot_p90", "tpot_p99" }
 
 --- The measured figures of benchmark `res` (tilewave.data.serving_results.read): its completed
 -- requests, and the statistics of the even (`fit`) and odd (`held`) ones, with the throughput.
 function M.measured(res)
   if res.aggregate then
-    -- a summary: its statistics are both sets (no request can be held back)
-    local st = { ttft_mean = res.ttft.mean, ttft_p50 = res.ttft.p50, ttft_p90 = res.ttft.p90,
-                 tpot_mean = res.tpot.mean, tpot_p50 = res.tpot.p50, tpot_p90 = res.tpot.p90 }
+    -- a summary: its statistics are both sets (no request can be held back); a statistic it does
+    -- not hold is nil and not compared
+    local st = {}
+    for _, k in ipairs(M.KEYS) do
+      local metric, q = k:match("^(%a+)_(%w+)$")
+      st[k] = res[metric][q]
+    end
     return { fit = st, held = st, requests_per_s = res.requests_per_s, aggregate = true }
   end
   local reqs = {}
@@ -79,33 +84,50 @@ end
 function M.options(dep, res, reqs)
   local w
   if res.aggregate then
-    -- the summary's lengths as lognormals of its mean and standard deviation (fixed when it has
-    -- none)
-    local function dist(l)
-      if l.std <= 0 then return math.max(1, math.floor(l.mean + 0.5)) end
-      return { mean = l.mean, sigma = math.sqrt(math.log(1 + (l.std / l.mean) ^ 2)) }
-    end
-    w = { isl = dist(res.isl), osl = dist(res.osl), requests = res.completed }
+    -- the summary's lengths drawn as its client draws them, around its own means
+    -- (tilewave.data.serving_summaries.lengths: fixed, SGLang's uniform, GenAI-Perf's normal)
+    local lengths = require("tilewave.data.serving_summaries").lengths
+    w = { lengths = { isl = lengths(res.isl, res.isl.mean, res.completed, 1),
+                      osl = lengths(res.osl, res.osl.mean, res.completed, 2) } }
   else
-    local isl, osl = {}, {}
-    for i, q in ipairs(reqs) do isl[i], osl[i] = max(1, q.input), max(1, q.output) end
+    local isl, osl, at = {}, {}, {}
+    for i, q in ipairs(reqs) do isl[i], osl[i], at[i] = max(1, q.input), max(1, q.output), q.start_s end
     w = { lengths = { isl = isl, osl = osl } }
+    -- vLLM 0.10 and later write when each request was sent (start_times): replayed as sent, from the
+    -- first (a paced run's arrivals are then the ones measured, not a Poisson draw)
+    if #at == #reqs and #reqs > 0 and res.rate < math.huge then
+      local t0 = math.huge
+      for _, t in ipairs(at) do t0 = min(t0, t) end
+      local sorted = true
+      for i = 2, #at do if at[i] < at[i - 1] then sorted = false end end
+      if sorted then
+        for i = 1, #at do at[i] = at[i] - t0 end
+        w.lengths.arrival_s = at
+        return M.deployment(dep, w)
+      end
+    end
   end
   if res.rate < math.huge then w.rate = res.rate
   elseif res.max_concurrency then w.concurrency = res.max_concurrency
   else w.arrival = "offline" end
-  return { model = dep.model, hw = dep.hw, t = dep.t, engine = dep.engine, scheduler = dep.scheduler,
-           weight_dtype = dep.weight_dtype, kv_dtype = dep.kv_dtype, allow_long_context = dep.allow_long_context,
-           workload = w, detail = true }
+  return M.deployment(dep, w)
 end
 
--- the simulated figures of a raw run with records, as M.measured's
-local function simulated(r, all)
+--- simulate() options of deployment `dep` with workload `w` (M.options).
+function M.deployment(dep, w)
+  return { model = dep.model, hw = dep.hw, t = dep.t, engine = dep.engine, scheduler = dep.scheduler,
+           weight_dtype = dep.weight_dtype, kv_dtype = dep.kv_dtype, allow_long_context = dep.allow_long_context,
+           ep = dep.ep, pp = dep.pp, replicas = dep.replicas, workload = w, detail = true }
+end
+
+-- the simulated figures of a raw run with records, as M.measured's; `df` (s) moves every TTFT (a
+-- front-end time other than the one the run was priced with: it shifts TTFT alone, exactly)
+local function simulated(r, all, df)
   local rec = r.records
   local sets = { fit = { {}, {} }, held = { {}, {} } }
   for i = 1, #rec.arrival_s do
     local s = sets[(all or i % 2 == 0) and "fit" or "held"]
-    s[1][#s[1] + 1] = rec.first_token_s[i] - rec.arrival_s[i]
+    s[1][#s[1] + 1] = rec.first_token_s[i] - rec.arrival_s[i] + (df or 0)
     local o = rec.output_tokens[i]
     if o > 1 then s[2][#s[2] + 1] = (rec.finish_s[i] - rec.first_token_s[i]) / (o - 1) end
   end
@@ -121,19 +143,24 @@ function M.errors(s, m, set)
   local out, loss, n = {}, 0, 0
   for _, k in ipairs(M.KEYS) do
     local a, b = s[set][k], m[set][k]
-    if b > 0 and a > 0 then
-      out[k] = a / b - 1
-      -- the loss takes the means (smooth in the host times); p50 and p90 are reported
-      if k:find("_mean$") then loss, n = loss + abs(log(a / b)), n + 1 end
-    end
+    if b and a and b > 0 and a > 0 then out[k] = a / b - 1 end
+  end
+  -- the loss takes the means (smooth in the host times), or a metric's median where the file
+  -- holds no mean (SGLang 0.4's summaries); p90 and p99 are reported
+  for _, metric in ipairs { "ttft", "tpot" } do
+    local k = out[metric .. "_mean"] and metric .. "_mean" or out[metric .. "_p50"] and metric .. "_p50"
+    if k then loss, n = loss + abs(log(s[set][k] / m[set][k])), n + 1 end
   end
   out.throughput = s.requests_per_s / m.requests_per_s - 1
   loss, n = loss + abs(log(s.requests_per_s / m.requests_per_s)), n + 1
   out.loss = loss / n
+  -- a metric's MAPE and bias over its mean, p50 and p90 (its p99 where the file has no p90: vLLM's
+  -- summaries)
   local function group(prefix)
     local e, b, c = 0, 0, 0
-    for _, k in ipairs(M.KEYS) do
-      if k:find("^" .. prefix) and out[k] then e, b, c = e + abs(out[k]), b + out[k], c + 1 end
+    for _, q in ipairs { "mean", "p50", "p90", "p99" } do
+      local k = prefix .. "_" .. q
+      if out[k] and (q ~= "p99" or not out[prefix .. "_p90"]) then e, b, c = e + abs(out[k]), b + out[k], c + 1 end
     end
     -- a metric the file does not hold (no TPOT without outputs past one token) has no error: nil
     if c == 0 then return nil, nil end
@@ -157,7 +184,7 @@ function M.fit(dep, list)
   -- a scan) share the files' prepared runs
   if list.requests then list = { list } end
   local eng = engines.resolve(dep.engine or "vllm", "calibrate.engine")
-  local h0, q0 = eng.token_host_s or 0, eng.seq_host_s or 0
+  local h0, q0, f0 = eng.token_host_s or 0, eng.seq_host_s or 0, eng.frontend_s or 0
   local runs, nreq = {}, 0
   for i, res in ipairs(list) do
     local m = M.measured(res)
@@ -168,7 +195,7 @@ function M.fit(dep, list)
   local evals = 0
   -- every file replayed with host times (h, q): each decode table moved by the change of its host
   -- terms; the errors of each set averaged over the files
-  local function errors(h, q)
+  local function errors(h, q, f)
     evals = evals + 1
     local acc = { fit = {}, held = {} }
     for _, r in ipairs(runs) do
@@ -178,7 +205,7 @@ function M.fit(dep, list)
         for j = 1, nd do dec[(i - 1) * nd + j] = r.dec[(i - 1) * nd + j] + d end
       end
       r.x.tables.decode_s, r.x.tables.host_s, r.x.tables.seq_host_s = dec, h, q
-      local sim = simulated(simulate.run(r.x, 1, true), r.m.aggregate)
+      local sim = simulated(simulate.run(r.x, 1, true), r.m.aggregate, (f or f0) - f0)
       r.x.tables.decode_s = r.dec
       for _, set in ipairs { "fit", "held" } do
         for k, v in pairs(M.errors(sim, r.m, set)) do acc[set][k] = (acc[set][k] or 0) + v / #runs end
@@ -186,16 +213,17 @@ function M.fit(dep, list)
     end
     return acc
   end
-  local before = errors(h0, q0)
-  local function loss(p) return errors(p[1], p[2]).fit.loss end
-  local p, best = { h0, q0 }, before.fit.loss
-  local step = { max(h0 / 2, 0.5e-3), max(q0 / 2, 10e-6) }
-  local hi = { M.MAX_STEP_S, M.MAX_SEQ_S }
-  for _ = 1, 60 do
+  local before = errors(h0, q0, f0)
+  local function loss(p) return errors(p[1], p[2], p[3]).fit.loss end
+  local p, best = { h0, q0, f0 }, before.fit.loss
+  local step = { max(h0 / 2, 0.5e-3), max(q0 / 2, 10e-6), max(f0 / 2, 5e-3) }
+  local hi = { M.MAX_STEP_S, M.MAX_SEQ_S, M.MAX_FRONTEND_S }
+  local NC = #p
+  for _ = 1, 80 do
     local moved = false
-    for c = 1, 2 do
+    for c = 1, NC do
       for _, dir in ipairs { 1, -1 } do
-        local t = { p[1], p[2] }
+        local t = { p[1], p[2], p[3] }
         t[c] = min(hi[c], max(0, p[c] + dir * step[c]))
         if t[c] ~= p[c] then
           local l = loss(t)
@@ -204,17 +232,19 @@ function M.fit(dep, list)
       end
     end
     if not moved then
-      step[1], step[2] = step[1] / 2, step[2] / 2
-      if step[1] < 1e-3 * max(p[1], 1e-4) and step[2] < 1e-3 * max(p[2], 1e-6) then break end
+      step[1], step[2], step[3] = step[1] / 2, step[2] / 2, step[3] / 2
+      if step[1] < 1e-3 * max(p[1], 1e-4) and step[2] < 1e-3 * max(p[2], 1e-6) and step[3] < 1e-3 * max(p[3], 1e-4) then
+        break
+      end
     end
   end
   -- the loss moves in small jumps (scheduling decisions flip): scan +-10% of each figure in 1%
   -- steps, twice, so that a jump does not stop the search short of a better point nearby
   for _ = 1, 2 do
-    for c = 1, 2 do
+    for c = 1, NC do
       local center = p[c]
       for k = -10, 10 do
-        local t = { p[1], p[2] }
+        local t = { p[1], p[2], p[3] }
         t[c] = min(hi[c], max(0, center * (1 + k / 100)))
         if k ~= 0 and t[c] ~= p[c] then
           local l = loss(t)
@@ -224,16 +254,24 @@ function M.fit(dep, list)
     end
   end
   -- a figure at the search's floor is none (steps halve toward 0 without reaching it)
-  for c = 1, 2 do if p[c] < 1e-12 then p[c] = 0 end end
-  local after = errors(p[1], p[2])
-  return { base = eng.name, token_host_s = p[1], seq_host_s = p[2], base_token_host_s = h0, base_seq_host_s = q0,
-           before = before, after = after, evaluations = evals, requests = nreq, files = #list }
+  for c = 1, NC do if p[c] < 1e-12 then p[c] = 0 end end
+  local after = errors(p[1], p[2], p[3])
+  return { base = eng.name, token_host_s = p[1], seq_host_s = p[2], frontend_s = p[3], base_token_host_s = h0,
+           base_seq_host_s = q0, base_frontend_s = f0, before = before, after = after, evaluations = evals,
+           requests = nreq, files = #list,
+           bounds = { token_host_s = M.MAX_STEP_S, seq_host_s = M.MAX_SEQ_S, frontend_s = M.MAX_FRONTEND_S } }
 end
 
 -- a share as a percentage, "-" where there is none (a metric the file does not hold)
 local function pc(x, signed)
   if x == nil then return "-" end
   return format(signed and "%+.1f%%" or "%.1f%%", 100 * x)
+end
+
+-- ", at its lower bound" / ", at its upper bound" for a fitted value on a bound of the search
+local function bound_note(v, hi, base)
+  return v <= 0 and base > 0 and ": AT ITS LOWER BOUND, the data pull it below" or v >= hi and ": AT ITS UPPER BOUND"
+    or ""
 end
 
 --- The engine file of fit `f` (M.fit) from benchmark `res`: Lua source, each fitted field with its
@@ -243,7 +281,7 @@ function M.engine_file(f, list, dep)
   local paths, fmts, rates = {}, {}, {}
   for i, res in ipairs(list) do
     paths[i], fmts[i] = res.path, res.format
-    rates[i] = res.rate < math.huge and format("%g req/s", res.rate) or "unpaced"
+    rates[i] = res.load or (res.rate < math.huge and format("%g req/s", res.rate) or "unpaced")
   end
   local res = { path = table.concat(paths, ", "), format = table.concat(fmts, ", "), rate = math.huge }
   local held = f.after.held
@@ -258,8 +296,12 @@ function M.engine_file(f, list, dep)
       pc(f.before.held.ttft_mape), pc(f.before.held.tpot_mape), 100 * f.before.held.throughput),
     "return {",
     format("  base = %s,", literal.string(f.base)),
-    format("  token_host_s = %.6g, -- s per step, fitted (base %.6g)", f.token_host_s, f.base_token_host_s),
-    format("  seq_host_s = %.6g, -- s per sequence in a step, fitted (base %.6g)", f.seq_host_s, f.base_seq_host_s),
+    format("  token_host_s = %.6g, -- s per step, fitted (base %.6g; bounds 0-%g%s)", f.token_host_s,
+      f.base_token_host_s, M.MAX_STEP_S, bound_note(f.token_host_s, M.MAX_STEP_S, f.base_token_host_s)),
+    format("  seq_host_s = %.6g, -- s per sequence in a step, fitted (base %.6g; bounds 0-%g%s)", f.seq_host_s,
+      f.base_seq_host_s, M.MAX_SEQ_S, bound_note(f.seq_host_s, M.MAX_SEQ_S, f.base_seq_host_s)),
+    format("  frontend_s = %.6g, -- s per request outside the steps, in TTFT and E2E, fitted (base %.6g; bounds "
+      .. "0-%g%s)", f.frontend_s, f.base_frontend_s, M.MAX_FRONTEND_S, bound_note(f.frontend_s, M.MAX_FRONTEND_S, f.base_frontend_s)),
     format("  source = %s,", literal.string(format("tilewave calibrate --serving %s: host times fitted to its even-numbered "
       .. "requests (loss %.3f); odd-numbered held back: TTFT MAPE %s, TPOT MAPE %s", res.path,
       f.after.fit.loss, pc(held.ttft_mape), pc(held.tpot_mape)))),

@@ -100,25 +100,44 @@ function M.serving(f, list, args)
     local e = r[2].held
     rows[#rows + 1] = { r[1], e.ttft_mape and pct(e.ttft_mape) or "-", spct(e.ttft_bias),
                         e.tpot_mape and pct(e.tpot_mape) or "-", spct(e.tpot_bias),
-                        spct(e.throughput), format("%.3f", r[2].fit.loss) }
+                        spct(e.throughput), format("%.3f", r[2].fit.loss), format("%.3f", e.loss) }
   end
-  local what = {}
-  for i, res in ipairs(list) do
-    what[i] = format("%s (%s, %d requests, %s)", res.path, res.format, res.completed,
-      res.rate < math.huge and format("%g req/s", res.rate) or "unpaced")
+  parts[#parts + 1] = format("calibrate --serving: %s on %s, t = %d, engine %s\n", args.model, args.hw, args.t,
+    f.base)
+  local notes = {}
+  for _, res in ipairs(list) do
+    parts[#parts + 1] = format("  %s: %s %s, %d requests, %s\n", res.path, res.format,
+      res.aggregate and "summary" or "per request", res.completed, res.load or (res.rate < math.huge
+        and format("paced at %g req/s", res.rate) or "unpaced"))
+    if res.count_assumed then notes[#notes + 1] = res.count_assumed end
+    if res.rate < math.huge and res.max_concurrency then
+      notes[#notes + 1] = format("%s: at most %d in flight besides the rate: the cap is not simulated (paced "
+        .. "arrivals only)", res.path, res.max_concurrency)
+    end
   end
-  parts[#parts + 1] = format("calibrate --serving %s: %s on %s, t = %d\n", table.concat(what, "; "), args.model,
-    args.hw, args.t)
-  parts[#parts + 1] = format("fitted token_host_s %.4g ms (base %.4g ms), seq_host_s %.4g µs (base %.4g µs), "
-    .. "%d replays\n", 1e3 * f.token_host_s, 1e3 * f.base_token_host_s, 1e6 * f.seq_host_s, 1e6 * f.base_seq_host_s,
-    f.evaluations)
+  -- each fitted value with its bounds, flagged where it sits on one (the data pull it past)
+  local function value(name, v, base, lo, hi, unit, k)
+    -- on a bound the search moved it to (a base value of 0 kept at 0 is the base, not a bound hit)
+    local at = v <= lo and base > lo and " AT ITS LOWER BOUND" or v >= hi and " AT ITS UPPER BOUND" or ""
+    if at ~= "" then
+      notes[#notes + 1] = format("%s sits on its bound: the data pull it past what the search allows, so "
+        .. "the errors left are not this term's to fix", name)
+    end
+    return format("%s %.4g %s (base %.4g %s, bounds %g-%g %s)%s", name, v * k, unit, base * k, unit, lo * k, hi * k,
+      unit, at)
+  end
+  parts[#parts + 1] = format("fitted %s,\n       %s,\n       %s; %d replays\n",
+    value("token_host_s", f.token_host_s, f.base_token_host_s, 0, f.bounds.token_host_s, "ms", 1e3),
+    value("seq_host_s", f.seq_host_s, f.base_seq_host_s, 0, f.bounds.seq_host_s, "µs", 1e6),
+    value("frontend_s", f.frontend_s, f.base_frontend_s, 0, f.bounds.frontend_s, "ms", 1e3), f.evaluations)
   local agg = false
   for _, res in ipairs(list) do agg = agg or res.aggregate end
   parts[#parts + 1] = agg and "errors on the summaries' statistics (a summary holds no requests to hold back); TTFT "
-    .. "and TPOT over their mean, p50 and p90:\n" or "errors on the held-back (odd-numbered) requests; TTFT and TPOT "
-    .. "over their mean, p50 and p90:\n"
-  parts[#parts + 1] = tbl({ "engine", "TTFT MAPE", "TTFT bias", "TPOT MAPE", "TPOT bias", "throughput", "fit loss" },
-    rows) .. "\n"
+    .. "and TPOT over their mean, p50 and p90 (p99 where a file has no p90):\n" or "errors on the held-back "
+    .. "(odd-numbered) requests; TTFT and TPOT over their mean, p50 and p90:\n"
+  parts[#parts + 1] = tbl({ "engine", "TTFT MAPE", "TTFT bias", "TPOT MAPE", "TPOT bias", "throughput", "fit loss",
+    "held loss" }, rows) .. "\n"
+  for _, n in ipairs(notes) do parts[#parts + 1] = "note: " .. n .. "\n" end
   return table.concat(parts)
 end
 

@@ -29,24 +29,69 @@ function M.mode(r)
     .. "drain included", r.requests)
 end
 
---- Run `r` (with its records) as vLLM's `vllm bench serve --save-result` JSON writes one
--- (benchmarks/benchmark_serving.py: request_rate, max_concurrency, num_prompts, duration,
--- completed, input_lens, output_lens, ttfts and itls in s, errors): what `calibrate --serving`
--- reads. Each request's ITLs are its TPOT repeated (the records keep its first and last token, not
--- each gap).
+-- numpy's linear percentile, mean and population standard deviation of list `v`, ms
+local function stats_ms(v)
+  local s = {}
+  for i, x in ipairs(v) do s[i] = x end
+  table.sort(s)
+  local n, sum = #s, 0
+  for _, x in ipairs(s) do sum = sum + x end
+  local mean = n > 0 and sum / n or 0
+  local var = 0
+  for _, x in ipairs(s) do var = var + (x - mean) ^ 2 end
+  local function pct(q)
+    if n == 0 then return 0 end
+    local pos = q / 100 * (n - 1)
+    local f = math.floor(pos)
+    if f + 1 >= n then return s[n] end
+    return s[f + 1] + (pos - f) * (s[f + 2] - s[f + 1])
+  end
+  return { mean = 1e3 * mean, median = 1e3 * pct(50), std = 1e3 * (n > 0 and math.sqrt(var / n) or 0), p99 = 1e3 * pct(99) }
+end
+
+--- Run `r` (with its records) as vLLM's `vllm bench serve --save-result --save-detailed` JSON
+-- writes one (vllm/benchmarks/serve.py `result` and the keys main() adds: backend, model_id,
+-- tokenizer_id, num_prompts, request_rate (Infinity: unpaced), burstiness, max_concurrency,
+-- duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput,
+-- request_goodput, output_throughput, total_token_throughput, mean_/median_/std_/p99_ of ttft, tpot,
+-- itl and e2el in ms, and per request input_lens, output_lens, ttfts, itls, start_times,
+-- generated_texts, errors): what `calibrate --serving` and vLLM's own tools read. Left out: date
+-- (the same inputs give the same file), max_concurrent_requests and max_output_tokens_per_s (0.10
+-- and later: they need each token's time); the texts are empty strings. Each request's ITLs are its
+-- TPOT repeated: the records keep a request's first and last token, not each gap.
 function M.vllm_result(r)
   local c = r.records
-  local ttfts, itls, ins, outs, errs = {}, {}, {}, {}, {}
+  local json = require "tilewave.util.json"
+  local ttfts, itls, ins, outs, errs, starts, texts = {}, {}, {}, {}, {}, {}, {}
+  local tpots, gaps_all = {}, {}
+  local tin, tout = 0, 0
   for j = 1, #c.arrival_s do
     ins[j], outs[j] = math.tointeger(c.input_tokens[j]), math.tointeger(c.output_tokens[j])
-    ttfts[j], errs[j] = c.first_token_s[j] - c.arrival_s[j], ""
-    local gaps = require("tilewave.util.json").array()
-    for k = 1, outs[j] - 1 do gaps[k] = (c.finish_s[j] - c.first_token_s[j]) / (outs[j] - 1) end
+    ttfts[j], errs[j], texts[j] = c.first_token_s[j] - c.arrival_s[j], "", ""
+    starts[j] = c.arrival_s[j]
+    tin, tout = tin + ins[j], tout + outs[j]
+    local gaps = json.array()
+    for k = 1, outs[j] - 1 do
+      gaps[k] = (c.finish_s[j] - c.first_token_s[j]) / (outs[j] - 1)
+      gaps_all[#gaps_all + 1] = gaps[k]
+    end
+    if outs[j] > 1 then tpots[#tpots + 1] = gaps[1] end
     itls[j] = gaps
   end
-  local doc = { backend = "tilewave", request_rate = r.rate or "inf", max_concurrency = r.concurrency,
-    num_prompts = #c.arrival_s, duration = r.duration_s, completed = #c.arrival_s, input_lens = ins, output_lens = outs,
-    ttfts = ttfts, itls = itls, errors = errs, engine = r.engine, model = r.model, hw = r.hw }
+  local n = #c.arrival_s
+  local dur = r.duration_s
+  local doc = { backend = "tilewave", endpoint_type = "tilewave", model_id = r.model, tokenizer_id = r.model,
+    num_prompts = n, request_rate = r.rate or "inf", burstiness = r.cv or 1.0,
+    max_concurrency = r.concurrency or json.null, request_goodput = json.null, label = json.null,
+    duration = dur, completed = n, failed = 0, total_input_tokens = tin, total_output_tokens = tout,
+    request_throughput = n / dur, output_throughput = tout / dur, total_token_throughput = (tin + tout) / dur,
+    input_lens = ins, output_lens = outs, ttfts = ttfts, itls = itls, start_times = starts,
+    generated_texts = texts, errors = errs, engine = r.engine, hw = r.hw }
+  -- vLLM's default --percentile-metrics: ttft, tpot, itl (e2el on request)
+  for name, v in pairs { ttft = ttfts, tpot = tpots, itl = gaps_all } do
+    local st = stats_ms(v)
+    for q, x in pairs(st) do doc[format("%s_%s_ms", q, name)] = x end
+  end
   return tw.report.json(doc) .. "\n"
 end
 

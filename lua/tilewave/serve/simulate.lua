@@ -299,7 +299,7 @@ local function run(x, scale, detail, stop)
     decode_kv_capacity_tokens = x.disagg and x.disagg.decode_kv.kv_capacity_tokens or 0,
     transfer_s_per_token = x.disagg and x.disagg.transfer.s_per_token or 0,
     transfer_latency_s = x.disagg and x.disagg.transfer.latency_s or 0,
-    async_output = x.eng.async_output or false,
+    async_output = x.eng.async_output or false, frontend_s = x.eng.frontend_s or 0,
     decode_pool = x.disagg and (function()
       local d = tables.copy(x.disagg.decode_tables)
       d.scale = scale

@@ -17,7 +17,6 @@
 -- seeded generator (xoshiro256**) in the core: the same seed gives the same requests.
 -- @module tilewave.serve.workload
 local check = require "tilewave.util.check"
-local csv = require "tilewave.util.csv"
 
 local M = {}
 
@@ -131,11 +130,9 @@ end
 
 -- a token count: a positive integer up to 2^31 - 1, the bound tilewave.ops.transformer puts on b x s
 -- (so that prompt + output over 1000 turns stays an exact integer)
-local MAX_TOKENS = 2 ^ 31 - 1
-local function tokens(v, path)
-  if check.positive_int(v, path) > MAX_TOKENS then check.fail(path, "expected at most 2^31-1 tokens", v) end
-  return v
-end
+local given = require "tilewave.serve.workload_given"
+local tokens = given.tokens
+
 
 -- { kind, a, b, lo, hi } for the core from a length spec
 local function lengths(v, path)
@@ -202,31 +199,6 @@ local function max_of(l, trace)
   return l.hi
 end
 
-local function read_trace(path, where)
-  if type(path) ~= "string" then check.fail(where, "expected a CSV file name", path) end
-  local rows, err = csv.read(path)
-  if not rows then error(format("%s: cannot read %s: %s", where, path, tostring(err)), 0) end
-  if #rows == 0 then error(format("%s: %s has no requests (expected arrival_s,input_tokens,output_tokens rows)", where, path), 0) end
-  local arr, isl, osl = {}, {}, {}
-  for i, r in ipairs(rows) do
-    local function num(k, int)
-      local v = tonumber(r[k])
-      local ok = v and v == v and v >= 0 and v < 1e12 and (not int or (v >= 1 and v <= MAX_TOKENS and v == math.floor(v)))
-      if not ok then
-        error(format("%s: %s row %d: %s: expected %s, got %s", where, path, i + 1, k,
-          int and "a positive integer up to 2^31-1" or "a non-negative number of seconds",
-          r[k] == nil and "nothing (no such column in the header, or a short row)" or tostring(r[k])), 0)
-      end
-      return v
-    end
-    arr[i], isl[i], osl[i] = num("arrival_s"), num("input_tokens", true), num("output_tokens", true)
-    if i > 1 and arr[i] < arr[i - 1] then
-      error(format("%s: %s row %d: arrival_s: expected at least the previous row's %.17g, got %.17g", where, path,
-        i + 1, arr[i - 1], arr[i]), 0)
-    end
-  end
-  return arr, isl, osl
-end
 
 local FIELDS = { arrival = true, rate = true, cv = true, concurrency = true, requests = true, isl = true, osl = true,
                  dataset = true, trace = true, measure = true, lengths = true, prefix = true, conversation = true }
@@ -253,7 +225,7 @@ function M.resolve(o, path)
   local w = {}
   local arrival = o.arrival
   if arrival == nil then
-    if o.trace then arrival = "trace"
+    if o.trace or (type(o.lengths) == "table" and o.lengths.arrival_s ~= nil) then arrival = "trace"
     elseif o.rate then arrival = (o.cv and o.cv ~= 1) and "gamma" or "poisson"
     elseif o.concurrency then arrival = "closed"
     else arrival = "offline" end
@@ -269,29 +241,18 @@ function M.resolve(o, path)
     check.fail(path .. ".concurrency", "expected no concurrency with arrival " .. w.arrival, o.concurrency)
   end
   if o.lengths ~= nil then
-    -- each request's prompt and output tokens as given (a benchmark's own requests), any arrival
+    -- each request's prompt and output tokens as given (a benchmark's own requests), any arrival;
+    -- with `arrival_s`, their send times too (tilewave.serve.workload_given.lists)
     if o.trace ~= nil then check.fail(path .. ".lengths", "expected lengths or a trace, not both", "both") end
-    check.table(o.lengths, path .. ".lengths")
-    check.options(o.lengths, { isl = true, osl = true }, path .. ".lengths")
-    local l = o.lengths
-    check.table(l.isl, path .. ".lengths.isl")
-    check.table(l.osl, path .. ".lengths.osl")
-    -- plain lists, their lengths taken raw and bounded: a table whose __len claims 10^9 entries (or
-    -- whose __index makes them up) is not a list of requests
-    for _, k in ipairs { "isl", "osl" } do
-      if getmetatable(l[k]) ~= nil then
-        check.fail(format("%s.lengths.%s", path, k), "expected a plain list of token counts (no metatable)", l[k])
+    local isl, osl, arr = given.lists(o.lengths, path .. ".lengths")
+    local n = #isl
+    if arr then
+      if w.arrival ~= "trace" then
+        check.fail(path .. ".lengths.arrival_s", "expected no send times with arrival " .. w.arrival, "a list")
       end
-    end
-    local n, m = rawlen(l.isl), rawlen(l.osl)
-    if n == 0 or n ~= m then
-      check.fail(path .. ".lengths", "expected isl and osl lists of one length, at least 1", n .. " and " .. m)
-    end
-    if n > 1e7 then check.fail(path .. ".lengths", "expected at most 1e7 requests", n) end
-    local isl, osl = {}, {}
-    for i = 1, n do
-      isl[i] = tokens(rawget(l.isl, i), format("%s.lengths.isl[%d]", path, i))
-      osl[i] = tokens(rawget(l.osl, i), format("%s.lengths.osl[%d]", path, i))
+      w.trace_arrival = arr
+    elseif w.arrival == "trace" then
+      check.fail(path .. ".lengths.arrival_s", "expected the requests' send times with arrival trace", "none")
     end
     w.trace_isl, w.trace_osl = isl, osl
     if o.requests ~= nil and o.requests ~= n then
@@ -299,7 +260,7 @@ function M.resolve(o, path)
     end
     w.requests = n
   elseif w.arrival == "trace" or o.trace ~= nil then
-    local arr, isl, osl = read_trace(o.trace, path .. ".trace")
+    local arr, isl, osl = given.read_trace(o.trace, path .. ".trace")
     w.requests = #arr
     if o.requests ~= nil and o.requests ~= #arr then
       check.fail(path .. ".requests", format("expected the trace's %d requests (or none)", #arr), o.requests)
