@@ -16,7 +16,8 @@ describe("tilewave.serve.launch", function()
       .. "--max-num-batched-tokens 8192 --gpu-memory-utilization 0.90 --quantization fp8 --kv-cache-dtype fp8",
       l.command)
     assert.are.equal(1, l.copies)
-    assert.is_nil(l.note)
+    -- the release whose flags these are
+    assert.are.equal("vllm@v1 flags (>= 0.8)", l.note)
   end)
   it("caps the context where one sequence's KV cache cannot hold it, as each engine names the flag", function()
     -- issue 69: llama-3.1-70b fp8 on one H100 keeps 9,232 tokens of KV; vLLM refuses to start its
@@ -40,11 +41,14 @@ describe("tilewave.serve.launch", function()
     assert.falsy(launch.of(d, "a/b").command:find("num-scheduler-steps", 1, true))
   end)
   it("writes SGLang's and TensorRT-LLM's flags, and the copies behind a balancer", function()
+    -- a preset is served from its Hugging Face repository (tilewave.data.hf_repos)
     local l = launch.of(deployment { engine = "sglang@0.4", replicas = 3, gpu_memory_utilization = 0.88 }, "llama-3.1-8b")
-    assert.are.equal("python -m sglang.launch_server --model-path '<checkpoint of llama-3.1-8b>' --tp-size 2 "
+    assert.are.equal("python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --tp-size 2 "
       .. "--max-running-requests 256 --chunked-prefill-size 8192 --mem-fraction-static 0.88", l.command)
     assert.are.equal(3, l.copies)
-    assert.are.equal("3 copies behind a load balancer (least loaded)", l.note)
+    assert.are.equal("sglang@0.4 flags (>= 0.4); 3 copies behind a load balancer (least loaded)", l.note)
+    -- a preset without a public checkpoint keeps the placeholder
+    assert.truthy(launch.of(deployment {}, "gpt3-175b").command:find("'<checkpoint of gpt3-175b>'", 1, true))
     local t = launch.of(deployment { engine = "trtllm", max_num_seqs = 2048 }, "x/y")
     assert.are.equal("trtllm-serve x/y --backend pytorch --tp_size 2 --max_batch_size 2048 --max_num_tokens 8192 "
       .. "--kv_cache_free_gpu_memory_fraction 0.90", t.command)
@@ -120,5 +124,81 @@ describe("tilewave.serve.launch", function()
         end
       end
     end
+  end)
+end)
+
+-- issue 69 item 5: every flag a launch line prints is one its engine release defines. The lists,
+-- by release, from each engine's argument definitions:
+--   vLLM: vllm/engine/arg_utils.py EngineArgs.add_cli_args at v0.5.5, v0.6.6 and v0.10.0 (V1), with
+--     vllm/config.py's KVTransferConfig (--kv-transfer-config, V1) and SpeculativeConfig
+--     (--speculative-config, 0.8 on; --speculative-model and --num-speculative-tokens before);
+--   SGLang: python/sglang/srt/server_args.py ServerArgs.add_cli_args at v0.3.6 and v0.4.6 / v0.5;
+--   TensorRT-LLM: `trtllm-serve --help` (tensorrt_llm/commands/serve.py) at 0.18.2 and 1.0.
+local FLAGS = {
+  ["vllm@0.5"] = { "--tensor-parallel-size", "--pipeline-parallel-size", "--max-num-seqs", "--max-num-batched-tokens",
+                   "--gpu-memory-utilization", "--quantization", "--kv-cache-dtype", "--max-model-len",
+                   "--speculative-model", "--num-speculative-tokens" },
+  ["vllm@0.6"] = { "--tensor-parallel-size", "--pipeline-parallel-size", "--max-num-seqs", "--max-num-batched-tokens",
+                   "--gpu-memory-utilization", "--quantization", "--kv-cache-dtype", "--max-model-len",
+                   "--num-scheduler-steps", "--speculative-model", "--num-speculative-tokens" },
+  ["vllm@v1"] = { "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size",
+                  "--enable-expert-parallel", "--max-num-seqs", "--max-num-batched-tokens", "--gpu-memory-utilization",
+                  "--quantization", "--kv-cache-dtype", "--max-model-len", "--speculative-config",
+                  "--kv-transfer-config" },
+  ["sglang@0.3"] = { "--model-path", "--tp-size", "--dp-size", "--max-running-requests", "--chunked-prefill-size",
+                     "--mem-fraction-static", "--quantization", "--kv-cache-dtype", "--context-length" },
+  ["sglang@0.4"] = { "--model-path", "--tp-size", "--pp-size", "--dp-size", "--enable-dp-attention", "--ep-size",
+                     "--max-running-requests", "--chunked-prefill-size", "--mem-fraction-static", "--quantization",
+                     "--kv-cache-dtype", "--context-length", "--disaggregation-mode",
+                     "--disaggregation-transfer-backend", "--speculative-algorithm", "--speculative-draft-model-path",
+                     "--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens" },
+  ["trtllm@0.x"] = { "--tp_size", "--pp_size", "--ep_size", "--max_batch_size", "--max_num_tokens",
+                     "--kv_cache_free_gpu_memory_fraction", "--max_seq_len" },
+  ["trtllm@1.0"] = { "--backend", "--tp_size", "--pp_size", "--ep_size", "--max_batch_size", "--max_num_tokens",
+                     "--kv_cache_free_gpu_memory_fraction", "--max_seq_len" },
+}
+
+describe("tilewave.serve.launch, flags by release (issue 69 item 5)", function()
+  it("prints only flags its release defines, names the release, or says why there is no command", function()
+    local modes = { {}, { weight_dtype = "fp8", kv_dtype = "fp8" }, { ep = 2 }, { pp = 2 }, { multi_step = 8 },
+                    { kv_capacity_tokens = 9232, max_position_embeddings = 131072 },
+                    { speculative = { draft = "llama-3.2-1b", k = 4, acceptance = 0.7 } },
+                    { mode = "disagg", prefill = { t = 1, replicas = 1 }, decode = { t = 2, replicas = 1 } } }
+    local checked = 0
+    for _, rel in ipairs { "vllm@0.5", "vllm@0.6", "vllm@v1", "sglang@0.3", "sglang@0.4", "trtllm@0.5",
+                           "trtllm@0.x", "trtllm@1.0" } do
+      local allowed = {}
+      for _, f in ipairs(FLAGS[rel] or {}) do allowed[f] = true end
+      for _, m in ipairs(modes) do
+        local over = { engine = rel }
+        for k, v in pairs(m) do over[k] = v end
+        local l = launch.of(deployment(over), "llama-3.1-8b")
+        assert.are.equal(rel, l.release)
+        local cmds = { l.command, l.pools and l.pools.prefill.command, l.pools and l.pools.decode.command }
+        if not (cmds[1] or cmds[2]) then
+          assert.truthy(l.note:find("^no command: " .. rel:gsub("%p", "%%%0") .. " has no "), l.note)
+        else
+          assert.truthy(l.note:find("^" .. rel:gsub("%p", "%%%0") .. " flags"), l.note)
+        end
+        for i = 1, 3 do
+          for flag in (cmds[i] or ""):gmatch("%-%-[%w%-_]+") do
+            assert.truthy(allowed[flag], string.format("%s: %s is not a flag of that release (%s)", rel, flag,
+              cmds[i]))
+            checked = checked + 1
+          end
+        end
+      end
+    end
+    assert.is_true(checked > 250, checked)
+    -- the draft model's flags, as each release names them
+    local sd = { speculative = { draft = "llama-3.2-1b", k = 4, acceptance = 0.7 } }
+    sd.engine = "vllm@v1"
+    assert.truthy(launch.of(deployment(sd), "a/b").command:find([[ --speculative-config '{"model":"meta-llama/Llama-3.2-1B-Instruct","num_speculative_tokens":4}']], 1, true))
+    sd.engine = "vllm@0.6"
+    assert.truthy(launch.of(deployment(sd), "a/b").command:find(" --speculative-model meta-llama/Llama-3.2-1B-Instruct "
+      .. "--num-speculative-tokens 4", 1, true))
+    sd.engine = "sglang"
+    assert.truthy(launch.of(deployment(sd), "a/b").command:find("--speculative-draft-model-path "
+      .. "meta-llama/Llama-3.2-1B-Instruct --speculative-num-steps 4", 1, true))
   end)
 end)

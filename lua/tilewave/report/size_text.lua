@@ -92,7 +92,16 @@ function M.render(r, a)
   end
   if #r.deployments > 0 then
     -- how to start each ranked deployment, in its engine's own flags (tilewave.serve.launch)
-    lines[#lines + 1] = "\nlaunch (replace '<checkpoint of ...>' with the model's Hugging Face repo or path):"
+    local placeholder = false
+    for i, d in ipairs(r.deployments) do
+      if i > a.top then break end
+      local l = d.launch or {}
+      for _, cmd in ipairs { l.command or "", l.pools and l.pools.prefill.command or "" } do
+        placeholder = placeholder or cmd:find("<checkpoint of ", 1, true) ~= nil
+      end
+    end
+    lines[#lines + 1] = placeholder and "\nlaunch (replace '<checkpoint of ...>' with the model's Hugging Face repo or path):"
+      or "\nlaunch:"
     for i, d in ipairs(r.deployments) do
       if i > a.top then break end
       local l = d.launch or {}

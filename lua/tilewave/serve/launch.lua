@@ -26,6 +26,8 @@
 -- @module tilewave.serve.launch
 local hw = require "tilewave.data.hw"
 local cluster = require "tilewave.data.cluster"
+local HF_REPOS = require "tilewave.data.hf_repos"
+local versions = require "tilewave.cost.engine_versions"
 
 local M = {}
 
@@ -120,6 +122,35 @@ local BUILD = {
   end,
 }
 
+-- Draft-model speculative decoding of deployment `d` (its `speculative`: draft, k) in each engine's
+-- flags, the draft named by its repository (tilewave.data.hf_repos) where tilewave knows it:
+--   vLLM 0.8 and later: --speculative-config '{"model": DRAFT, "num_speculative_tokens": k}'
+--     (docs.vllm.ai "Speculative Decoding"); 0.6 and 0.7: --speculative-model DRAFT
+--     --num-speculative-tokens k (vllm/engine/arg_utils.py of those releases)
+--   SGLang: --speculative-algorithm STANDALONE --speculative-draft-model-path DRAFT
+--     --speculative-num-steps k --speculative-eagle-topk 1 --speculative-num-draft-tokens k + 1
+--     (sglang/srt/server_args.py, docs "Speculative Decoding": a standalone draft model)
+--   TensorRT-LLM: none on the command line: a note for --extra_llm_api_options' speculative_config
+-- @return flags (or nil), note (or nil)
+local function draft_flags(d, fam, name)
+  local sd = d.speculative
+  if not sd then return nil end
+  local draft = tostring(sd.draft)
+  draft = HF_REPOS[draft:lower()] or draft
+  if fam == "vllm" then
+    if name:find("^vllm@0%.") then
+      return format("--speculative-model %s --num-speculative-tokens %d", M.shell_quote(draft), sd.k)
+    end
+    local cfg = require("tilewave.util.json").encode { model = draft, num_speculative_tokens = sd.k }
+    return "--speculative-config " .. M.shell_quote((cfg:gsub("\\/", "/")))
+  elseif fam == "sglang" then
+    return format("--speculative-algorithm STANDALONE --speculative-draft-model-path %s --speculative-num-steps %d "
+      .. "--speculative-eagle-topk 1 --speculative-num-draft-tokens %d", M.shell_quote(draft), sd.k, sd.k + 1)
+  end
+  return nil, format("speculative_config: { decoding_type: DraftTarget, max_draft_len: %d, speculative_model_dir: "
+    .. "%s } in --extra_llm_api_options", sd.k, draft)
+end
+
 --- The layout of `per` GPUs of one replica on device `id`'s node (hw/<id>.lua `node`,
 -- tilewave.data.cluster.of_device): nil within one node; else the nodes it spans and what joins
 -- them: one NVLink domain (a rack-scale system: the engine's multi-node launch over NVLink, as
@@ -144,16 +175,51 @@ end
 --   gpu_memory_utilization, weight_dtype, kv_dtype, multi_step, mode, prefill, decode,
 --   kv_capacity_tokens and max_position_embeddings (the context cap, M.max_model_len)
 -- @string model the model as the user named it: a Hugging Face repo or a path is used as it is, a
---   tilewave preset id becomes `<checkpoint of ID>` to fill in
+--   tilewave preset id becomes its repository (tilewave.data.hf_repos), or `<checkpoint of ID>` to
+--   fill in where it has none
 -- @return `{ engine, command (one replica, or nil), copies (replicas), pools = { prefill = {
 --   command, copies }, decode = ... } (disaggregated), note }`
+--- The engine release whose flags a launch line of engine `name` uses: the profile a versioned
+-- name stands for (tilewave.cost.engine_versions.lookup), the newest for a plain family name.
+-- @return the release (e.g. "vllm@v1"), and the versions it covers (">= 0.8"), or nil
+function M.release(name)
+  local fam = family(name)
+  local f = versions.families[fam]
+  if not f then return nil end
+  local r = name:find("@", 1, true) and versions.lookup(name) or f.newest
+  local p = r and versions.presets[r]
+  return r, p and p.version
+end
+
+-- What a release cannot run, by feature: the launch of a deployment that needs it is no command but
+-- this reason (the flags arrived later: vLLM's --enable-expert-parallel and --data-parallel-size in
+-- 0.8, V1's --kv-transfer-config connectors; SGLang 0.3 had no --pp-size, --ep-size, disaggregation
+-- or standalone speculative decoding; trtllm-serve itself arrived in TensorRT-LLM 0.16)
+local LACKS = {
+  ["vllm@0.5"] = { ep = "expert parallelism (--enable-expert-parallel, vLLM 0.8 and later)" },
+  ["vllm@0.6"] = { ep = "expert parallelism (--enable-expert-parallel, vLLM 0.8 and later)" },
+  ["sglang@0.3"] = { ep = "expert parallelism (--ep-size, SGLang 0.4 and later)",
+                     pp = "pipeline parallelism (--pp-size, SGLang 0.4 and later)",
+                     disagg = "disaggregated pools (--disaggregation-mode, SGLang 0.4 and later)",
+                     speculative = "a standalone draft model (--speculative-algorithm STANDALONE, SGLang 0.5)" },
+  ["trtllm@0.5"] = { all = "trtllm-serve (TensorRT-LLM 0.16 and later; 0.5-0.7 serve through Triton)" },
+}
+
 function M.of(d, model)
   -- an engine file (calibrate --serving) launches as the release it was fitted on
   local name = d.engine_base or d.engine
   local fam = family(name)
+  name = M.release(name) or name
+  local lacks = LACKS[name] or {}
+  local need = lacks.all or (d.ep or 1) > 1 and lacks.ep or (d.pp or 1) > 1 and lacks.pp
+    or d.mode == "disagg" and lacks.disagg or d.speculative and lacks.speculative
+  if need then
+    return { engine = d.engine, release = name, note = format("no command: %s has no %s", name, need) }
+  end
   local build = BUILD[fam]
   local m = tostring(model)
-  if not (m:find("/", 1, true)) then m = "<checkpoint of " .. m .. ">" end
+  -- a preset's repository where tilewave.data.hf_repos names one, else a placeholder to fill in
+  if not (m:find("/", 1, true)) then m = HF_REPOS[m:lower()] or "<checkpoint of " .. m .. ">" end
   m = M.shell_quote(m)
   if not build then
     return { engine = d.engine, note = format("no command: %s's launch is not generated (vllm, sglang and trtllm are)",
@@ -176,7 +242,10 @@ function M.of(d, model)
     out.note = kv and kv.note or "each pool's replicas behind the engine's KV-transfer connector (configured apart)"
   else
     out.command, out.copies = command(d.t, d.kv_capacity_tokens), d.replicas
+    local flags, spec_note = draft_flags(d, fam, name)
+    if flags then out.command = out.command .. " " .. flags end
     if d.replicas > 1 then out.note = format("%d copies behind a load balancer (least loaded)", d.replicas) end
+    if spec_note then out.note = (out.note and out.note .. "; " or "") .. spec_note end
   end
   local per = d.mode == "disagg" and math.max(d.prefill.t, d.decode.t)
     or (d.t or 1) * (d.ep or 1) * (d.pp or 1)
@@ -193,6 +262,11 @@ function M.of(d, model)
   end
   if d.weight_dtype == "fp8" and fam == "trtllm" then
     out.note = (out.note and out.note .. "; " or "") .. "an FP8 checkpoint (trtllm-serve quantizes none on load)"
+  end
+  local rel, range = M.release(d.engine_base or d.engine)
+  if rel then
+    out.release = rel
+    out.note = format("%s flags (%s)", rel, range or rel) .. (out.note and "; " .. out.note or "")
   end
   return out
 end

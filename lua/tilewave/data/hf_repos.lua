@@ -1,0 +1,42 @@
+--- tilewave.data.hf_repos: the Hugging Face repository each model preset is served from, for the
+-- launch lines of the sizing search (tilewave.serve.launch). Pure data: preset id -> repository id,
+-- the instruction-tuned release where the family publishes one (what serving engines load), each
+-- with its config.json matching the preset's (tilewave models <id> names its source). A preset with
+-- no public checkpoint (GPT-3, LLaMA-1, GENIAC) has none: its launch line keeps a placeholder.
+-- @module tilewave.data.hf_repos
+return {
+  ["deepseek-v3"] = "deepseek-ai/DeepSeek-V3",
+  ["gemma-2-9b"] = "google/gemma-2-9b-it",
+  ["gemma-3-1b"] = "google/gemma-3-1b-it",
+  ["pythia-14m"] = "EleutherAI/pythia-14m",
+  ["pythia-31m"] = "EleutherAI/pythia-31m",
+  ["pythia-70m"] = "EleutherAI/pythia-70m",
+  ["pythia-160m"] = "EleutherAI/pythia-160m",
+  ["pythia-410m"] = "EleutherAI/pythia-410m",
+  ["pythia-1b"] = "EleutherAI/pythia-1b",
+  ["pythia-1.4b"] = "EleutherAI/pythia-1.4b",
+  ["pythia-2.8b"] = "EleutherAI/pythia-2.8b",
+  ["pythia-6.9b"] = "EleutherAI/pythia-6.9b",
+  ["pythia-12b"] = "EleutherAI/pythia-12b",
+  ["gpt-neox-20b"] = "EleutherAI/gpt-neox-20b",
+  ["gpt-oss-20b"] = "openai/gpt-oss-20b",
+  ["gpt-oss-120b"] = "openai/gpt-oss-120b",
+  ["llama-3.2-1b"] = "meta-llama/Llama-3.2-1B-Instruct",
+  ["llama-3.2-3b"] = "meta-llama/Llama-3.2-3B-Instruct",
+  ["llama-2-7b"] = "meta-llama/Llama-2-7b-chat-hf",
+  ["llama-2-13b"] = "meta-llama/Llama-2-13b-chat-hf",
+  ["llama-2-70b"] = "meta-llama/Llama-2-70b-chat-hf",
+  ["llama-3-8b"] = "meta-llama/Meta-Llama-3-8B-Instruct",
+  ["llama-3-70b"] = "meta-llama/Meta-Llama-3-70B-Instruct",
+  ["llama-3.1-8b"] = "meta-llama/Llama-3.1-8B-Instruct",
+  ["llama-3.1-70b"] = "meta-llama/Llama-3.1-70B-Instruct",
+  ["llama-3.1-405b"] = "meta-llama/Llama-3.1-405B-Instruct",
+  ["llama-4-scout"] = "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+  ["llama-4-maverick"] = "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+  ["mistral-7b"] = "mistralai/Mistral-7B-Instruct-v0.1",
+  ["mixtral-8x7b"] = "mistralai/Mixtral-8x7B-Instruct-v0.1",
+  ["mixtral-8x22b"] = "mistralai/Mixtral-8x22B-Instruct-v0.1",
+  ["phi-3-mini"] = "microsoft/Phi-3-mini-4k-instruct",
+  ["qwen2.5-7b"] = "Qwen/Qwen2.5-7B-Instruct",
+  ["qwen3-8b"] = "Qwen/Qwen3-8B",
+}
