@@ -136,17 +136,50 @@ describe("serving_results.read", function()
     assert.are.equal(1, code)
     assert.truthy(err:find("given twice", 1, true), err)
   end)
-  it("refuses a plain JSON file over its own 64 MiB before reading it (issue 69 item 7)", function()
+  it("reads a plain JSON file past 64 MiB member by member, and refuses one past 4 GiB (issue 69 items 2, 7)",
+    function()
+    -- past MAX_FILE_BYTES (here lowered to 100 bytes) a file is read member by member: the texts
+    -- skipped, each request's ITLs summed; the requests read are the same
+    local whole = results.read(DIR .. "vllm_small.json")
+    -- the same file spread over lines, as json.dump(indent=4) writes it (one line would be JSON Lines)
+    local text = assert(io.open(DIR .. "vllm_small.json")):read("a")
     local f = assert(io.open(tmp, "w"))
-    -- a sparse file: 64 MiB of nothing, then one byte
+    f:write("{\n", text:match("^%s*{(.*)$"))
+    f:close()
+    local saved = results.MAX_FILE_BYTES
+    results.MAX_FILE_BYTES = 100
+    local ok, streamed = pcall(results.read, tmp)
+    results.MAX_FILE_BYTES = saved
+    assert.is_true(ok, streamed)
+    assert.are.equal(#whole.requests, #streamed.requests)
+    for i, q in ipairs(whole.requests) do
+      local p = streamed.requests[i]
+      assert.are.same({ q.input, q.output, q.ttft_s, q.ok, q.itl_n }, { p.input, p.output, p.ttft_s, p.ok, p.itl_n })
+      assert.is_true(math.abs(q.itl_sum - p.itl_sum) < 1e-12)
+      assert.is_nil(p.itls)
+    end
+    assert.are.same({ whole.rate, whole.duration_s, whole.completed }, { streamed.rate, streamed.duration_s,
+      streamed.completed })
+    -- a truncated file read that way names what it expected
+    f = assert(io.open(tmp, "w"))
+    f:write('{"input_lens": [1, 2], "itls": [[0.1], [0.2')
+    f:close()
+    results.MAX_FILE_BYTES = 10
+    ok, streamed = pcall(results.read, tmp)
+    results.MAX_FILE_BYTES = saved
+    assert.is_false(ok)
+    assert.truthy(streamed:find(tmp .. ": JSON: expected JSON (a closing bracket or quote, got the end of the file)",
+      1, true), streamed)
+    -- past 4 GiB: a sparse file, refused before a byte is read
+    f = assert(io.open(tmp, "w"))
     f:write("{")
-    f:seek("set", 64 * 1024 * 1024)
+    f:seek("set", 4 * 1024 * 1024 * 1024)
     f:write(" ")
     f:close()
-    local ok, err = pcall(results.read, tmp)
+    ok, streamed = pcall(results.read, tmp)
     assert.is_false(ok)
-    assert.truthy(err:find("above the 64 MiB a user file may hold (tilewave.data.serving_results.MAX_FILE_BYTES)",
-      1, true), err)
+    assert.truthy(streamed:find("JSON: expected at most 4096 MiB (tilewave.data.serving_results.MAX_STREAM_BYTES)",
+      1, true), streamed)
     os.remove(tmp)
   end)
 end)

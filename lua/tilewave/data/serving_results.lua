@@ -40,6 +40,11 @@ M.MAX_REQUESTS = 20000
 -- no whole-file limit: it is read a line at a time.
 M.MAX_FILE_BYTES = 64 * 1024 * 1024
 
+--- The largest plain JSON file read member by member (tilewave.data.json_stream), byte: 4 GiB. A
+-- file past M.MAX_FILE_BYTES is read that way, its generated texts skipped and each request's ITLs
+-- reduced to their sum as they are read, so memory stays at a few chunks and the arrays of numbers.
+M.MAX_STREAM_BYTES = 4 * 1024 * 1024 * 1024
+
 local function fail(path, field, what, got)
   error(format("%s: %s: %s%s", path, field, what, got ~= nil and (", got " .. tostring(got)) or ""), 0)
 end
@@ -89,7 +94,10 @@ end
 -- iteration with (nil, "long"), so no line is held past the limit
 local function lines_of(f, max)
   local buf, eof = "", false
-  return function()
+  local it = {}
+  -- the limit of the lines after this one (the first line's may be smaller)
+  function it.limit(m) max = m end
+  return setmetatable(it, { __call = function()
     while true do
       local nl = buf:find("\n", 1, true)
       if nl then
@@ -107,7 +115,7 @@ local function lines_of(f, max)
       local c = f:read(1048576)
       if c then buf = buf .. c else eof = true end
     end
-  end
+  end })
 end
 
 -- the runs of a file: one document, or a JSON Lines file's lines (each { doc, line })
@@ -118,8 +126,11 @@ local function runs_of(path, o)
   local size = lfs.attributes(path, "size") or 0
   local f, oerr = io.open(path, "r")
   if not f then error(format("%s: cannot read (%s)", path, tostring(oerr)), 0) end
-  local next_line = lines_of(f, M.MAX_FILE_BYTES)
+  -- a file too large to hold whole is JSON Lines only if its first line ends within 1 MiB: a
+  -- plain JSON file on one line is not read to 64 MiB to find that out
+  local next_line = lines_of(f, size > M.MAX_FILE_BYTES and 1048576 or M.MAX_FILE_BYTES)
   local first = next_line()
+  next_line.limit(M.MAX_FILE_BYTES)
   if first == nil and size == 0 then f:close(); fail(path, "JSON", "expected a benchmark result, got an empty file") end
   -- JSON Lines: the first line is a whole object (a plain JSON file spread over lines is not)
   local jsonl = first and first:find("^%s*{") and first:find("}%s*$") and pcall(decode, path, first, 1)
@@ -151,10 +162,34 @@ local function runs_of(path, o)
     for _, r in ipairs(lines) do r.doc = decode(path, r.text, r.line); r.text = nil end
     return lines, n
   end
-  f:close()
   if o.run ~= nil and o.run ~= 1 and o.run ~= "all" then
+    f:close()
     fail(path, "run", "expected 1 or 'all': the file holds one run (it is not JSON Lines)", o.run)
   end
+  if size > M.MAX_FILE_BYTES then
+    -- too large to hold whole: member by member, the texts skipped, the ITLs summed
+    if size > M.MAX_STREAM_BYTES then
+      f:close()
+      fail(path, "JSON", format("expected at most %d MiB (tilewave.data.serving_results.MAX_STREAM_BYTES)",
+        M.MAX_STREAM_BYTES // 2 ^ 20), size .. " bytes")
+    end
+    f:seek("set", 0)
+    local cjson = require "cjson.safe"
+    local ok2, doc = pcall(require("tilewave.data.json_stream").object, f, path,
+      { generated_texts = "skip", itls = "sums" },
+      function(text, key)
+        local v, derr = cjson.decode(text)
+        if v == nil and text ~= "null" then
+          fail(path, key or "JSON", "expected JSON (" .. tostring(derr) .. ")")
+        end
+        return v
+      end,
+      function(x, _, i, j) number(path, x, format("itls[%d][%d]", i, j)) end)
+    f:close()
+    if not ok2 then error(doc, 0) end
+    return { { doc = doc, line = nil } }, 1
+  end
+  f:close()
   local text, err = sandbox.read_file(path, M.MAX_FILE_BYTES)
   if not text then
     error((err:gsub("tilewave%.util%.sandbox%.MAX_FILE_BYTES", "tilewave.data.serving_results.MAX_FILE_BYTES")), 0)
@@ -198,7 +233,8 @@ end
 -- @return `{ format ("vllm" | "sglang" | "genai-perf" | "aiperf"), path, model (the model the file
 --   names, or nil), rate (request/s; math.huge: unpaced), max_concurrency (or nil), load (its name:
 --   tilewave.data.serving_summaries.load_name), duration_s, requests = { { input, output, ttft_s,
---   itls = {...}, ok, start_s (or nil) } ... } (in the file's order), completed (requests that
+--   itls = {...} (nil for a file read member by member), itl_sum (s), itl_n, ok, start_s (or nil) }
+--   ... } (in the file's order), completed (requests that
 --   succeeded), run (the JSON Lines line, or nil) }`; a summary has no requests but `aggregate =
 --   true`, ttft and tpot ({ mean, p50, p90, p99 }, s, each nil where the file has none),
 --   requests_per_s, isl and osl ({ mean, kind, std | ratio }: how the client drew them), and
@@ -230,6 +266,11 @@ end
 function M.requests(path, doc, fmt)
   -- 69 lines, one function: a result file validated field by field, in the order its errors are
   -- raised
+  -- a file read member by member carries each request's ITL sum and count, not the gaps
+  if doc.itls == nil and doc.itls_sums then
+    doc.itls = {}
+    for i, sum in ipairs(doc.itls_sums) do doc.itls[i] = { sum = sum, n = doc.itls_counts[i] } end
+  end
   for _, k in ipairs(ARRAYS) do
     if type(doc[k]) ~= "table" then
       -- vLLM's benchmark writes the arrays only with --save-detailed since 2025 (vllm/benchmarks/
@@ -273,7 +314,16 @@ function M.requests(path, doc, fmt)
                 ttft_s = number(path, doc.ttfts[i], format("ttfts[%d]", i)), itls = {},
                 start_s = starts and number(path, starts[i], format("start_times[%d]", i)) or nil }
     if type(doc.itls[i]) ~= "table" then fail(path, format("itls[%d]", i), "expected a list of gaps (s)", type(doc.itls[i])) end
-    for j, g in ipairs(doc.itls[i]) do q.itls[j] = number(path, g, format("itls[%d][%d]", i, j)) end
+    if doc.itls[i].sum then
+      q.itl_sum, q.itl_n, q.itls = doc.itls[i].sum, doc.itls[i].n, nil
+    else
+      local sum = 0
+      for j, g in ipairs(doc.itls[i]) do
+        q.itls[j] = number(path, g, format("itls[%d][%d]", i, j))
+        sum = sum + q.itls[j]
+      end
+      q.itl_sum, q.itl_n = sum, #q.itls
+    end
     q.ok = not failed and q.ttft_s > 0 and q.output >= 1 and q.input >= 1
     if q.ok then out.completed = out.completed + 1 end
     out.requests[i] = q

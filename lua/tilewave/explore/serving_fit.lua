@@ -70,9 +70,7 @@ function M.measured(res)
     local s = sets[i % 2 == 0 and "fit" or "held"]
     s[1][#s[1] + 1] = q.ttft_s
     if q.output > 1 then
-      local g = 0
-      for _, x in ipairs(q.itls) do g = g + x end
-      s[2][#s[2] + 1] = g / (q.output - 1)
+      s[2][#s[2] + 1] = q.itl_sum / (q.output - 1)
     end
   end
   return { requests = reqs, fit = stats(sets.fit[1], sets.fit[2]), held = stats(sets.held[1], sets.held[2]),
