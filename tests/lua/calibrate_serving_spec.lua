@@ -103,8 +103,8 @@ describe("serving_results.read", function()
     f:close()
     local code, out, err = process.run(string.format("calibrate --serving %s --model llama-3.1-8b --hw h100_sxm5", tmp))
     assert.are.equal(0, code, err)
-    -- the base row: TTFT MAPE and bias figures, then "-" twice for TPOT (not "0.0%")
-    assert.truthy(out:find("\nbase vllm +[%d.]+%% +[-+][%d.]+%% +%- +%- +[-+][%d.]+%%"), out)
+    -- the base row: TTFT MAPE and bias figures, then "-" twice for TPOT (not "0.0%") and once for ITL p99
+    assert.truthy(out:find("\nbase vllm +[%d.]+%% +[-+][%d.]+%% +%- +%- +%- +[-+][%d.]+%%"), out)
     assert.is_nil(out:find("0.0%", 1, true), out)
   end)
   it("refuses a file that ran another model than --model, unless --force", function()
@@ -340,5 +340,66 @@ describe("--requests-format vllm as vLLM writes it (issue 69 item 4)", function(
     os.remove(tmp)
     assert.are.same({ "vllm", 50, 4 }, { r.format, r.completed, r.rate })
     assert.are.equal(0, r.requests[1].start_s)
+  end)
+end)
+
+describe("--requests-format sglang and genai-perf as their clients write them (issue 69 item 4)", function()
+  local cjson = require "cjson"
+  local function kind(v)
+    if v == cjson.null then return "null" end
+    if type(v) == "table" then return next(v) == nil and "empty" or (v[1] ~= nil and "array" or "object") end
+    return type(v)
+  end
+  local function write(fmt)
+    local tmp = os.tmpname()
+    local code, _, err = process.run(string.format("serve llama-3-8b --rate 4 --requests 40 --replay --isl 128 --osl 16 "
+      .. "--requests-out %s --requests-format %s", tmp, fmt))
+    assert.are.equal(0, code, err)
+    return tmp
+  end
+  local RF = "../shared/reference/serving/result_files/"
+  it("sglang: every aggregate key of a real SGLang 0.5.5 line, of its type, and the per-request arrays", function()
+    local f = io.open(RF .. "sglang055_tonyli_gh200_qwen2.5-3b_agg/agg_n100_in128_out128_c8.jsonl", "r")
+    if not f then pending("../shared is not beside the repository") return end
+    local real = cjson.decode(f:read("l"))
+    f:close()
+    local tmp = write("sglang")
+    local text = assert(io.open(tmp)):read("a")
+    assert.are.equal(1, select(2, text:gsub("\n", ""))) -- one JSON line
+    local ours = cjson.decode(text)
+    -- the client's own fields and the run's statistics; tag and server_info name the user's setup
+    for k, v in pairs(real) do
+      if k ~= "tag" and k ~= "server_info" then
+        assert.truthy(ours[k] ~= nil, "ours lacks " .. k)
+        -- the dataset's parameters are null in ours (no SGLang dataset drew the requests)
+        if not k:find("^random_") and not k:find("^sharegpt") and k ~= "dataset_name" and k ~= "max_concurrency"
+          and k ~= "total_input_text_tokens" and k ~= "total_input_vision_tokens" then
+          assert.are.equal(kind(v), kind(ours[k]), k)
+        end
+      end
+    end
+    for _, k in ipairs { "input_lens", "output_lens", "ttfts", "itls", "errors" } do assert.are.equal(40, #ours[k], k) end
+    local r = results.read(tmp)
+    os.remove(tmp)
+    assert.are.same({ "vllm", 40, 4 }, { r.format, r.completed, r.rate })
+  end)
+  it("genai-perf: the summary's statistics, each { unit, avg, p50, p90, p99, ... }, read back as a summary", function()
+    local f = io.open(RF .. "genai-perf_triton-trtllm0.16_issue298_c100/profile_export_genai_perf.streaming.json", "r")
+    if not f then pending("../shared is not beside the repository") return end
+    local real = cjson.decode(f:read("a"))
+    f:close()
+    local tmp = write("genai-perf")
+    local ours = cjson.decode(assert(io.open(tmp)):read("a"))
+    for k, v in pairs(real) do
+      if k ~= "input_config" then
+        assert.truthy(ours[k] ~= nil, "ours lacks " .. k)
+        for sk in pairs(v) do assert.truthy(ours[k][sk] ~= nil, string.format("ours lacks %s.%s", k, sk)) end
+        assert.are.equal(v.unit, ours[k].unit, k)
+      end
+    end
+    local r = results.read(tmp)
+    os.remove(tmp)
+    assert.are.same({ "genai-perf", true, 40, 4 }, { r.format, r.aggregate, r.completed, r.rate })
+    assert.are.equal(128, r.isl.mean)
   end)
 end)

@@ -42,6 +42,9 @@ function M.define(p)
     :convert(require("tilewave.cli.args").int_arg("calibrate.max_num_seqs"))
   c:option("--max-num-batched-tokens", "Serving mode: the server's --max-num-batched-tokens.")
     :convert(require("tilewave.cli.args").int_arg("calibrate.max_num_batched_tokens"))
+  c:option("--num-scheduler-steps", "Serving mode: vLLM 0.6's multi-step scheduling, decode steps a "
+    .. "scheduling round (tokens reach the client in bursts of this many).")
+    :convert(require("tilewave.cli.args").int_arg("calibrate.num_scheduler_steps"))
   c:option("--max-model-len", "Serving mode: the server's --max-model-len, tokens (vLLM v0's step budget is "
     .. "max(it, 2048) unless --max-num-batched-tokens is given).")
     :convert(require("tilewave.cli.args").int_arg("calibrate.max_model_len"))
@@ -113,7 +116,8 @@ end
 --- Run `tilewave calibrate` with parsed `args`; writes to `out`; returns the exit status.
 function M.run(args, out)
   if args.serving then return require("tilewave.cli.calibrate_serving").run(args, out) end
-  for _, k in ipairs { "model", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "weight_dtype", "run" } do
+  for _, k in ipairs { "model", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "weight_dtype", "run",
+                       "num_scheduler_steps" } do
     if args[k] ~= nil then error(format("calibrate.%s: --%s applies with --serving only", k, (k:gsub("_", "-"))), 0) end
   end
   -- serving options with defaults: given when they differ from them

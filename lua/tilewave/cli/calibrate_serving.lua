@@ -67,8 +67,9 @@ function M.run(args, out)
   -- vLLM v0 (<= 0.6) sets its step budget from the context: max(max_model_len, 2048)
   -- (vllm/config.py SchedulerConfig, chunked prefill off; tilewave.serve.schedulers vllm_v0)
   if not budget and args.max_model_len and base_sched == "vllm_v0" then budget = math.max(args.max_model_len, 2048) end
-  if args.max_num_seqs or budget then
-    sched = { base = base_sched, max_num_seqs = args.max_num_seqs, max_num_batched_tokens = budget }
+  if args.max_num_seqs or budget or args.num_scheduler_steps then
+    sched = { base = base_sched, max_num_seqs = args.max_num_seqs, max_num_batched_tokens = budget,
+              multi_step = args.num_scheduler_steps }
   end
   local dep = { model = args.model, hw = args.hw, t = args.t, engine = args.engine, scheduler = sched,
                 weight_dtype = args.weight_dtype, kv_dtype = args.kv_dtype, ep = args.ep, pp = args.pp,

@@ -145,8 +145,9 @@ function M.define(p)
   c:option("--format", "Output format (json: `runs`)."):choices({ "table", "text", "csv", "json" }):default("table")
   c:option("--out", "Write the output to FILE (atomically) instead of stdout.")
   c:option("--requests-out", "Write every request of every run (CSV) to FILE.")
-  c:option("--requests-format", "With --requests-out: csv (every run), or vllm (one run in vllm bench serve's "
-    .. "--save-result JSON, which calibrate --serving reads).")
+  c:option("--requests-format", "With --requests-out: csv (every run), or one run as a benchmark client writes "
+    .. "it, which calibrate --serving reads: vllm (vllm bench serve --save-result --save-detailed JSON), sglang "
+    .. "(bench_serving --output-details JSON line), genai-perf (profile_export_genai_perf.json).")
   c:option("--series-out", "Write every run's time series (queue, running batch, KV use; CSV) to FILE.")
   c:option("--plots", "Also draw serve_latency.svg and serve_throughput.svg (with --rate lists) and "
     .. "serve_timeline.svg (the last run) into DIR (gnuplot).")
@@ -226,10 +227,12 @@ local function check_combinations(a)
     error("serve.prefix_share: --prefix-share applies with --prefix-tokens", 0)
   end
   if a.requests_format ~= nil then
-    require("tilewave.util.check").one_of(a.requests_format, { csv = true, vllm = true }, "serve.requests_format")
+    require("tilewave.util.check").one_of(a.requests_format, { csv = true, vllm = true, sglang = true,
+      ["genai-perf"] = true }, "serve.requests_format")
     if not a.requests_out then error("serve.requests_format: --requests-format applies with --requests-out", 0) end
-    if a.requests_format == "vllm" and #loads(a) ~= 1 then
-      error(format("serve.requests_format: expected one load with vllm (one run a result file), got %d", #loads(a)), 0)
+    if a.requests_format ~= "csv" and #loads(a) ~= 1 then
+      error(format("serve.requests_format: expected one load with %s (one run a result file), got %d",
+        a.requests_format, #loads(a)), 0)
     end
   end
   if a.replay and not a.rate then
@@ -296,9 +299,10 @@ local function write_outputs(a, runs, tx, charts)
   local text = M.render(runs, a.format)
   local wrote = tx:run(function()
     if a.out then tx:stage(a.out, "serve.out", function(f) f:write(text) end) end
-    if a.requests_out and a.requests_format == "vllm" then
+    local bench = { vllm = "vllm", sglang = "sglang", ["genai-perf"] = "genai_perf" }
+    if a.requests_out and bench[a.requests_format] then
       tx:stage(a.requests_out, "serve.requests_out", function(f)
-        f:write(require("tilewave.report.serve_text").vllm_result(runs[1]))
+        assert(f:write(require("tilewave.report.bench_files")[bench[a.requests_format]](runs[1])))
       end)
     elseif a.requests_out then
       tx:stage(a.requests_out, "serve.requests_out", function(f)

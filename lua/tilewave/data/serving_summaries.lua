@@ -203,6 +203,7 @@ function M.vllm_sglang(path, doc, fmt, max_requests)
   -- TPOT as the client defines it, (E2E - TTFT) / (output - 1); SGLang 0.4 writes the median ITL
   -- only, which is TPOT's median for a request whose tokens stream one at a time
   out.tpot = { mean = ms("mean_tpot_ms"), p50 = ms("median_tpot_ms") or ms("median_itl_ms"), p99 = ms("p99_tpot_ms") }
+  out.itl_p99 = ms("p99_itl_ms")
   if not (out.ttft.mean or out.ttft.p50) then
     fail(path, "mean_ttft_ms", "expected the TTFT statistics of vLLM's or SGLang's result (mean_ttft_ms or "
       .. "median_ttft_ms); rerun the benchmark with --save-result (vLLM) or --output-file (SGLang)", "none")

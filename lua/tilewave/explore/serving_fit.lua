@@ -61,7 +61,7 @@ function M.measured(res)
       local metric, q = k:match("^(%a+)_(%w+)$")
       st[k] = res[metric][q]
     end
-    return { fit = st, held = st, requests_per_s = res.requests_per_s, aggregate = true }
+    return { fit = st, held = st, requests_per_s = res.requests_per_s, aggregate = true, itl_p99 = res.itl_p99 }
   end
   local reqs = {}
   for _, q in ipairs(res.requests) do if q.ok then reqs[#reqs + 1] = q end end
@@ -74,7 +74,7 @@ function M.measured(res)
     end
   end
   return { requests = reqs, fit = stats(sets.fit[1], sets.fit[2]), held = stats(sets.held[1], sets.held[2]),
-           requests_per_s = #reqs / res.duration_s }
+           requests_per_s = #reqs / res.duration_s, itl_p99 = res.itl_p99 }
 end
 
 --- The simulate() options that replay the completed requests `reqs` of `res` on deployment `dep`
@@ -131,7 +131,7 @@ local function simulated(r, all, df)
   end
   if all then sets.held = sets.fit end
   return { fit = stats(sets.fit[1], sets.fit[2]), held = stats(sets.held[1], sets.held[2]),
-           requests_per_s = r.requests_per_s }
+           requests_per_s = r.requests_per_s, itl_p99 = r.itl_s and r.itl_s.p99 }
 end
 
 --- Errors of simulated figures `s` against measured `m` on one set ("fit" or "held"): per
@@ -150,6 +150,9 @@ function M.errors(s, m, set)
     if k then loss, n = loss + abs(log(s[set][k] / m[set][k])), n + 1 end
   end
   out.throughput = s.requests_per_s / m.requests_per_s - 1
+  -- ITL p99 over every gap of the run (reported where the file holds it; not in the loss: the
+  -- simulated gaps are the steps', without the client's network jitter)
+  if m.itl_p99 and s.itl_p99 and m.itl_p99 > 0 and s.itl_p99 > 0 then out.itl_p99 = s.itl_p99 / m.itl_p99 - 1 end
   loss, n = loss + abs(log(s.requests_per_s / m.requests_per_s)), n + 1
   out.loss = loss / n
   -- a metric's MAPE and bias over its mean, p50 and p90 (its p99 where the file has no p90: vLLM's

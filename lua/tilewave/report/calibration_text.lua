@@ -99,7 +99,7 @@ function M.serving(f, list, args)
   for _, r in ipairs { { "base " .. f.base, f.before }, { "fitted", f.after } } do
     local e = r[2].held
     rows[#rows + 1] = { r[1], e.ttft_mape and pct(e.ttft_mape) or "-", spct(e.ttft_bias),
-                        e.tpot_mape and pct(e.tpot_mape) or "-", spct(e.tpot_bias),
+                        e.tpot_mape and pct(e.tpot_mape) or "-", spct(e.tpot_bias), spct(e.itl_p99),
                         spct(e.throughput), format("%.3f", r[2].fit.loss), format("%.3f", e.loss) }
   end
   parts[#parts + 1] = format("calibrate --serving: %s on %s, t = %d, engine %s\n", args.model, args.hw, args.t,
@@ -135,8 +135,8 @@ function M.serving(f, list, args)
   parts[#parts + 1] = agg and "errors on the summaries' statistics (a summary holds no requests to hold back); TTFT "
     .. "and TPOT over their mean, p50 and p90 (p99 where a file has no p90):\n" or "errors on the held-back "
     .. "(odd-numbered) requests; TTFT and TPOT over their mean, p50 and p90:\n"
-  parts[#parts + 1] = tbl({ "engine", "TTFT MAPE", "TTFT bias", "TPOT MAPE", "TPOT bias", "throughput", "fit loss",
-    "held loss" }, rows) .. "\n"
+  parts[#parts + 1] = tbl({ "engine", "TTFT MAPE", "TTFT bias", "TPOT MAPE", "TPOT bias", "ITL p99", "throughput",
+    "fit loss", "held loss" }, rows) .. "\n"
   for _, n in ipairs(notes) do parts[#parts + 1] = "note: " .. n .. "\n" end
   return table.concat(parts)
 end

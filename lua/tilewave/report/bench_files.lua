@@ -1,0 +1,183 @@
+--- tilewave.report.bench_files: a simulated run written as the engines' benchmark clients write
+-- their result files - what `calibrate --serving` and each client's own tools read back
+-- (`serve --requests-out F --requests-format vllm | sglang | genai-perf`). Formats only: every
+-- figure comes from the run's records (tilewave.serve.simulate with detail). Units in each file as
+-- its client writes them: s in per-request arrays, ms in statistics.
+-- @module tilewave.report.bench_files
+local tw = require "tilewave"
+local json = require "tilewave.util.json"
+
+local M = {}
+local format = string.format
+
+-- numpy's linear percentile, mean and population standard deviation of list `v`, ms
+local function stats_ms(v, extra)
+  local s = {}
+  for i, x in ipairs(v) do s[i] = x end
+  table.sort(s)
+  local n, sum = #s, 0
+  for _, x in ipairs(s) do sum = sum + x end
+  local mean = n > 0 and sum / n or 0
+  local var = 0
+  for _, x in ipairs(s) do var = var + (x - mean) ^ 2 end
+  local function pct(q)
+    if n == 0 then return 0 end
+    local pos = q / 100 * (n - 1)
+    local f = math.floor(pos)
+    if f + 1 >= n then return s[n] end
+    return s[f + 1] + (pos - f) * (s[f + 2] - s[f + 1])
+  end
+  return { mean = 1e3 * mean, median = 1e3 * pct(50), std = 1e3 * (n > 0 and math.sqrt(var / n) or 0), p99 = 1e3 * pct(99),
+           pq = extra and 1e3 * pct(extra) or nil }
+end
+
+--- Run `r` (with its records) as vLLM's `vllm bench serve --save-result --save-detailed` JSON
+-- writes one (vllm/benchmarks/serve.py `result` and the keys main() adds: backend, model_id,
+-- tokenizer_id, num_prompts, request_rate (Infinity: unpaced), burstiness, max_concurrency,
+-- duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput,
+-- request_goodput, output_throughput, total_token_throughput, mean_/median_/std_/p99_ of ttft, tpot,
+-- itl and e2el in ms, and per request input_lens, output_lens, ttfts, itls, start_times,
+-- generated_texts, errors): what `calibrate --serving` and vLLM's own tools read. Left out: date
+-- (the same inputs give the same file), max_concurrent_requests and max_output_tokens_per_s (0.10
+-- and later: they need each token's time); the texts are empty strings. Each request's ITLs are its
+-- TPOT repeated: the records keep a request's first and last token, not each gap.
+function M.vllm(r)
+  local c = r.records
+  local json = require "tilewave.util.json"
+  local ttfts, itls, ins, outs, errs, starts, texts = {}, {}, {}, {}, {}, {}, {}
+  local tpots, gaps_all = {}, {}
+  local tin, tout = 0, 0
+  for j = 1, #c.arrival_s do
+    ins[j], outs[j] = math.tointeger(c.input_tokens[j]), math.tointeger(c.output_tokens[j])
+    ttfts[j], errs[j], texts[j] = c.first_token_s[j] - c.arrival_s[j], "", ""
+    starts[j] = c.arrival_s[j]
+    tin, tout = tin + ins[j], tout + outs[j]
+    local gaps = json.array()
+    for k = 1, outs[j] - 1 do
+      gaps[k] = (c.finish_s[j] - c.first_token_s[j]) / (outs[j] - 1)
+      gaps_all[#gaps_all + 1] = gaps[k]
+    end
+    if outs[j] > 1 then tpots[#tpots + 1] = gaps[1] end
+    itls[j] = gaps
+  end
+  local n = #c.arrival_s
+  local dur = r.duration_s
+  local doc = { backend = "tilewave", endpoint_type = "tilewave", model_id = r.model, tokenizer_id = r.model,
+    num_prompts = n, request_rate = r.rate or "inf", burstiness = r.cv or 1.0,
+    max_concurrency = r.concurrency or json.null, request_goodput = json.null, label = json.null,
+    duration = dur, completed = n, failed = 0, total_input_tokens = tin, total_output_tokens = tout,
+    request_throughput = n / dur, output_throughput = tout / dur, total_token_throughput = (tin + tout) / dur,
+    input_lens = ins, output_lens = outs, ttfts = ttfts, itls = itls, start_times = starts,
+    generated_texts = texts, errors = errs, engine = r.engine, hw = r.hw }
+  -- vLLM's default --percentile-metrics: ttft, tpot, itl (e2el on request)
+  for name, v in pairs { ttft = ttfts, tpot = tpots, itl = gaps_all } do
+    local st = stats_ms(v)
+    for q, x in pairs(st) do doc[format("%s_%s_ms", q, name)] = x end
+  end
+  return tw.report.json(doc) .. "\n"
+end
+
+
+-- the per-request figures of run `r`'s records: lengths, TTFT, TPOT, E2E (s), every gap, send times
+local function per_request(r)
+  local c = r.records
+  local q = { ins = {}, outs = {}, ttfts = {}, tpots = {}, e2e = {}, gaps = {}, starts = {}, tin = 0, tout = 0 }
+  for j = 1, #c.arrival_s do
+    q.ins[j], q.outs[j] = math.tointeger(c.input_tokens[j]), math.tointeger(c.output_tokens[j])
+    q.ttfts[j] = c.first_token_s[j] - c.arrival_s[j]
+    q.e2e[j] = c.finish_s[j] - c.arrival_s[j]
+    q.starts[j] = c.arrival_s[j]
+    q.tin, q.tout = q.tin + q.ins[j], q.tout + q.outs[j]
+    if q.outs[j] > 1 then
+      local g = (c.finish_s[j] - c.first_token_s[j]) / (q.outs[j] - 1)
+      q.tpots[#q.tpots + 1] = g
+      for _ = 1, q.outs[j] - 1 do q.gaps[#q.gaps + 1] = g end
+    end
+  end
+  q.n = #c.arrival_s
+  return q
+end
+
+--- Run `r` as SGLang's `python -m sglang.bench_serving --output-file F --output-details` writes one
+-- run: one JSON line (sglang/python/sglang/bench_serving.py: backend, dataset_name, request_rate
+-- (Infinity: unpaced), max_concurrency, duration, completed, total_input_tokens,
+-- total_output_tokens, total_output_tokens_retokenized, request_throughput, input_throughput,
+-- output_throughput, total_throughput, mean_/median_/std_/p99_ of e2e_latency, ttft, tpot and itl
+-- in ms (and p95_itl_ms), concurrency (the mean requests in flight: the E2E times over the
+-- duration), accept_length, and with --output-details input_lens, output_lens, ttfts, itls,
+-- generated_texts, errors). Left out: tag, server_info and the dataset's own parameters
+-- (sharegpt_output_len, random_*: null), the texts empty. Each request's ITLs are its TPOT
+-- repeated, as in M.vllm.
+function M.sglang(r)
+  local q = per_request(r)
+  local dur = r.duration_s
+  local itls, texts, errs = {}, {}, {}
+  local k = 0
+  for j = 1, q.n do
+    local g = json.array()
+    for i = 1, q.outs[j] - 1 do k = k + 1; g[i] = q.gaps[k] end
+    itls[j], texts[j], errs[j] = g, "", ""
+  end
+  local e2e_sum = 0
+  for _, x in ipairs(q.e2e) do e2e_sum = e2e_sum + x end
+  local doc = { backend = "tilewave", dataset_name = "tilewave", request_rate = r.rate or "inf",
+    max_concurrency = r.concurrency or json.null, sharegpt_output_len = json.null, random_input_len = json.null,
+    random_output_len = json.null, random_range_ratio = json.null, duration = dur, completed = q.n,
+    total_input_tokens = q.tin, total_input_text_tokens = q.tin, total_input_vision_tokens = 0,
+    total_output_tokens = q.tout, total_output_tokens_retokenized = q.tout,
+    request_throughput = q.n / dur, input_throughput = q.tin / dur, output_throughput = q.tout / dur,
+    total_throughput = (q.tin + q.tout) / dur, concurrency = e2e_sum / dur, accept_length = json.null,
+    input_lens = q.ins, output_lens = q.outs, ttfts = q.ttfts, itls = itls, generated_texts = texts, errors = errs }
+  for name, v in pairs { e2e_latency = q.e2e, ttft = q.ttfts, tpot = q.tpots, itl = q.gaps } do
+    for stat, x in pairs(stats_ms(v)) do doc[format("%s_%s_ms", stat, name)] = x end
+  end
+  doc.p95_itl_ms = stats_ms(q.gaps, 95).pq
+  return tw.report.json(doc):gsub("\n", "") .. "\n"
+end
+
+-- GenAI-Perf's statistic of list `v` (s) in `unit` ("ms": times, "tokens": counts):
+-- { unit, avg, min, max, std, p25, p50, p75, p90, p95, p99 } (genai-perf's metrics statistics)
+local function gp_stat(v, unit, k)
+  local s = {}
+  for i, x in ipairs(v) do s[i] = x * k end
+  table.sort(s)
+  local n, sum = #s, 0
+  for _, x in ipairs(s) do sum = sum + x end
+  local mean = n > 0 and sum / n or 0
+  local var = 0
+  for _, x in ipairs(s) do var = var + (x - mean) ^ 2 end
+  local function pct(q)
+    if n == 0 then return 0 end
+    local pos = q / 100 * (n - 1)
+    local f = math.floor(pos)
+    if f + 1 >= n then return s[n] end
+    return s[f + 1] + (pos - f) * (s[f + 2] - s[f + 1])
+  end
+  return { unit = unit, avg = mean, min = s[1] or 0, max = s[n] or 0, std = n > 0 and math.sqrt(var / n) or 0,
+           p25 = pct(25), p50 = pct(50), p75 = pct(75), p90 = pct(90), p95 = pct(95), p99 = pct(99) }
+end
+
+--- Run `r` as GenAI-Perf's `profile_export_genai_perf.json` summary (triton-inference-server/
+-- perf_analyzer genai-perf, 24.x: time_to_first_token, inter_token_latency (each request's mean
+-- gap: its TPOT), request_latency (ms), input_sequence_length, output_sequence_length (tokens),
+-- request_throughput { avg } (requests/sec), output_token_throughput { avg } (tokens/sec),
+-- output_token_throughput_per_request (tokens/sec), input_config { concurrency | request_rate,
+-- request_count }); what `calibrate --serving` reads as a summary.
+function M.genai_perf(r)
+  local q = per_request(r)
+  local dur = r.duration_s
+  local tput = {}
+  for j = 1, q.n do tput[j] = q.outs[j] / q.e2e[j] end
+  local cfg = { request_count = q.n, concurrency = r.concurrency or json.null,
+                request_rate = r.rate or json.null, model = { r.model } }
+  local doc = { time_to_first_token = gp_stat(q.ttfts, "ms", 1e3), inter_token_latency = gp_stat(q.tpots, "ms", 1e3),
+    request_latency = gp_stat(q.e2e, "ms", 1e3), input_sequence_length = gp_stat(q.ins, "tokens", 1),
+    output_sequence_length = gp_stat(q.outs, "tokens", 1),
+    request_throughput = { unit = "requests/sec", avg = q.n / dur },
+    output_token_throughput = { unit = "tokens/sec", avg = q.tout / dur },
+    output_token_throughput_per_request = gp_stat(tput, "tokens/sec", 1), request_count = { avg = q.n },
+    input_config = cfg }
+  return tw.report.json(doc) .. "\n"
+end
+
+return M
