@@ -311,8 +311,16 @@ static const char *run_events(sim_t *s, size_t n, size_t n_rep)
     size_t T = s->turns, n_conv = n / T;
     size_t spawn = s->w->arrival == TW_ARRIVE_CLOSED
                        ? T * (size_t)(s->w->concurrency < (double)n_conv ? s->w->concurrency : (double)n_conv) : n;
+    /* a paced client's cap on requests in flight (POISSON, GAMMA: tw_serve_workload.concurrency) */
+    double cap = (s->w->arrival == TW_ARRIVE_POISSON || s->w->arrival == TW_ARRIVE_GAMMA) ? s->w->concurrency : 0.0;
+    double clock = 0.0;
     while (completed < n) {
-        double ta = next < spawn ? s->req[next].arrival : INFINITY, ts = INFINITY, now;
+        double ta = INFINITY, ts = INFINITY, now;
+        if (next < spawn && !(cap > 0.0 && (double)s->n_sys >= cap)) {
+            /* held by the cap: sent when a request finished, its clock starting then */
+            if (s->req[next].arrival < clock) s->req[next].arrival = clock;
+            ta = s->req[next].arrival;
+        }
         double tk = s->heap_n > 0 ? s->heap_t[0] : INFINITY;
         for (i = 0; i < n_rep; i++) {
             if (s->rep[i].busy && s->rep[i].busy_until < ts) ts = s->rep[i].busy_until;
@@ -320,6 +328,7 @@ static const char *run_events(sim_t *s, size_t n, size_t n_rep)
         now = ta < ts ? ta : ts;
         if (tk < now) now = tk;
         if (!isfinite(now)) return "policy"; /* nothing can move */
+        clock = now;
         tw__advance(s, now);
         while (T > 1 && s->heap_n > 0 && s->heap_t[0] <= now) {
             /* a conversation's next turn: to the replica caching its history, else as any arrival */
@@ -340,7 +349,8 @@ static const char *run_events(sim_t *s, size_t n, size_t n_rep)
             tw__push_back(s, &s->rep[r], q);
             s->rep[r].dirty = 1;
         }
-        while (next < spawn && s->req[next].arrival <= now) {
+        while (next < spawn && s->req[next].arrival <= now && !(cap > 0.0 && (double)s->n_sys >= cap)) {
+            if (cap > 0.0 && s->req[next].arrival < now) s->req[next].arrival = now; /* held until now */
             size_t r = route(s, next / T, 0, n_pre > 0 ? n_pre : n_rep, p->router == TW_ROUTE_LEAST_LOADED);
             tw__push_back(s, &s->rep[r], (int32_t)next);
             s->req[next].replica = (int32_t)r;

@@ -109,7 +109,12 @@ typedef struct {
     int arrival;         /* TW_ARRIVE_* */
     double rate;         /* POISSON, GAMMA: requests/s; > 0 */
     double cv;           /* GAMMA: coefficient of variation of the gaps; > 0 (1 = Poisson) */
-    double concurrency;  /* CLOSED: requests in flight; integer >= 1 (a finished one sends the next at once) */
+    double concurrency;  /* CLOSED: requests in flight; integer >= 1 (a finished one sends the next at once).
+                            POISSON, GAMMA: 0 (no cap) or the client's cap on requests in flight
+                            (vllm bench serve --request-rate with --max-concurrency): a request whose
+                            arrival finds that many in flight is sent when one finishes, and its TTFT
+                            and E2E count from then (the client's clock starts inside its semaphore);
+                            integer 0..TW_SERVE_MAX_REQUESTS, with turns 1 only */
     double requests;     /* requests in the run; integer 1..TW_SERVE_MAX_REQUESTS */
     double prefix_tokens;  /* a shared system prompt of this many tokens, integer 0..TW_SERVE_MAX_TOKENS (0: none) */
     double prefix_share;   /* the probability that a request starts with it, [0, 1]: its prompt is then the

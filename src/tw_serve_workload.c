@@ -147,10 +147,14 @@ const char *tw__serve_check_workload(const tw_serve_workload *w)
     switch (w->arrival) {
     case TW_ARRIVE_POISSON:
         if (!positive(w->rate) || w->rate > 1e9) return "workload.rate";
+        if (!count(w->concurrency, 0, TW_SERVE_MAX_REQUESTS) || (w->concurrency > 0.0 && w->turns > 1.0))
+            return "workload.concurrency";
         break;
     case TW_ARRIVE_GAMMA:
         if (!positive(w->rate) || w->rate > 1e9) return "workload.rate";
         if (!(isfinite(w->cv) && w->cv >= 0.01 && w->cv <= 100.0)) return "workload.cv";
+        if (!count(w->concurrency, 0, TW_SERVE_MAX_REQUESTS) || (w->concurrency > 0.0 && w->turns > 1.0))
+            return "workload.concurrency";
         break;
     case TW_ARRIVE_OFFLINE: break;
     case TW_ARRIVE_CLOSED:

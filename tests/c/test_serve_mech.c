@@ -109,6 +109,59 @@ static void test_frontend_moves_ttft_and_e2e_only(void **state)
     free(work);
 }
 
+/* a paced client's cap on requests in flight (workload concurrency with a rate): three 10-token
+   requests (3 output tokens) sent at once (rate 1e9 req/s), at most one in flight: each waits for the
+   one before and its clock starts when it is sent, so each takes TTFT = PREFILL and E2E = CYCLE, as
+   alone; without the cap they share the steps and the last waits */
+static void test_rate_cap_holds_requests(void **state)
+{
+    tw_serve_workload w;
+    tw_serve_policy p;
+    tw_serve_costs c;
+    tw_serve_result r, free_run;
+    tw_serve_record q;
+    void *work;
+    size_t bytes;
+    const char *bad = NULL;
+    (void)state;
+    memset(&w, 0, sizeof w);
+    serve_test_costs(&c);
+    serve_test_policy(&p, 2, 16);
+    w.arrival = TW_ARRIVE_POISSON;
+    w.rate = 1e9;
+    w.requests = 3;
+    w.isl.kind = TW_LEN_FIXED;
+    w.isl.a = 10;
+    w.osl.kind = TW_LEN_FIXED;
+    w.osl.a = 3;
+    w.concurrency = 1;
+    bytes = tw_serve_workspace_bytes(&w, &p, 0);
+    work = malloc(bytes);
+    assert_non_null(work);
+    assert_int_equal(TW_OK, tw_serve_run(&w, &p, &c, 0.0, 0.0, work, bytes, NULL, 0, &r, NULL));
+    assert_close(r.ttft_s.mean, PREFILL, 1e-9);
+    assert_close(r.ttft_s.max, PREFILL, 1e-9);
+    assert_close(r.e2e_s.max, CYCLE, 1e-9);
+    /* the third is sent when the second finishes: at 2 CYCLE (the arrivals' nanoseconds aside) */
+    assert_int_equal(TW_OK, tw_serve_request(work, 2, &q));
+    assert_close(q.arrival_s, 2 * CYCLE, 1e-8);
+    w.concurrency = 0;
+    assert_int_equal(TW_OK, tw_serve_run(&w, &p, &c, 0.0, 0.0, work, bytes, NULL, 0, &free_run, NULL));
+    assert_true(free_run.e2e_s.max > CYCLE + 1e-6);
+    /* refused with conversations, and out of range */
+    w.concurrency = 1;
+    w.turns = 2;
+    w.requests = 4;
+    assert_int_equal(TW_EINVAL, tw_serve_run(&w, &p, &c, 0.0, 0.0, work, bytes, NULL, 0, &r, &bad));
+    assert_string_equal("workload.concurrency", bad);
+    w.turns = 0;
+    w.requests = 3;
+    w.concurrency = -1;
+    assert_int_equal(TW_EINVAL, tw_serve_run(&w, &p, &c, 0.0, 0.0, work, bytes, NULL, 0, &r, &bad));
+    assert_string_equal("workload.concurrency", bad);
+    free(work);
+}
+
 static void test_turn_keeps_full_blocks_only(void **state)
 {
     tw_serve_workload w;
@@ -146,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_prefix_hit_only_once_computed),
         cmocka_unit_test(test_turn_keeps_full_blocks_only),
         cmocka_unit_test(test_frontend_moves_ttft_and_e2e_only),
+        cmocka_unit_test(test_rate_cap_holds_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -403,3 +403,23 @@ describe("--requests-format sglang and genai-perf as their clients write them (i
     assert.are.equal(128, r.isl.mean)
   end)
 end)
+
+describe("a paced run with a cap on requests in flight (issue 69 item 6)", function()
+  it("replays at its rate with the cap its client held (vllm bench serve --request-rate with --max-concurrency)",
+    function()
+    local tmp = os.tmpname()
+    local f = assert(io.open(tmp, "w"))
+    f:write('{"backend": "vllm", "request_rate": 50.0, "max_concurrency": 2, "completed": 40, "duration": 4.0, '
+      .. '"total_input_tokens": 5120, "total_output_tokens": 1280, "mean_ttft_ms": 30.0, "median_ttft_ms": 28.0, '
+      .. '"p99_ttft_ms": 60.0, "mean_tpot_ms": 12.0, "median_tpot_ms": 11.5, "p99_tpot_ms": 15.0}')
+    f:close()
+    local r = results.read(tmp)
+    os.remove(tmp)
+    assert.are.equal("paced at 50 req/s, at most 2 in flight", r.load)
+    local o = fit.options({ model = "llama-3.1-8b", hw = "h100_sxm5" }, r)
+    assert.are.same({ 50, 2 }, { o.workload.rate, o.workload.concurrency })
+    -- never more than 2 in flight: at 50 req/s against ~0.2 s a request, the cap sets the pace
+    local run = require("tilewave.serve.simulate").simulate(o)
+    assert.is_true(run.throughput.requests_per_s < 15, tostring(run.throughput.requests_per_s))
+  end)
+end)

@@ -66,15 +66,19 @@ function M.measured(res)
   local reqs = {}
   for _, q in ipairs(res.requests) do if q.ok then reqs[#reqs + 1] = q end end
   local sets = { fit = { {}, {} }, held = { {}, {} } }
+  local sent = #reqs > 0
   for i, q in ipairs(reqs) do
     local s = sets[i % 2 == 0 and "fit" or "held"]
     s[1][#s[1] + 1] = q.ttft_s
     if q.output > 1 then
       s[2][#s[2] + 1] = q.itl_sum / (q.output - 1)
     end
+    sent = sent and q.start_s ~= nil
   end
   return { requests = reqs, fit = stats(sets.fit[1], sets.fit[2]), held = stats(sets.held[1], sets.held[2]),
-           requests_per_s = #reqs / res.duration_s, itl_p99 = res.itl_p99 }
+           requests_per_s = #reqs / res.duration_s, itl_p99 = res.itl_p99,
+           per_request = sent and res.rate < math.huge and { fit = { ttft = sets.fit[1], tpot = sets.fit[2] },
+                                                             held = { ttft = sets.held[1], tpot = sets.held[2] } } or nil }
 end
 
 --- The simulate() options that replay the completed requests `reqs` of `res` on deployment `dep`
@@ -105,7 +109,7 @@ function M.options(dep, res, reqs)
       end
     end
   end
-  if res.rate < math.huge then w.rate = res.rate
+  if res.rate < math.huge then w.rate, w.concurrency = res.rate, res.max_concurrency
   elseif res.max_concurrency then w.concurrency = res.max_concurrency
   else w.arrival = "offline" end
   return M.deployment(dep, w)
@@ -131,7 +135,9 @@ local function simulated(r, all, df)
   end
   if all then sets.held = sets.fit end
   return { fit = stats(sets.fit[1], sets.fit[2]), held = stats(sets.held[1], sets.held[2]),
-           requests_per_s = r.requests_per_s, itl_p99 = r.itl_s and r.itl_s.p99 }
+           requests_per_s = r.requests_per_s, itl_p99 = r.itl_s and r.itl_s.p99,
+           per_request = { fit = { ttft = sets.fit[1], tpot = sets.fit[2] },
+                           held = { ttft = sets.held[1], tpot = sets.held[2] } } }
 end
 
 --- Errors of simulated figures `s` against measured `m` on one set ("fit" or "held"): per
@@ -145,9 +151,19 @@ function M.errors(s, m, set)
   end
   -- the loss takes the means (smooth in the host times), or a metric's median where the file
   -- holds no mean (SGLang 0.4's summaries); p90 and p99 are reported
+  -- with each request's send time (start_times), each request's own TTFT and TPOT: the mean
+  -- |ln(simulated / measured)| over the set's requests, which tells the front-end time (every
+  -- request alike) from the per-sequence time (the busy steps')
+  local pr_s, pr_m = s.per_request and s.per_request[set], m.per_request and m.per_request[set]
   for _, metric in ipairs { "ttft", "tpot" } do
     local k = out[metric .. "_mean"] and metric .. "_mean" or out[metric .. "_p50"] and metric .. "_p50"
-    if k then loss, n = loss + abs(log(s[set][k] / m[set][k])), n + 1 end
+    if pr_s and pr_m and #pr_m[metric] > 0 and #pr_s[metric] == #pr_m[metric] then
+      local e = 0
+      for i, x in ipairs(pr_m[metric]) do e = e + abs(log(max(pr_s[metric][i], 1e-12) / max(x, 1e-12))) end
+      loss, n = loss + e / #pr_m[metric], n + 1
+    elseif k then
+      loss, n = loss + abs(log(s[set][k] / m[set][k])), n + 1
+    end
   end
   out.throughput = s.requests_per_s / m.requests_per_s - 1
   -- ITL p99 over every gap of the run (reported where the file holds it; not in the loss: the
@@ -217,11 +233,24 @@ function M.fit(dep, list)
   local before = errors(h0, q0, f0)
   local function loss(p) return errors(p[1], p[2], p[3]).fit.loss end
   local p, best = { h0, q0, f0 }, before.fit.loss
+  -- the front-end time's first guess: the median TTFT the base leaves unexplained, over the files
+  -- (a request's time outside the steps shifts every TTFT alike); kept only if it lowers the loss
+  local gap, nf = 0, 0
+  for _, r in ipairs(runs) do
+    local m50, e50 = r.m.fit.ttft_p50, before.fit.ttft_p50
+    if m50 and e50 then gap, nf = gap + m50 * -e50, nf + 1 end
+  end
+  if nf > 0 and gap / nf > 0 then
+    local t = { h0, q0, min(M.MAX_FRONTEND_S, f0 + gap / nf) }
+    local l = loss(t)
+    if l < best then p, best = t, l end
+  end
   local step = { max(h0 / 2, 0.5e-3), max(q0 / 2, 10e-6), max(f0 / 2, 5e-3) }
   local hi = { M.MAX_STEP_S, M.MAX_SEQ_S, M.MAX_FRONTEND_S }
   local NC = #p
   for _ = 1, 80 do
     local moved = false
+    local start = { p[1], p[2], p[3] }
     for c = 1, NC do
       for _, dir in ipairs { 1, -1 } do
         local t = { p[1], p[2], p[3] }
@@ -232,7 +261,18 @@ function M.fit(dep, list)
         end
       end
     end
-    if not moved then
+    if moved then
+      -- Hooke and Jeeves' pattern move: along the round's whole move, repeated while it gains (a
+      -- valley across the coordinates, where per-sequence and per-request time trade off, is
+      -- followed instead of zig-zagged)
+      for _ = 1, 20 do
+        local t = {}
+        for c = 1, NC do t[c] = min(hi[c], max(0, p[c] + (p[c] - start[c]))) end
+        local l = loss(t)
+        if not (l < best - 1e-12) then break end
+        start, p, best = p, t, l
+      end
+    else
       step[1], step[2], step[3] = step[1] / 2, step[2] / 2, step[3] / 2
       if step[1] < 1e-3 * max(p[1], 1e-4) and step[2] < 1e-3 * max(p[2], 1e-6) and step[3] < 1e-3 * max(p[3], 1e-4) then
         break

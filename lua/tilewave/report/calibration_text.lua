@@ -110,10 +110,6 @@ function M.serving(f, list, args)
       res.aggregate and "summary" or "per request", res.completed, res.load or (res.rate < math.huge
         and format("paced at %g req/s", res.rate) or "unpaced"))
     if res.count_assumed then notes[#notes + 1] = res.count_assumed end
-    if res.rate < math.huge and res.max_concurrency then
-      notes[#notes + 1] = format("%s: at most %d in flight besides the rate: the cap is not simulated (paced "
-        .. "arrivals only)", res.path, res.max_concurrency)
-    end
   end
   -- each fitted value with its bounds, flagged where it sits on one (the data pull it past)
   local function value(name, v, base, lo, hi, unit, k)

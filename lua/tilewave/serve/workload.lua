@@ -11,7 +11,9 @@
 --   the mean (mu = ln median).
 --
 -- Arrival processes as vLLM's benchmark_serving offers them: gaps Gamma(shape = 1/cv^2, scale =
--- 1/(rate * shape)), cv = 1 Poisson; `concurrency` is its --max-concurrency semaphore with every
+-- 1/(rate * shape)), cv = 1 Poisson, with `concurrency` beside a rate the cap --max-concurrency puts
+-- on requests in flight (a held request is sent when one finishes); alone, `concurrency` is its
+-- --max-concurrency semaphore with every
 -- request ready (a finished request lets the next one in at once); the first request arrives at
 -- t = 0 (../shared/reference/serving/facts.md §3.1). Token counts are drawn per request from a
 -- seeded generator (xoshiro256**) in the core: the same seed gives the same requests.
@@ -237,6 +239,14 @@ function M.resolve(o, path)
     if w.arrival == "gamma" then w.cv = check.within(o.cv or 1, 0.01, 100, "a coefficient of variation", path .. ".cv") end
   elseif o.rate ~= nil then check.fail(path .. ".rate", "expected no rate with arrival " .. w.arrival, o.rate) end
   if w.arrival == "closed" then w.concurrency = check.positive_int(o.concurrency, path .. ".concurrency")
+  elseif o.concurrency ~= nil and (w.arrival == "poisson" or w.arrival == "gamma") then
+    -- a paced client's cap on requests in flight (vllm bench serve --request-rate with
+    -- --max-concurrency; src/tw_serve.h workload concurrency): a request held by it is sent when one
+    -- finishes, its TTFT counting from then
+    if o.conversation ~= nil then
+      check.fail(path .. ".concurrency", "expected no cap on requests in flight with conversations", o.concurrency)
+    end
+    w.concurrency = check.positive_int(o.concurrency, path .. ".concurrency")
   elseif o.concurrency ~= nil then
     check.fail(path .. ".concurrency", "expected no concurrency with arrival " .. w.arrival, o.concurrency)
   end
