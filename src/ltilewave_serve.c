@@ -193,7 +193,7 @@ static void read_workload(lua_State *L, tw_serve_workload *w)
     w->arrival = option(L, 1, P, "arrival", arrivals, TW_ARRIVE_POISSON);
     w->rate = tw_lua_get_num(L, 1, "rate", P, 1.0);
     w->cv = tw_lua_get_num(L, 1, "cv", P, 1.0);
-    w->concurrency = tw_lua_get_num(L, 1, "concurrency", P, 1.0);
+    w->concurrency = tw_lua_get_num(L, 1, "concurrency", P, 0.0);
     w->requests = tw_lua_get_num(L, 1, "requests", P, NAN);
     w->measure_from = tw_lua_get_num(L, 1, "measure_from", P, 0.0);
     w->measure_to = tw_lua_get_num(L, 1, "measure_to", P, 0.0);
