@@ -235,6 +235,19 @@ describe("calibrate --serving, round trip", function()
     local code, _, err = process.run("calibrate --model llama-3.1-8b")
     assert.are.equal(1, code)
     assert.truthy(err:find("calibrate.model: --model applies with --serving only", 1, true), err)
+    for _, c in ipairs { { "--ep 2", "calibrate.ep: --ep applies with --serving only" },
+                         { "--run all", "calibrate.run: --run applies with --serving only" },
+                         { "--kv-dtype fp8", "calibrate.kv_dtype: --kv-dtype applies with --serving only" } } do
+      code, _, err = process.run("calibrate " .. c[1])
+      assert.are.equal(1, code)
+      assert.truthy(err:find(c[2], 1, true), err)
+    end
+    -- the server's limits, checked by name before a file is read
+    code, _, err = process.run("calibrate --serving x.json --model llama-3.1-8b --max-model-len -5")
+    assert.are.equal(1, code)
+    assert.truthy(err:find("calibrate.max_model_len: expected positive integer, got -5", 1, true), err)
+    code, _, err = process.run("calibrate --serving x.json --model llama-3.1-8b --run 0")
+    assert.truthy(err:find("calibrate.run: expected a line number from 1 or 'all', got '0'", 1, true), err)
   end)
   -- issue 66 item 3: a name with a newline must not become code in the engine file tilewave writes
   it("writes an engine file whose names stay comments or strings, read back as the fit", function()

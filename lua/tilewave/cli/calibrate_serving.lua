@@ -34,6 +34,12 @@ function M.run(args, out)
     if not args.out:match("%.lua$") then error(format("calibrate.out: expected a .lua engine file, got '%s'", args.out), 0) end
     require("tilewave.util.output").check_target(args.out, "calibrate.out")
   end
+  -- the server's limits: positive integers, named by their flag
+  local check = require "tilewave.util.check"
+  for _, k in ipairs { "max_model_len", "num_scheduler_steps", "max_num_seqs", "max_num_batched_tokens", "ep", "pp",
+                       "replicas" } do
+    if args[k] ~= nil then check.positive_int(args[k], "calibrate." .. k) end
+  end
   local run = args.run
   if run ~= nil and run ~= "all" then
     run = tonumber(run)
