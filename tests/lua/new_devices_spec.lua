@@ -168,6 +168,15 @@ describe("issue 72: a rack-scale NVLink domain against DGX nodes", function()
     assert.equal("t = 16 spans NVLink domains (8 GPUs per domain)", why)
   end)
 
+  it("the sizing search tries tensor parallelism up to the NVLink domain: 64 on a GB200, 8 on an H100", function()
+    local t_sizes = require("tilewave.serve.size_candidates").t_sizes
+    assert.are.same({ 1, 2, 4, 8, 16, 32, 64 }, t_sizes({ 1, 2, 4, 8 }, spec("gb200"), true, 128))
+    assert.are.same({ 1, 2, 4, 8, 16 }, t_sizes({ 1, 2, 4, 8 }, spec("gb200"), true, 16))
+    assert.are.same({ 1, 2, 4, 8 }, t_sizes({ 1, 2, 4, 8 }, spec("h100_sxm5"), true, 128))
+    -- sizes the user gave are taken as given
+    assert.are.same({ 2 }, t_sizes({ 2 }, spec("gb200"), false, 128))
+  end)
+
   it("expert all-to-alls of a GB200 stay on NVLink past 8 GPUs; an H100's cross nodes", function()
     local ep = require "tilewave.cost.expert_parallel"
     local function pair(id, n)

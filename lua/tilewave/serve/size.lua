@@ -39,6 +39,8 @@ local M = {}
 local format = string.format
 
 -- Defaults: tensor-parallel sizes tried, bisection steps, p_meet draws.
+-- (a device whose node's NVLink domain is wider, a GB200 NVL72's 72, adds 16, 32 and 64 up to it and
+-- max_gpus: tilewave.serve.size_candidates)
 M.T_SIZES = { 1, 2, 4, 8 }
 M.BISECT_STEPS = 10
 M.SAMPLES = 16
@@ -381,7 +383,8 @@ function M.size(o)
   local eps = modes.agg and sizedev.ep_sizes(c, o.ep, q.max_gpus) or {}
   local pps = sizedev.pp_sizes(c, o.pp)
   local array = require("tilewave.util.json").array -- every list a JSON array, [] when empty
-  local cands, rejected, prices = require("tilewave.serve.size_candidates").list(q, c, specs, modes, ts, eps, pps)
+  local cands, rejected, prices = require("tilewave.serve.size_candidates").list(q, c, specs, modes, ts, eps, pps,
+    o.t == nil)
   local result = { deployments = array(), below_confidence = array(), rejected = array(rejected),
                    unpriced = array(unpriced), rate = o.rate, confidence = q.confidence, samples = q.samples,
                    prices = array(prices) } -- each device's price, USD per GPU-hour, and where it came from

@@ -17,7 +17,22 @@ local M = {}
 -- @return candidates `{ { kind = "agg", spec, q (the options at its weight format), cost_h, t, ep,
 --   pp, label } | { kind = "disagg", spec, q, cost_h, tp, td, dspec, dcost_h, label } }`, rejected
 --   `{ { hw, t, reason } }`, prices `{ { hw, per_gpu_hour, source } }`
-function M.list(q, c, specs, modes, ts, eps, pps)
+--- The tensor-parallel sizes the search tries on device `spec`: `ts`, and when they are the
+-- defaults (`auto`), the powers of two past them up to its node's NVLink domain
+-- (tilewave.data.cluster.of_device: 72 on a GB200 NVL72, where tensor parallelism of 16 to 64 GPUs
+-- stays on NVLink) and `max_gpus`.
+function M.t_sizes(ts, spec, auto, max_gpus)
+  if not auto then return ts end
+  local cluster = require "tilewave.data.cluster"
+  local domain = cluster.domain(cluster.of_device(spec))
+  local out, top = {}, 0
+  for i, t in ipairs(ts) do out[i] = t; if t > top then top = t end end
+  local t = top * 2
+  while t <= domain and t <= max_gpus do out[#out + 1] = t; t = t * 2 end
+  return out
+end
+
+function M.list(q, c, specs, modes, ts, eps, pps, auto)
   local out, rejected, prices, priced = {}, {}, {}, {}
   local function divides(t) return pcall(transformer.check_t, c, t, "t") end
   for _, spec in ipairs(specs) do
@@ -30,7 +45,7 @@ function M.list(q, c, specs, modes, ts, eps, pps)
       if left then rejected[#rejected + 1] = { hw = spec.id, reason = left } end
       local qd = setmetatable({ weight_dtype = wd }, { __index = q })
       priced[#priced + 1] = { spec = spec, cost_h = cost_h, q = qd, wd = wd }
-      for _, t in ipairs(ts) do
+      for _, t in ipairs(M.t_sizes(ts, spec, auto, q.max_gpus)) do
         if not divides(t) then
           rejected[#rejected + 1] = { hw = spec.id, t = t, reason = "t does not divide the heads" }
         elseif t > q.max_gpus then
