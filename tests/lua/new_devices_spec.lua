@@ -110,6 +110,14 @@ describe("issue 72: names as people type them", function()
     end
     local _, err = tw.hw.load("rtx-5090")
     assert.truthy(err:find("did you mean 'rtx5090'?", 1, true), err)
+    -- a device naming a node that is no cluster file is refused when it loads, naming the field
+    local spec2 = { name = "x", vendor = "nvidia", arch = "hopper", sm_count = 132, boost_clock_hz = 1.83e9,
+                    memory_bytes = 80e9, mem_bw = 3.35e12, l2_bytes = 5e7, peak_flops = { bf16 = 989e12 },
+                    node = "dgx_h900", sources = { sm_count = "a", boost_clock_hz = "a", memory_bytes = "a", mem_bw = "a",
+                    l2_bytes = "a", peak_flops = "a", node = "a" } }
+    local ok, verr = tw.hw.validate(spec2, "mine.lua")
+    assert.is_nil(ok)
+    assert.are.equal("mine.lua: hw.node: expected a cluster id (a file of hw/clusters), got string 'dgx_h900'", verr)
     _, err = tw.hw.load("gb200_nvl72")
     assert.truthy(err:find("'gb200_nvl72' is a cluster (hw/clusters/gb200_nvl72.lua), not a device: give its GPU, 'gb200'",
       1, true), err)

@@ -98,7 +98,9 @@ local SPEC_FIELDS = {
   -- the node the device ships in: a cluster id of hw/clusters (tilewave.data.cluster.of_device)
   node = function(v, p)
     check.string(v, p)
-    if not v:match("^[%w_%-]+$") then check.fail(p, "expected a cluster id (a file of hw/clusters)", v) end
+    local f = v:match("^[%w_%-]+$") and io.open(format("%s/clusters/%s.lua", M.dir, v), "r")
+    if not f then check.fail(p, "expected a cluster id (a file of hw/clusters)", v) end
+    f:close()
     return v
   end,
   -- what was measured on the device, by estimate class: { gemm = "<data and where>", decode = ... }
