@@ -335,12 +335,7 @@ function M.requests(path, doc, fmt)
   for _, q in ipairs(out.requests) do
     if q.ok and q.itls then for _, g in ipairs(q.itls) do gaps[#gaps + 1] = g end end
   end
-  if #gaps > 0 then
-    table.sort(gaps)
-    local pos = 0.99 * (#gaps - 1)
-    local fl = math.floor(pos)
-    out.itl_p99 = fl + 1 >= #gaps and gaps[#gaps] or gaps[fl + 1] + (pos - fl) * (gaps[fl + 2] - gaps[fl + 1])
-  end
+  if #gaps > 0 then out.itl_p99 = require("tilewave.util.stats").percentile(gaps, 99) end
   local rate = doc.request_rate
   if rate == nil or rate == "inf" then rate = math.huge end
   out.rate = rate == math.huge and rate or number(path, rate, "request_rate")

@@ -17,6 +17,7 @@
 local simulate = require "tilewave.serve.simulate"
 local engines = require "tilewave.cost.engines"
 local literal = require "tilewave.util.literal"
+local stats_util = require "tilewave.util.stats"
 
 local M = {}
 local abs, log, max, min, format = math.abs, math.log, math.max, math.min, string.format
@@ -25,23 +26,9 @@ local abs, log, max, min, format = math.abs, math.log, math.max, math.min, strin
 -- (the engine's frontend_s: tokenization, the API server, IPC, the first chunk's streaming), s.
 M.MAX_STEP_S, M.MAX_SEQ_S, M.MAX_FRONTEND_S = 50e-3, 2e-3, 1
 
--- numpy's linear percentile of a list (sorted copy)
-local function pct(v, q)
-  local s = {}
-  for i, x in ipairs(v) do s[i] = x end
-  table.sort(s)
-  if #s == 0 then return 0 end
-  local pos = q / 100 * (#s - 1)
-  local f = math.floor(pos)
-  if f + 1 >= #s then return s[#s] end
-  return s[f + 1] + (pos - f) * (s[f + 2] - s[f + 1])
-end
-
-local function mean(v)
-  local t = 0
-  for _, x in ipairs(v) do t = t + x end
-  return #v > 0 and t / #v or 0
-end
+-- numpy's linear percentile and the mean, as the clients print them (tilewave.util.stats)
+local pct = stats_util.percentile
+local function mean(v) return (stats_util.mean_std(v)) end
 
 -- the statistics compared: mean, p50, p90, p99 of TTFT and of TPOT over a set of requests
 local function stats(ttft, tpot)

@@ -6,29 +6,18 @@
 -- @module tilewave.report.bench_files
 local tw = require "tilewave"
 local json = require "tilewave.util.json"
+local stats = require "tilewave.util.stats"
 
 local M = {}
 local format = string.format
 
--- numpy's linear percentile, mean and population standard deviation of list `v`, ms
+-- mean, median, population standard deviation and p99 of list `v` (s) in ms, as the clients print
+-- them (tilewave.util.stats), and percentile `extra` as `pq`
 local function stats_ms(v, extra)
-  local s = {}
-  for i, x in ipairs(v) do s[i] = x end
-  table.sort(s)
-  local n, sum = #s, 0
-  for _, x in ipairs(s) do sum = sum + x end
-  local mean = n > 0 and sum / n or 0
-  local var = 0
-  for _, x in ipairs(s) do var = var + (x - mean) ^ 2 end
-  local function pct(q)
-    if n == 0 then return 0 end
-    local pos = q / 100 * (n - 1)
-    local f = math.floor(pos)
-    if f + 1 >= n then return s[n] end
-    return s[f + 1] + (pos - f) * (s[f + 2] - s[f + 1])
-  end
-  return { mean = 1e3 * mean, median = 1e3 * pct(50), std = 1e3 * (n > 0 and math.sqrt(var / n) or 0), p99 = 1e3 * pct(99),
-           pq = extra and 1e3 * pct(extra) or nil }
+  local s = stats.sorted(v)
+  local mean, std = stats.mean_std(s)
+  return { mean = 1e3 * mean, median = 1e3 * stats.percentile_sorted(s, 50), std = 1e3 * std,
+           p99 = 1e3 * stats.percentile_sorted(s, 99), pq = extra and 1e3 * stats.percentile_sorted(s, extra) or nil }
 end
 
 --- Run `r` (with its records) as vLLM's `vllm bench serve --save-result --save-detailed` JSON
@@ -43,7 +32,6 @@ end
 -- TPOT repeated: the records keep a request's first and last token, not each gap.
 function M.vllm(r)
   local c = r.records
-  local json = require "tilewave.util.json"
   local ttfts, itls, ins, outs, errs, starts, texts = {}, {}, {}, {}, {}, {}, {}
   local tpots, gaps_all = {}, {}
   local tin, tout = 0, 0
@@ -135,26 +123,16 @@ function M.sglang(r)
   return tw.report.json(doc):gsub("\n", "") .. "\n"
 end
 
--- GenAI-Perf's statistic of list `v` (s) in `unit` ("ms": times, "tokens": counts):
--- { unit, avg, min, max, std, p25, p50, p75, p90, p95, p99 } (genai-perf's metrics statistics)
+-- GenAI-Perf's statistic of list `v` (s or tokens) times `k`, in `unit`: { unit, avg, min, max,
+-- std, p25, p50, p75, p90, p95, p99 } (genai-perf's metrics statistics, numpy's percentiles)
 local function gp_stat(v, unit, k)
   local s = {}
   for i, x in ipairs(v) do s[i] = x * k end
   table.sort(s)
-  local n, sum = #s, 0
-  for _, x in ipairs(s) do sum = sum + x end
-  local mean = n > 0 and sum / n or 0
-  local var = 0
-  for _, x in ipairs(s) do var = var + (x - mean) ^ 2 end
-  local function pct(q)
-    if n == 0 then return 0 end
-    local pos = q / 100 * (n - 1)
-    local f = math.floor(pos)
-    if f + 1 >= n then return s[n] end
-    return s[f + 1] + (pos - f) * (s[f + 2] - s[f + 1])
-  end
-  return { unit = unit, avg = mean, min = s[1] or 0, max = s[n] or 0, std = n > 0 and math.sqrt(var / n) or 0,
-           p25 = pct(25), p50 = pct(50), p75 = pct(75), p90 = pct(90), p95 = pct(95), p99 = pct(99) }
+  local mean, std = stats.mean_std(s)
+  local out = { unit = unit, avg = mean, min = s[1] or 0, max = s[#s] or 0, std = std }
+  for _, q in ipairs { 25, 50, 75, 90, 95, 99 } do out["p" .. q] = stats.percentile_sorted(s, q) end
+  return out
 end
 
 --- Run `r` as GenAI-Perf's `profile_export_genai_perf.json` summary (triton-inference-server/
