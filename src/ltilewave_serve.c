@@ -10,10 +10,11 @@
  *     transfer_s_per_token, transfer_latency_s, the costs (tok_grid, lin_s, ctx_grid, attn_s, seq_grid,
  *     logits_s, dctx_grid, decode_s row-major seq x dctx, draft_s, host_s, seq_host_s, kv_s_per_token,
  *     host_overlap, scale, decode_kernels; decode_pool = the same for disaggregated decode replicas), slo_ttft_s, slo_tpot_s,
- *     stop_percentile, series_max, drawn = core.serve_lengths's result or nil }
+ *     stop_percentile, series_max, emit_max, drawn = core.serve_lengths's result or nil }
  *     -> tw_serve_result's fields (ttft_s, tpot_s, itl_s, e2e_s, queue_s as { mean, p50, p90, p99, max }),
  *        records = { arrival_s = {...}, ... } (records = true), series = { time_s, waiting, running,
- *        kv_fraction } (series_max > 0)
+ *        kv_fraction } (series_max > 0), emissions_s = { {t, ...} per request } and emissions_lost
+ *        (emit_max > 0: each request's logged chunk times, tw_serve_emission)
  *   core.serve_lengths{ isl, osl, seed, n } -> the first n lengths of that stream, drawn once for many runs
  *     (tw_serve_draw_lengths; a run of the same isl, osl and seed passes it as `drawn` and draws none)
  *   core.serve_step(costs, chunks = { { n, p }, ... }, b, ctx, k) -> s (the same table fields as core.serve)
@@ -182,6 +183,30 @@ static void push_column(lua_State *L, const char *key, const void *work, size_t 
     lua_setfield(L, -2, key);
 }
 
+/* The run's emission log as one list of times (s) per request, in emission order, and the count of
+   chunks past emit_max (result table on top) */
+static void push_emissions(lua_State *L, const void *work, size_t n)
+{
+    size_t lost = 0, m = tw_serve_emission_count(work, &lost), k, i;
+    int top;
+    lua_createtable(L, (int)n, 0);
+    top = lua_gettop(L);
+    for (i = 0; i < n; i++) {
+        lua_newtable(L);
+        lua_rawseti(L, top, (lua_Integer)i + 1);
+    }
+    for (k = 0; k < m; k++) {
+        tw_serve_chunk e;
+        tw_serve_emission(work, k, &e);
+        lua_rawgeti(L, top, (lua_Integer)e.request + 1);
+        lua_pushnumber(L, e.time_s);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+        lua_pop(L, 1);
+    }
+    lua_setfield(L, -2, "emissions_s");
+    tw_lua_set_num(L, "emissions_lost", (double)lost);
+}
+
 /* The workload fields of the table at 1 (tw_serve.h tw_serve_workload); the trace arrays stay on
    the stack. */
 static void read_workload(lua_State *L, tw_serve_workload *w)
@@ -281,6 +306,7 @@ static void read_policy(lua_State *L, tw_serve_policy *p)
     p->frontend_s = tw_lua_get_num(L, 1, "frontend_s", P, 0.0);
     p->prefix_caching = flag(L, 1, "prefix_caching", 0);
     p->per_request = flag(L, 1, "per_request", 0);
+    p->emit_max = tw_lua_get_num(L, 1, "emit_max", P, 0.0);
     p->stop_percentile = tw_lua_get_num(L, 1, "stop_percentile", P, 0.0);
 }
 
@@ -384,6 +410,7 @@ static int l_serve(lua_State *L)
         lua_setfield(L, -2, "records");
     }
     if (series_max > 0) push_series(L, series, (size_t)r.series_n);
+    if (p.emit_max > 0) push_emissions(L, work, (size_t)w.requests);
     return 1;
 }
 

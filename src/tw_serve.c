@@ -30,7 +30,10 @@ static int layout(const tw_serve_workload *w, const tw_serve_policy *p, hdr_t *h
     h->off_gky = ALIGN8(h->off_ghp + h->n_rep * h->max_seqs * sizeof(int32_t));
     h->off_gbk = ALIGN8(h->off_gky + h->n_rep * h->max_seqs * sizeof(double));
     h->off_gaps = ALIGN8(h->off_gbk + h->n_rep * TW__GROUP_MAX_BS * sizeof(double));
-    h->total = h->off_gaps + (h->max_seqs + 1) * sizeof(gap_t);
+    h->off_emit = ALIGN8(h->off_gaps + (h->max_seqs + 1) * sizeof(gap_t));
+    h->emit_max = count(p->emit_max, 0, 1e9) ? (size_t)p->emit_max : 0;
+    h->emit_n = h->emit_lost = 0;
+    h->total = h->off_emit + h->emit_max * sizeof(tw_serve_chunk);
     return 1;
 }
 
@@ -68,6 +71,7 @@ static const char *check_policy(const tw_serve_policy *p)
     if (p->async_output != 0 && p->async_output != 1) return "policy.async_output";
     if (!(isfinite(p->frontend_s) && p->frontend_s >= 0.0 && p->frontend_s <= 60.0)) return "policy.frontend_s";
     if (p->per_request != 0 && p->per_request != 1) return "policy.per_request";
+    if (!count(p->emit_max, 0, 1e9)) return "policy.emit_max";
     if (p->prefix_caching != 0 && p->prefix_caching != 1) return "policy.prefix_caching";
     if (!(isfinite(p->stop_percentile) && p->stop_percentile >= 0.0 && p->stop_percentile <= 100.0))
         return "policy.stop_percentile";
@@ -278,6 +282,8 @@ static void setup(sim_t *s, const tw_serve_workload *w, const tw_serve_policy *p
     s->stride = 1;
     s->gap_last = -1.0;
     s->gaps = (gap_t *)(void *)(base + h->off_gaps);
+    s->emit = (tw_serve_chunk *)(void *)(base + h->off_emit);
+    s->emit_max = h->emit_max;
     s->turns = w->turns > 1.0 ? (size_t)w->turns : 1;
     tw__rng_seed(&s->spec_rng, w->seed, 3);
     memset(s->bins, 0, TW__ITL_BINS * sizeof(uint64_t));
@@ -403,6 +409,9 @@ int tw_serve_run(const tw_serve_workload *w, const tw_serve_policy *p, const tw_
         out->slo_failed = 1.0;
         return TW_OK;
     }
+    h.emit_n = s.emit_n;
+    h.emit_lost = s.emit_lost;
+    memcpy(base, &h, sizeof h);
     if (bad != NULL) return fail(bad_field, bad, TW_ERANGE);
     tw__serve_results(&s, h.n, (double *)(void *)(base + h.off_scratch), slo_ttft_s, slo_tpot_s, out);
     out->dropped = s.dropped;
@@ -426,5 +435,28 @@ int tw_serve_request(const void *work, size_t i, tw_serve_record *out)
     out->output_tokens = q->osl;
     out->preemptions = q->preempt;
     out->replica = q->replica;
+    return TW_OK;
+}
+
+size_t tw_serve_emission_count(const void *work, size_t *lost)
+{
+    hdr_t h;
+    if (work == NULL) {
+        if (lost != NULL) *lost = 0;
+        return 0;
+    }
+    memcpy(&h, work, sizeof h);
+    if (lost != NULL) *lost = h.emit_lost;
+    return h.emit_n;
+}
+
+int tw_serve_emission(const void *work, size_t k, tw_serve_chunk *out)
+{
+    const unsigned char *base = work;
+    hdr_t h;
+    if (work == NULL || out == NULL) return TW_EINVAL;
+    memcpy(&h, base, sizeof h);
+    if (k >= h.emit_n) return TW_EINVAL;
+    memcpy(out, base + h.off_emit + k * sizeof *out, sizeof *out);
     return TW_OK;
 }

@@ -211,6 +211,12 @@ typedef struct {
                                       reference); 0: requests in steady decode advanced together as a
                                       decode group where the policy allows it (src/tw_serve_group.c),
                                       the same run (the ITL mean to rounding) in a fraction of the time */
+    double emit_max;               /* chunks to log for tw_serve_emission: the time and request of every
+                                      token chunk a request receives after its first (one per step, as
+                                      ITL counts them), in the order the run emits them; an integer,
+                                      0 to 1e9 (a request logs at most output tokens - 1; chunks past
+                                      emit_max are counted, not kept). A run that logs never forms a
+                                      decode group (the same run, scheduled per request). 0: none */
 } tw_serve_policy;
 
 typedef struct tw_serve_costs {
@@ -319,6 +325,20 @@ int tw_serve_draw_lengths(const tw_serve_workload *w, size_t n, double *isl_v, d
 
 /* Request i (0-based) of the last run in `work`; TW_EINVAL "i" when out of range. */
 int tw_serve_request(const void *work, size_t i, tw_serve_record *out);
+
+/* One logged chunk (policy.emit_max): when the engine's step that emitted it ended, s (engine
+ * time: without policy.frontend_s and the async_output delay, which a record's first_token_s and
+ * finish_s carry), and the request's index (0-based, as tw_serve_request's). */
+typedef struct {
+    double time_s, request;
+} tw_serve_chunk;
+
+/* Chunks the last run in `work` logged (at most policy.emit_max); *lost (may be NULL) receives
+ * those past emit_max, which were not kept. */
+size_t tw_serve_emission_count(const void *work, size_t *lost);
+
+/* Chunk k (0-based, in emission order) of the last run in `work`; TW_EINVAL when out of range. */
+int tw_serve_emission(const void *work, size_t k, tw_serve_chunk *out);
 
 /* Step time of a composition (the formula above), for tests and callers that price one step:
  * chunks n[i] after p[i] cached tokens (n_chunks of them), b decodes at mean context c, k

@@ -24,7 +24,8 @@ int tw__grp_allowed(const sim_t *s)
     /* prefix caching with no shared prefix and no conversations caches nothing */
     int caching = p->prefix_caching && (s->pfx_nblocks > 0.0 || s->turns > 1);
     return !p->per_request && p->policy == TW_SERVE_CONTINUOUS && p->mix && p->multi_step == 1.0 && p->spec_k == 0.0 && s->turns == 1 &&
-           !caching && !p->async_output && p->block_size <= TW__GROUP_MAX_BS;
+           !caching && !p->async_output && p->block_size <= TW__GROUP_MAX_BS &&
+           p->emit_max == 0.0;
 }
 
 /* the tick of member i's last token, its heap key */

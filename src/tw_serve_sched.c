@@ -320,8 +320,15 @@ static void step_tokens(sim_t *s, req_t *q, double t)
         tw__stop_first(s, q, t);
         pend(s, q, 1);
     }
-    else if ((size_t)(q - s->req) >= s->lo && (size_t)(q - s->req) < s->hi) {
-        tw__itl_gap(s, t - q->last, 1.0);
+    else {
+        size_t i = (size_t)(q - s->req);
+        if (i >= s->lo && i < s->hi) tw__itl_gap(s, t - q->last, 1.0);
+        if (s->emit_n < s->emit_max) {
+            s->emit[s->emit_n].time_s = t;
+            s->emit[s->emit_n++].request = (double)i;
+        } else if (s->emit_max > 0) {
+            s->emit_lost++;
+        }
     }
     q->gen += decode ? (int32_t)emitted : 1;
     q->last = t;

@@ -83,6 +83,8 @@ typedef struct {
 typedef struct {
     size_t n, n_rep, max_seqs;
     size_t off_req, off_rep, off_run, off_bins, off_scratch, off_heap_t, off_heap_i, off_ghp, off_gky, off_gbk, off_gaps;
+    size_t off_emit, emit_max;  /* the emission log (policy.emit_max entries) */
+    size_t emit_n, emit_lost;   /* chunks logged and past emit_max: written when the run ends */
     size_t total;
     double frontend_s; /* the policy's: tw_serve_request adds it to a record's client-side times */
 } hdr_t;
@@ -134,6 +136,8 @@ typedef struct {
     double adm_next;                        /* the next admission's number */
     double group_ticks;                     /* steps that ticked a decode group */
     double dropped;                         /* requests drawn past workload.max_total and drawn again */
+    tw_serve_chunk *emit;                /* the emission log (policy.emit_max entries), */
+    size_t emit_max, emit_n, emit_lost;     /* chunks logged and chunks past it */
 } sim_t;
 
 /* tw_serve.c: a time-series sample of the state when a step starts at t */

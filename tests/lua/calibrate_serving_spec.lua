@@ -307,9 +307,10 @@ end)
 
 describe("--requests-format vllm as vLLM writes it (issue 69 item 4)", function()
   -- the keys vllm/benchmarks/serve.py writes with --save-result --save-detailed (its `result` dict
-  -- and what main() adds), less date, max_concurrent_requests and max_output_tokens_per_s
+  -- and what main() adds), less date
   local KEYS = { "backend", "endpoint_type", "label", "model_id", "tokenizer_id", "num_prompts", "request_rate",
     "burstiness", "max_concurrency", "duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
+    "max_output_tokens_per_s", "max_concurrent_requests",
     "request_throughput", "request_goodput", "output_throughput", "total_token_throughput", "input_lens",
     "output_lens", "ttfts", "itls", "start_times", "generated_texts", "errors", "mean_ttft_ms", "median_ttft_ms",
     "std_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "std_tpot_ms", "p99_tpot_ms", "mean_itl_ms",

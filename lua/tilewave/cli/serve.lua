@@ -269,7 +269,7 @@ local function simulate_loads(a, sched)
       ep = a.ep ~= 1 and a.ep or nil, expert_imbalance = a.expert_imbalance, pp = a.pp ~= 1 and a.pp or nil,
       router = a.router, disagg = pools,
       engine = a.engine, scheduler = sched, weight_dtype = a.weight_dtype, kv_dtype = a.kv_dtype, workload = w,
-      seed = a.seed, slo = a.slo, detail = (a.requests_out or a.series_out or a.plots) and true or nil,
+      seed = a.seed, slo = a.slo, detail = M.detail(a),
       allow_long_context = a.allow_long_context or nil, speculative = a.speculative,
       prefix_caching = a.prefix_caching and a.prefix_caching == "on" or nil }
     if a.prefix_caching == "off" then so.prefix_caching = false end
@@ -290,6 +290,14 @@ local function simulate_loads(a, sched)
     end
   end
   return runs
+end
+
+--- What a run keeps for the files asked (tilewave.serve.simulate's `detail`): each request's chunk
+-- times for a benchmark client's result file (its per-request ITLs), records and a time series for
+-- a CSV, a series file or charts, nothing else.
+function M.detail(a)
+  if a.requests_out and a.requests_format and a.requests_format ~= "csv" then return "chunks" end
+  return (a.requests_out or a.series_out or a.plots) and true or nil
 end
 
 -- the outputs of `runs` staged in transaction `tx` (text, the request and series CSV, the charts

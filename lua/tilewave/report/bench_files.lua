@@ -20,16 +20,66 @@ local function stats_ms(v, extra)
            p99 = 1e3 * stats.percentile_sorted(s, 99), pq = extra and 1e3 * stats.percentile_sorted(s, extra) or nil }
 end
 
+-- Request j's ITLs as its client sees them (s): one gap a chunk after its first token. The chunks'
+-- engine times (records.chunks_s, simulate's detail = "chunks") give every gap after the first; the
+-- first is what is left of the client's first-to-last-token span (finish_s - first_token_s), so the
+-- gaps sum to it exactly and carry the front-end and asynchronous-output shifts the records carry.
+local function chunk_gaps(c, j)
+  local e = c.chunks_s and c.chunks_s[j]
+  if e == nil then
+    error("bench_files: the run's records lack chunks_s (run tilewave.serve.simulate with detail = \"chunks\")", 0)
+  end
+  local g, m = json.array(), #e
+  if m == 0 then return g end
+  local span = c.finish_s[j] - c.first_token_s[j]
+  for k = 2, m do g[k] = e[k] - e[k - 1] end
+  g[1] = span - (e[m] - e[1])
+  return g
+end
+
+-- vLLM's peak figures of a run (vllm/benchmarks/serve.py calculate_metrics, 0.10 and later): over
+-- one-second buckets from the first send, the most chunks received in one bucket (each request's
+-- first token and one per ITL) and the most requests active in one (from its send's bucket to its
+-- end's, both counted)
+local function peaks(c, gaps)
+  local t0, t1 = math.huge, -math.huge
+  for j = 1, #c.arrival_s do
+    t0 = math.min(t0, c.arrival_s[j])
+    t1 = math.max(t1, c.finish_s[j])
+  end
+  if t0 == math.huge then return 0.0, 0 end
+  local n = math.ceil(t1 - t0) + 1
+  local tok, act = {}, {}
+  for b = 0, n - 1 do tok[b], act[b] = 0, 0 end
+  for j = 1, #c.arrival_s do
+    local t = c.first_token_s[j]
+    local b = math.floor(t - t0)
+    if b >= 0 and b < n then tok[b] = tok[b] + 1 end
+    for _, g in ipairs(gaps[j]) do
+      t = t + g
+      b = math.floor(t - t0)
+      if b >= 0 and b < n then tok[b] = tok[b] + 1 end
+    end
+    for s = math.floor(c.arrival_s[j] - t0), math.min(math.floor(c.finish_s[j] - t0), n - 1) do act[s] = act[s] + 1 end
+  end
+  local mt, ma = 0, 0
+  for b = 0, n - 1 do
+    if tok[b] > mt then mt = tok[b] end
+    if act[b] > ma then ma = act[b] end
+  end
+  return mt + 0.0, ma
+end
+
 --- Run `r` (with its records) as vLLM's `vllm bench serve --save-result --save-detailed` JSON
 -- writes one (vllm/benchmarks/serve.py `result` and the keys main() adds: backend, model_id,
 -- tokenizer_id, num_prompts, request_rate (Infinity: unpaced), burstiness, max_concurrency,
 -- duration, completed, failed, total_input_tokens, total_output_tokens, request_throughput,
--- request_goodput, output_throughput, total_token_throughput, mean_/median_/std_/p99_ of ttft, tpot,
--- itl and e2el in ms, and per request input_lens, output_lens, ttfts, itls, start_times,
--- generated_texts, errors): what `calibrate --serving` and vLLM's own tools read. Left out: date
--- (the same inputs give the same file), max_concurrent_requests and max_output_tokens_per_s (0.10
--- and later: they need each token's time); the texts are empty strings. Each request's ITLs are its
--- TPOT repeated: the records keep a request's first and last token, not each gap.
+-- request_goodput, output_throughput, total_token_throughput, max_output_tokens_per_s and
+-- max_concurrent_requests (0.10 and later), mean_/median_/std_/p99_ of ttft, tpot, itl and e2el in
+-- ms, and per request input_lens, output_lens, ttfts, itls, start_times, generated_texts, errors):
+-- what `calibrate --serving` and vLLM's own tools read. Each request's ITLs are its simulated
+-- chunk gaps (records.chunks_s: simulate with detail = "chunks"); TPOT is vLLM's (E2E - TTFT) /
+-- (output - 1). Left out: date (the same inputs give the same file); the texts are empty strings.
 function M.vllm(r)
   local c = r.records
   local ttfts, itls, ins, outs, errs, starts, texts = {}, {}, {}, {}, {}, {}, {}
@@ -40,21 +90,20 @@ function M.vllm(r)
     ttfts[j], errs[j], texts[j] = c.first_token_s[j] - c.arrival_s[j], "", ""
     starts[j] = c.arrival_s[j]
     tin, tout = tin + ins[j], tout + outs[j]
-    local gaps = json.array()
-    for k = 1, outs[j] - 1 do
-      gaps[k] = (c.finish_s[j] - c.first_token_s[j]) / (outs[j] - 1)
-      gaps_all[#gaps_all + 1] = gaps[k]
-    end
-    if outs[j] > 1 then tpots[#tpots + 1] = gaps[1] end
+    local gaps = chunk_gaps(c, j)
+    for _, g in ipairs(gaps) do gaps_all[#gaps_all + 1] = g end
+    if outs[j] > 1 then tpots[#tpots + 1] = (c.finish_s[j] - c.first_token_s[j]) / (outs[j] - 1) end
     itls[j] = gaps
   end
   local n = #c.arrival_s
   local dur = r.duration_s
+  local peak_tokens, peak_requests = peaks(c, itls)
   local doc = { backend = "tilewave", endpoint_type = "tilewave", model_id = r.model, tokenizer_id = r.model,
     num_prompts = n, request_rate = r.rate or "inf", burstiness = r.cv or 1.0,
     max_concurrency = r.concurrency or json.null, request_goodput = json.null, label = json.null,
     duration = dur, completed = n, failed = 0, total_input_tokens = tin, total_output_tokens = tout,
     request_throughput = n / dur, output_throughput = tout / dur, total_token_throughput = (tin + tout) / dur,
+    max_output_tokens_per_s = peak_tokens, max_concurrent_requests = peak_requests,
     input_lens = ins, output_lens = outs, ttfts = ttfts, itls = itls, start_times = starts,
     generated_texts = texts, errors = errs, engine = r.engine, hw = r.hw }
   -- vLLM's default --percentile-metrics: ttft, tpot, itl (e2el on request)
@@ -66,21 +115,21 @@ function M.vllm(r)
 end
 
 
--- the per-request figures of run `r`'s records: lengths, TTFT, TPOT, E2E (s), every gap, send times
+-- the per-request figures of run `r`'s records: lengths, TTFT, TPOT, E2E (s), each request's ITLs
+-- and every gap, send times
 local function per_request(r)
   local c = r.records
-  local q = { ins = {}, outs = {}, ttfts = {}, tpots = {}, e2e = {}, gaps = {}, starts = {}, tin = 0, tout = 0 }
+  local q = { ins = {}, outs = {}, ttfts = {}, tpots = {}, e2e = {}, itls = {}, gaps = {}, starts = {}, tin = 0,
+              tout = 0 }
   for j = 1, #c.arrival_s do
     q.ins[j], q.outs[j] = math.tointeger(c.input_tokens[j]), math.tointeger(c.output_tokens[j])
     q.ttfts[j] = c.first_token_s[j] - c.arrival_s[j]
     q.e2e[j] = c.finish_s[j] - c.arrival_s[j]
     q.starts[j] = c.arrival_s[j]
     q.tin, q.tout = q.tin + q.ins[j], q.tout + q.outs[j]
-    if q.outs[j] > 1 then
-      local g = (c.finish_s[j] - c.first_token_s[j]) / (q.outs[j] - 1)
-      q.tpots[#q.tpots + 1] = g
-      for _ = 1, q.outs[j] - 1 do q.gaps[#q.gaps + 1] = g end
-    end
+    if q.outs[j] > 1 then q.tpots[#q.tpots + 1] = (c.finish_s[j] - c.first_token_s[j]) / (q.outs[j] - 1) end
+    q.itls[j] = chunk_gaps(c, j)
+    for _, g in ipairs(q.itls[j]) do q.gaps[#q.gaps + 1] = g end
   end
   q.n = #c.arrival_s
   return q
@@ -94,18 +143,13 @@ end
 -- in ms (and p95_itl_ms), concurrency (the mean requests in flight: the E2E times over the
 -- duration), accept_length, and with --output-details input_lens, output_lens, ttfts, itls,
 -- generated_texts, errors). Left out: tag, server_info and the dataset's own parameters
--- (sharegpt_output_len, random_*: null), the texts empty. Each request's ITLs are its TPOT
--- repeated, as in M.vllm.
+-- (sharegpt_output_len, random_*: null), the texts empty. Each request's ITLs are its simulated
+-- chunk gaps, as in M.vllm.
 function M.sglang(r)
   local q = per_request(r)
   local dur = r.duration_s
-  local itls, texts, errs = {}, {}, {}
-  local k = 0
-  for j = 1, q.n do
-    local g = json.array()
-    for i = 1, q.outs[j] - 1 do k = k + 1; g[i] = q.gaps[k] end
-    itls[j], texts[j], errs[j] = g, "", ""
-  end
+  local itls, texts, errs = q.itls, {}, {}
+  for j = 1, q.n do texts[j], errs[j] = "", "" end
   local e2e_sum = 0
   for _, x in ipairs(q.e2e) do e2e_sum = e2e_sum + x end
   local doc = { backend = "tilewave", dataset_name = "tilewave", request_rate = r.rate or "inf",

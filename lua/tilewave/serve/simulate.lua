@@ -126,7 +126,9 @@ function M.prepare(o)
   local seed = check.nonneg(o.seed or 0, "serve.seed")
   if seed ~= math.floor(seed) or seed > 2 ^ 53 then check.fail("serve.seed", "expected an integer in [0, 2^53]", seed) end
   local slo = slo_of(o.slo, "serve.slo")
-  if o.detail ~= nil and type(o.detail) ~= "boolean" then check.fail("serve.detail", "expected true or false", o.detail) end
+  if o.detail ~= nil and type(o.detail) ~= "boolean" and o.detail ~= "chunks" then
+    check.fail("serve.detail", "expected true, false or \"chunks\"", o.detail)
+  end
   -- the checkpoint's weight format (config.json quantization_config, a preset's) unless one is
   -- asked for
   local own = o.weight_dtype == nil and c.weight_dtype
@@ -271,7 +273,7 @@ end
 -- once the measured requests already decide that x.slo fails at its percentile (the core's
 -- stop_percentile); r.slo_failed is then 1 and its other figures 0. `x.per_request = true` schedules
 -- every running request one by one (the core's reference pass, no decode group): the same run.
-local function run(x, scale, detail, stop)
+local function run(x, scale, detail, stop, emit_max)
   if type(x) ~= "table" or type(x.w) ~= "table" or type(x.sched) ~= "table" or type(x.tables) ~= "table" then
     check.fail("serve.run", "expected a prepared run (tilewave.serve.simulate.prepare's result)",
       x)
@@ -309,7 +311,7 @@ local function run(x, scale, detail, stop)
     logits_s = tb.logits_s, dctx_grid = tb.dctx_grid, decode_s = tb.decode_s, host_s = tb.host_s, scale = scale,
     slo_ttft_s = x.slo and x.slo.ttft_s or 0, slo_tpot_s = x.slo and x.slo.tpot_s or 0,
     stop_percentile = stop and x.slo and x.slo.percentile or 0, per_request = x.per_request or false,
-    records = detail or false, series_max = detail and M.SERIES_MAX or 0,
+    records = detail and true or false, series_max = detail and M.SERIES_MAX or 0, emit_max = emit_max or 0,
   }
 end
 
@@ -397,7 +399,8 @@ end
 --   `base`; default the engine's), `replicas` (data-parallel copies behind a router, default 1),
 --   `router` ("round_robin" default or "least_loaded"), `workload` (tilewave.serve.workload),
 --   `seed` (default 0), `slo = { ttft_s, tpot_s, percentile = 99 }`, `detail` (true: per-request
---   records and a time series), `allow_long_context`, `speculative = { draft, k, acceptance }`
+--   records and a time series; "chunks": also `records.chunks_s`, each request's list of the times
+--   (s, engine clock) its chunks after the first left their steps - src/tw_serve.h emit_max), `allow_long_context`, `speculative = { draft, k, acceptance }`
 --   (tilewave.cost.speculative; the result's `speculative.tokens_per_step` is what the run drew),
 --   `disagg = { prefill = { t, replicas, hw }, decode = { t, replicas, hw }, link_bw }` (disaggregated
 --   pools; M.disagg_of, tilewave.serve.steps.transfer; the result gains `mode = "disagg"`,
@@ -426,6 +429,15 @@ end
 function M.simulate(o)
   local x = M.prepare(o)
   local nominal = run(x, 1, x.detail)
+  if x.detail == "chunks" then
+    -- each request's chunk times: the run again (the same run: the core is deterministic) with a
+    -- log sized by the first's output tokens (a request emits at most output - 1 chunks after its first)
+    local bound = 0
+    for _, o in ipairs(nominal.records.output_tokens) do bound = bound + math.max(o - 1, 0) end
+    nominal = run(x, 1, true, nil, bound)
+    assert(nominal.emissions_lost == 0, "serve: the chunk log was sized short")
+    nominal.records.chunks_s = nominal.emissions_s
+  end
   local low, high = run(x, x.scale_low), run(x, x.scale_high)
   local out = shape(x, nominal)
   local iv = { scale_low = x.scale_low, scale_high = x.scale_high, borrowed = x.borrowed }
