@@ -1,6 +1,10 @@
 -- Published serving results against tilewave.serve: every row of
--- ../shared/reference/serving/published_given.csv that tilewave can express, simulated with the
--- engine, scheduler, load and lengths the source states, and the error per source.
+-- ../shared/reference/serving/published_given.csv and published_given_2.csv that tilewave can
+-- express, simulated with the engine, scheduler, load and lengths the source states
+-- (tilewave.explore.published_serving maps each row), and the error per source and metric.
+--   published_given_2.csv: TensorRT-LLM perf-overview v1.0 offline; TensorRT-LLM online serving
+--   v0.14 (Triton, request rates); NIM with GenAI-Perf (closed loop, concurrency 1-250); Lambda's
+--   vLLM 0.5.4 / 0.6.0 report. published_given.csv:
 --   TensorRT-LLM perf-overview v0.17: offline throughput (trtllm-bench, in-flight batching), 373 rows;
 --   TensorRT-LLM performance.md v0.5/v0.6.1: static-batching peak throughput and batch-1 first-token
 --   latency (gptSessionBenchmark);
@@ -27,80 +31,20 @@ p:option("--format", "Row output format."):choices { "text", "csv" }:default("te
 local args = p:parse(arg)
 local format = string.format
 
-local FILE = csv.shared_dir() .. "/serving/published_given.csv"
-local rows, err = csv.read(FILE)
-if not rows then io.stderr:write("serving_published.lua: cannot read ", FILE, ": ", tostring(err), "\n"); os.exit(2) end
-
-local MODELS = { ["meta-llama/Llama-3.1-8B"] = "llama-3.1-8b", ["meta-llama/Llama-3.1-8B-Instruct"] = "llama-3.1-8b",
-  ["meta-llama/Llama-3.1-70B"] = "llama-3.1-70b", ["meta-llama/Llama-3.1-70B-Instruct"] = "llama-3.1-70b",
-  ["meta-llama/Llama-3.1-405B"] = "llama-3.1-405b", ["mistralai/Mistral-7B-v0.1"] = "mistral-7b",
-  ["mistralai/Mixtral-8x7B-v0.1"] = "mixtral-8x7b", ["meta-llama/Llama-2-7b-hf"] = "llama-2-7b",
-  ["mistralai/Mixtral-8x22B-v0.1"] = "mixtral-8x22b",
-  ["meta-llama/Llama-2-70b-hf"] = "llama-2-70b" }
-local GPUS = { ["H100-SXM5-80GB"] = "h100_sxm5", ["H200-SXM-141GB"] = "h200_sxm", ["A100-SXM4-80GB"] = "a100_sxm4_80gb",
-  ["L40S-48GB"] = "l40s", ["GH200-480GB"] = "gh200_480gb" }
-local function gpu_of(g)
-  if GPUS[g] then return GPUS[g] end
-  if g:find("^A100%-80GB") then return "a100_sxm4_80gb" end -- SXM or PCIe not stated: taken as SXM
-  if g:find("^H100%-80GB") then return "h100_sxm5" end
-end
-
--- the source a row belongs to, and the engine and scheduler it ran
-local function setup(r)
-  -- each row's engine at the release it names (tilewave.cost.engine_versions)
-  if r.source:find("v0.17", 1, true) then return "trtllm-v0.17", "trtllm@" .. r.engine_version, nil end
-  if r.source:find("performance.md", 1, true) then return "trtllm-v0.5-static", "trtllm@" .. r.engine_version, "static" end
-  if r.engine:find("^SGLang") then return "sglang-v0.3", "sglang@" .. r.engine_version, nil end
-  -- the server ran --num-scheduler-steps 10 (the row's notes)
-  if r.engine:find("^vLLM") then return "vllm-v0.6", "vllm@" .. r.engine_version, { base = "vllm_v0", multi_step = 10 } end
-end
-
--- the options of tw.serve.simulate for a row, or nil and why not
-local function options(r, engine_override)
-  local src, engine, sched = setup(r)
-  local model, hw = MODELS[r.model], gpu_of(r.gpu)
-  if not src then return nil, "source" end
-  if not model then return nil, "model " .. r.model end
-  if not hw then return nil, "gpu " .. r.gpu end
-  if (tonumber(r.pp) or 1) > 1 then return nil, "pipeline parallelism" end
-  if r.metric == "itl" and engine:find("^vllm") then return nil, "vLLM multi-step ITL (bursts of 10 tokens)" end
-  local fp8 = r.dtype:find("FP8") ~= nil
-  local o = { model = model, hw = hw, t = tonumber(r.tp) or 1, engine = engine_override or engine, scheduler = sched,
-              weight_dtype = fp8 and "fp8" or "bf16", kv_dtype = fp8 and "fp8" or "bf16", allow_long_context = true }
-  local isl, osl = tonumber(r.isl), tonumber(r.osl)
-  if src == "trtllm-v0.5-static" then
-    local batch = tonumber(r.concurrency)
-    o.scheduler = { base = "gptsession", max_num_seqs = batch }
-    o.workload = { arrival = "offline", requests = batch, isl = isl, osl = osl }
-  elseif r.scenario == "offline" and isl then
-    o.workload = { arrival = "offline", requests = math.min(tonumber(r.num_requests) or 1000, 5000), isl = isl, osl = osl }
-  elseif r.scenario == "offline" then
-    o.workload = { arrival = "offline", requests = tonumber(r.num_requests), dataset = "sharegpt" }
-  else
-    o.workload = { rate = tonumber(r.rate_rps), requests = tonumber(r.num_requests), dataset = "sharegpt" }
+local ps = require "tilewave.explore.published_serving"
+local rows, files = {}, {}
+for _, name in ipairs(ps.FILES) do
+  local path = csv.shared_dir() .. "/serving/" .. name
+  local list, err = csv.read(path)
+  if not list then io.stderr:write("serving_published.lua: cannot read ", path, ": ", tostring(err), "\n"); os.exit(2) end
+  for _, r in ipairs(list) do
+    r.file = name
+    rows[#rows + 1] = r
   end
-  return o, src
+  files[#files + 1] = name
 end
-
--- the published figure's counterpart in a simulation
-local function predicted(r, s)
-  local m, stat = r.metric, r.stat == "median" and "p50" or "mean"
-  local scale = r.unit == "ms" and 1e3 or 1
-  if m == "throughput_tokens_per_s" then
-    local v = s.throughput.output_tokens_per_s
-    -- per GPU where the unit says so, and where the source leaves it open at t > 1 (TensorRT-LLM
-    -- performance.md's A100 table: "per-GPU vs total NOT stated"; the H100 table of the same document
-    -- is per GPU, and read as totals its 70B rows would fall 4x below the same engine's 7B rows per GPU)
-    if r.unit == "tokens/s/GPU" or (r.notes:find("per-GPU vs total NOT stated", 1, true) and s.gpus > 1) then
-      v = v / s.gpus
-    end
-    return v
-  elseif m == "throughput_requests_per_s" then return s.throughput.requests_per_s
-  elseif m == "ttft" then return s.ttft_s[stat] * scale
-  elseif m == "tpot" then return s.tpot_s[stat] * scale
-  elseif m == "itl" then return s.itl_s[stat] * scale
-  elseif m == "e2e_latency" then return s.e2e_s[stat] * scale end
-end
+local FILE = table.concat(files, " and ")
+local setup, options, predicted = ps.source, ps.options, ps.predicted
 
 local cache = {}
 local function evaluate(engine_override, only_engine, every)
@@ -121,7 +65,7 @@ local function evaluate(engine_override, only_engine, every)
       end
       if s.error then skipped["does not fit: " .. s.error:sub(1, 60)] = (skipped["does not fit: " .. s.error:sub(1, 60)] or 0) + 1
       else
-        out[#out + 1] = { row = r, src = why, pred = predicted(r, s), pub = tonumber(r.value) }
+        out[#out + 1] = { row = r, src = why, pred = predicted(r, s), pub = tonumber(r.value), file = r.file }
       end
     end
     ::continue::
@@ -192,6 +136,11 @@ do
     local ok = math.abs(b) <= 0.10 and e <= 0.15
     if ok then met = met + 1 end
     print(format("%-52s %5d %6.1f%% %+6.1f%%  %s", k, n, 100 * e, 100 * b, ok and "met" or "NOT met"))
+  end
+  for _, name in ipairs(files) do
+    local e, n, b = mape(list, function(x) return x.file == name end)
+    print(format("%-52s %5d %6.1f%% %+6.1f%%  %s", "every row of " .. name, n, 100 * e, 100 * b,
+      e <= 0.12 and "met (<= 12%)" or "NOT met (<= 12%)"))
   end
   local e, n, b = mape(list)
   print(format("%-52s %5d %6.1f%% %+6.1f%%  %s", "every row", n, 100 * e, 100 * b, e <= 0.12 and "met (<= 12%)" or "NOT met (<= 12%)"))

@@ -340,8 +340,9 @@ return function(add)
     .. "--engine trtllm@0.6.1 --scheduler gptsession --max-num-seqs 256 --weight-dtype fp8 --kv-dtype fp8 --isl 128 "
     .. "--osl 2048 --offline --requests 256",
     err = "serve.scheduler.max_num_seqs: expected a batch whose KV cache fits at once (256 requests of isl + osl up to 2176" })
-  add("names", "a decode attention kernel that does not exist", { cmd = "decode llama-3-8b --decode-attention xqa",
-    err = "'--decode-attention' must be one of 'split_kv', 'no_split', 'mmha', 'full'", code = 2 })
+  add("names", "a decode attention kernel that does not exist", { cmd = "decode llama-3-8b --decode-attention xqa2",
+    err = "'--decode-attention' must be one of 'split_kv', 'no_split', 'mmha', 'xqa', 'full'", code = 2 })
   add("names", "a TensorRT-LLM release before 0.5", { cmd = "serve llama-3-8b --rate 1 --engine trtllm@0.4",
-    err = "expected a trtllm release with a profile: 0.5 (0.5 to before 0.8), 0.x (0.8 to before 1.0), 1.0 (1.0 and later)" })
+    err = "expected a trtllm release with a profile: 0.5 (0.5 to before 0.8), 0.8 (0.8 to before 0.12), 0.x (0.12 to "
+      .. "before 1.0), 1.0 (1.0 and later)" })
 end

@@ -108,10 +108,10 @@ describe("tilewave.cost.inference", function()
       assert.is_true(tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 4097,
                                            allow_long_context = true }.tpot_s > 0)
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, engine = "tgi" })
-        :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, nim, sglang, sglang@0.3, sglang@0.4, trtllm, trtllm@0.5, trtllm@0.x, trtllm@1.0, vllm, vllm@0.5, vllm@0.6, vllm@v1, got string 'tgi'", 1, true))
+        :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, nim, sglang, sglang@0.3, sglang@0.4, trtllm, trtllm@0.5, trtllm@0.8, trtllm@0.x, trtllm@1.0, vllm, vllm@0.5, vllm@0.6, vllm@v1, got string 'tgi'", 1, true))
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8,
                                                    engine = { decode_attention = "flashdecoding" } })
-        :find("decode.engine.decode_attention: expected one of full, mmha, no_split, split_kv", 1, true))
+        :find("decode.engine.decode_attention: expected one of full, mmha, no_split, split_kv, xqa", 1, true))
     end)
 
     it("streams the KV cache from as many SMs as decode attention's thread blocks reach (FlashDecoding)", function()
@@ -154,6 +154,30 @@ describe("tilewave.cost.inference", function()
                                         engine = { base = "compiled", decode_attention = "no_split" } }
       assert.equal(1, old.kv_splits)
       assert.equal(32, old.kv_blocks)
+    end)
+
+    it("streams each lone XQA block at its own rate, not a 1/SM share (TensorRT-LLM 0.8 - 0.11)", function()
+      -- Llama-3-8B at batch 1 on an H100, xqa: one block per sequence and KV head, 8 blocks, no split.
+      -- A lone block streams 14.4 elements a clock: 14.4 x 1.83e9 x 2 B = 52.704 GB/s; over the KV
+      -- rate 3.35e12 x 0.77 (compiled mem_frac) that is 0.0204312..., x 8 blocks = 0.16345 of the chip
+      -- (a 1/SM share would give 8/132 = 0.0606)
+      local price = require "tilewave.cost.price"
+      local share = 14.4 * 1.83e9 * 2 / (3.35e12 * 0.77)
+      assert.near(share, price.lone_block_share(1.83e9, 2, 3.35e12 * 0.77), 1e-15)
+      local eff, splits, blocks = price.decode_kv_eff("xqa", 132, 1, 8, 32, 128, 7000, share)
+      assert.are.same({ 1, 8 }, { splits, blocks })
+      assert.near(8 * share, eff, 1e-15)
+      -- the other modes keep the 1/SM share; enough lone blocks reach the whole chip
+      assert.equal(32 / 132, (price.decode_kv_eff("no_split", 132, 1, 8, 32, 128, 7000, share)))
+      assert.equal(1, (price.decode_kv_eff("xqa", 132, 1, 8, 32, 128, 7000, 0.2)))
+      local d = tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 7000,
+                                      engine = { base = "compiled", decode_attention = "xqa" } }
+      assert.near(8 * share, d.kv_eff, 1e-12)
+      -- the release that runs it, and the one after (multi-block mode on from 0.12)
+      assert.near(d.kv_eff, tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 7000,
+                                                  engine = "trtllm@0.10" }.kv_eff, 1e-12)
+      assert.equal(1, tw.inference.decode { model = "llama-3-8b", hw = "h100_sxm5", context = 7000,
+                                            engine = "trtllm@0.12" }.kv_eff)
     end)
 
     it("reads a GQA group's KV cache once per query head under TensorRT-LLM's masked MHA (mmha)", function()

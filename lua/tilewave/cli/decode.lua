@@ -27,7 +27,7 @@ function M.define(p)
   de:option("--decode-attention", "How the decode attention kernel spreads over the SMs: split_kv (FlashDecoding, "
     .. "the engine's default), no_split (one block per sequence and query head: FlashAttention before 2.2), mmha "
     .. "(TensorRT-LLM before 0.8: as no_split, a GQA group's KV cache read once per query head), full (every SM "
-    .. "streams)."):choices({ "split_kv", "no_split", "mmha", "full" })
+    .. "streams)."):choices({ "split_kv", "no_split", "mmha", "xqa", "full" })
   de:option("--speculative", "Speculative decoding: draft=MODEL,k=4,acceptance=0.7 (TPOT per output token).")
     :convert(args_.speculative)
   de:flag("--allow-long-context", "Accept a context above the model's max_position_embeddings (e.g. RoPE scaling).")

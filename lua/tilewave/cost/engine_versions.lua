@@ -3,7 +3,9 @@
 --
 -- What a release changes, and where each figure comes from:
 --   decode_attention  the generation-phase attention kernel (tilewave.cost.engines): TensorRT-LLM
---                  before 0.8 reads a GQA group's KV cache once per query head ("mmha"; XQA from 0.8)
+--                  before 0.8 reads a GQA group's KV cache once per query head ("mmha"; XQA from 0.8),
+--                  and before 0.12 one block per sequence and KV head streams the whole context
+--                  ("xqa": multi-block mode off)
 --   scheduler      the step policy (tilewave.serve.schedulers): vLLM <= 0.7 prefill-first with
 --                  whole prompts (v0 engine), vLLM >= 0.8 one token budget with chunked prefill
 --                  always on (v1 engine), SGLang prefill batches first, TensorRT-LLM in-flight
@@ -74,7 +76,8 @@ M.families = {
     { name = "sglang@0.4", from = "0.4" } } },
   trtllm = { newest = "trtllm@1.0", profiles = {
     { name = "trtllm@0.5", from = "0.5", to = "0.8" },
-    { name = "trtllm@0.x", from = "0.8", to = "1.0", alias = "0.x" },
+    { name = "trtllm@0.8", from = "0.8", to = "0.12" },
+    { name = "trtllm@0.x", from = "0.12", to = "1.0", alias = "0.x" },
     { name = "trtllm@1.0", from = "1.0" } } },
 }
 
@@ -145,6 +148,17 @@ M.presets = {
       .. "'included in the v0.8 releases'; Llama-70B on one H200, 128/2048: 1,227 tok/s/GPU without XQA, 2,941 with); "
       .. "gpt_attention.md of those releases (masked MHA: a single CUDA thread-block per head; multi-block mode a "
       .. "build option, off by default); host times as trtllm@0.x",
+  },
+  ["trtllm@0.8"] = {
+    description = "TensorRT-LLM 0.8-0.11: as 0.x, with the XQA generation kernel and multi-block mode off: "
+      .. "one thread block per sequence and KV head streams the whole context",
+    base = "trtllm@0.x", decode_attention = "xqa", version = "0.8 - 0.11.x",
+    source = "XQA from 0.8 (docs/source/blogs/XQA-kernel.md); multi-block mode a build option off by default "
+      .. "until it moved to the runtime, on by default, in 0.12 (NVIDIA/TensorRT-LLM#2119, Aug 2024; #1548 on "
+      .. "0.9: without it batch-1 decode slows as the context grows); checked on the NIM rows of " .. SERVING
+      .. "published_given_2.csv (an 'older version' of NIM): batch-1 ITL rises 5.1 -> 7.5 ms from 200 to 7,000 "
+      .. "tokens of context on an H100 (Llama 3 8B FP8), where the whole chip streaming the cache would add "
+      .. "0.2 ms; host times as trtllm@0.x",
   },
   ["trtllm@1.0"] = {
     description = "TensorRT-LLM >= 1.0 (trtllm-serve, PyTorch backend): in-flight batching with the "

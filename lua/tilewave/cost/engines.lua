@@ -41,8 +41,9 @@
 --                     streams the KV cache; flash-attn >= 2.2, PyTorch SDPA), "no_split" (one
 --                     thread block per sequence and query head: FlashAttention before 2.2),
 --                     "mmha" (TensorRT-LLM < 0.8's masked MHA: one block per sequence and query
---                     head, a GQA group's cache read once per query head) or "full" (no
---                     occupancy loss: the ideal engine)
+--                     head, a GQA group's cache read once per query head), "xqa" (TensorRT-LLM
+--                     0.8 - 0.11's XQA without multi-block mode: one block per sequence and KV
+--                     head over the whole context) or "full" (no occupancy loss: the ideal engine)
 --   mem_frac          achievable fraction of DRAM bandwidth for decode's weight
 --                     and KV stream (default: the architecture's GEMM mem_frac)
 --   compute_frac      achievable fraction of the dense peak in decode (default: the architecture's)
@@ -180,7 +181,8 @@ local FIELDS = {
   attention = function(v, p) return check.one_of(v, { flash = true, standard = true }, p) end,
   flash_kernel = function(v, p) return check.one_of(v, { cudnn = true, fa2 = true }, p) end,
   train_flash_kernel = function(v, p) return check.one_of(v, { cudnn = true, fa2 = true }, p) end,
-  decode_attention = function(v, p) return check.one_of(v, { split_kv = true, no_split = true, mmha = true, full = true }, p) end,
+  decode_attention = function(v, p) return check.one_of(v, { split_kv = true, no_split = true, mmha = true, xqa = true,
+    full = true }, p) end,
   mem_frac = check.fraction, compute_frac = check.fraction,
   dequant = function(v, p) if type(v) ~= "boolean" then check.fail(p, "expected boolean", v) end end,
   host_op_ref_s = check.positive, host_op_s = check.positive,

@@ -220,7 +220,9 @@ local function stepper(o, no_floor)
     -- activations: about ten (b x h) passes per layer (norms, residuals, rotary, attention out), the
     -- scores (b x a x context, read + write), the logits (b x v/t, fp32)
     local act = L * 10.0 * batch * h * e + 2.0 * batch * a_t * kv_tokens * e + batch * (-(-c.vocab_size // t)) * 4.0
-    local kv_eff, splits, blocks, reads = price.decode_kv_eff(mode, spec.sm_count, batch, kv.heads, a_t, kv.head_dim, cx)
+    local lone = price.lone_block_share(spec.boost_clock_hz, kvb, spec.mem_bw * args.mem_frac)
+    local kv_eff, splits, blocks, reads = price.decode_kv_eff(mode, spec.sm_count, batch, kv.heads, a_t, kv.head_dim, cx,
+      lone)
     args.context, args.act_bytes = kv_tokens, act
     args.kv_eff = kv_eff / reads -- a cache read `reads` times streams at 1/reads of the rate
     local r = in_range("decode", batch_all, cx, price.decode, args, eng, spec.vendor)

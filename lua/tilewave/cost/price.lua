@@ -392,9 +392,7 @@ M.interval = interval.of
 -- budget, the roofline, attention IO): tilewave.cost.price_step, part of this layer.
 do
   local step = require "tilewave.cost.price_step"
-  for _, k in ipairs { "collective", "decode", "decode_kv_eff", "memory_fit", "roofline", "attention_io" } do
-    M[k] = step[k]
-  end
+  for _, k in ipairs(step.EXPORTS) do M[k] = step[k] end
 end
 
 return M

@@ -60,13 +60,20 @@ end
 -- flash-attn >= 2.2), "no_split" (one block per sequence and query head: FlashAttention before
 -- 2.2), "mmha" (TensorRT-LLM's masked multi-head attention before its XQA kernel, releases < 0.8:
 -- one block per sequence and query head, each streaming its KV head's cache, so a GQA group of g
--- query heads reads the cache g times; multi-block mode off, its default then) or "full" (every
--- SM streams); `sms` nil gives "full" (with one read).
+-- query heads reads the cache g times; multi-block mode off, its default then), "xqa" (TensorRT-LLM's
+-- XQA kernel, 0.8 - 0.11, multi-block mode off: one block per sequence and KV head, its group's
+-- queries packed, streaming the whole context; multi-block mode became a runtime option on by
+-- default in 0.12, NVIDIA/TensorRT-LLM#2119) or "full" (every SM streams); `sms` nil gives "full"
+-- (with one read).
 -- @return efficiency in (0, 1], splits (integer >= 1), thread blocks launched (nil for "full"),
 --   reads (how many times a step streams the KV cache: 1, or the GQA group for "mmha"; source:
 --   TensorRT-LLM blog "New XQA-kernel provides 2.4x more Llama-70B throughput", docs/source/blogs/
 --   XQA-kernel.md, v0.8: XQA "reducing data loading" for MQA/GQA in the generation phase)
-function M.decode_kv_eff(mode, sms, batch, kv_heads, q_heads, head_dim, context)
+-- `lone` (optional, > 0): the rate one block streams at when few run, over the whole chip's KV
+-- rate (M.lone_block_share): under "xqa", with fewer blocks than SMs each streams at that rate,
+-- not a 1/sms share, up to the chip's. The other modes keep the 1/sms share their engines'
+-- figures were fitted with (the gpt-fast decode rows: the rate was measured on XQA alone).
+function M.decode_kv_eff(mode, sms, batch, kv_heads, q_heads, head_dim, context, lone)
   local group = -(-q_heads // kv_heads) -- query heads per KV head, packed as rows of one block
   local reads = mode == "mmha" and group or 1
   if mode == "full" or not sms then return 1, 1, nil, reads end
@@ -77,8 +84,27 @@ function M.decode_kv_eff(mode, sms, batch, kv_heads, q_heads, head_dim, context)
   -- efficiency 1
   local r = core.splitkv { blocks = min(2 ^ 53, batch * 1.0 * per_seq),
                            kv_blocks = min(2 ^ 53, -(-context // block_n) * 1.0), sms = sms, slots = 2 * sms,
-                           max_splits = per_head and 0 or 128 }
-  return r.efficiency, r.splits, r.blocks, reads
+                           max_splits = (per_head or mode == "xqa") and 0 or 128 }
+  local eff = r.efficiency
+  if lone and mode == "xqa" and eff < 1 then eff = math.max(eff, math.min(1, r.blocks * lone)) end
+  return eff, r.splits, r.blocks, reads
+end
+
+--- KV elements one decode-attention thread block streams per SM clock when it runs alone on its
+-- SM (one block per sequence and KV head over the whole context, as TensorRT-LLM's XQA without
+-- multi-block mode runs it): the block's own load issue, not the chip's bandwidth, sets its rate.
+-- Fitted: the batch-1 ITL rise from 200 to 7,000 tokens of context in the NIM rows of
+-- ../shared/reference/serving/published_given_2.csv (7 pairs: Llama 3 8B and 70B at t = 1, 4, 8 on
+-- H100 and A100, FP16 and FP8 KV), each pair's rise over the context's KV elements a block streams
+-- and the SM clock: 12.9 to 17.0 elements a clock, mean 14.4, spread within +-18%.
+M.LONE_BLOCK_KV_ELEMS_PER_CLK = 14.4
+
+--- One lone block's KV rate over the chip's (for M.decode_kv_eff's `lone`): the block's rate
+-- (M.LONE_BLOCK_KV_ELEMS_PER_CLK x `clock_hz` x `kv_elem_bytes`, byte/s) over `kv_rate` (byte/s,
+-- the DRAM rate the KV stream gets); nil without a clock.
+function M.lone_block_share(clock_hz, kv_elem_bytes, kv_rate)
+  if not clock_hz or not (kv_rate > 0) then return nil end
+  return M.LONE_BLOCK_KV_ELEMS_PER_CLK * clock_hz * kv_elem_bytes / kv_rate
 end
 
 --- The memory budget (src/tilewave.h, tw_memory_fit).
@@ -89,5 +115,8 @@ function M.roofline(args) return core.roofline(args) end
 
 --- Attention HBM traffic, standard against FlashAttention (src/tilewave.h, tw_attention_io).
 function M.attention_io(args) return core.attention_io(args) end
+
+--- The functions tilewave.cost.price re-exports as part of the one pricing layer.
+M.EXPORTS = { "collective", "decode", "decode_kv_eff", "lone_block_share", "memory_fit", "roofline", "attention_io" }
 
 return M
