@@ -143,7 +143,7 @@ end
 local function flash_terms(ctx, op, mma_x, exp_x, backward)
   local g, spec = ctx.gemm, ctx.spec
   local fa2 = ctx.engine.flash_kernel == "fa2"
-  local frac = (fa2 and g.attention_frac_fa2) or g.attention_frac or hw.compute_frac(g, ctx.dtype)
+  local frac = (fa2 and g.attention_frac_fa2) or g.attention_frac or hw.compute_frac(g, ctx.attn_dtype or ctx.dtype)
   if backward then frac = (fa2 and g.attention_bwd_frac_fa2) or g.attention_bwd_frac or frac end
   local elems = op.causal_elems or op.elems
   return mma_x * elems * 4 * (-(-op.head_dim // 32) * 32), ctx.attn_peak * frac, (exp_x or 1) * elems,

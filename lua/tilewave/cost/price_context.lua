@@ -35,7 +35,8 @@ end
 -- "isolated"). Contexts are cached per spec; an engine table must not change once used.
 -- @return `{ spec, dtype, e = {in_bytes, out_bytes}, engine (resolved), dev
 --   (core device), bw (elementwise byte/s), kbw (by kernel class), kernel_s, host_s, launch,
---   fusion, peak (FLOP/s), attn_peak (attention MMA FLOP/s), gemm (architecture GEMM parameters),
+--   fusion, peak (FLOP/s), attn_peak (attention MMA FLOP/s) and attn_dtype (its dtype: fp8 in an fp4
+--   pass), gemm (architecture GEMM parameters),
 --   lim (tilewave.cost.limits.rates) }`
 -- @raise `<path>.dtype: ...`, `<path>.engine...: ...`, `<path>.timing: ...`
 function M.context(spec, dt, eng, path, timing)
@@ -67,6 +68,7 @@ function M.context(spec, dt, eng, path, timing)
     -- attention's MMA rate: an FP4 pass runs its attention in FP8 (no FP4 attention kernel in
     -- TensorRT-LLM, vLLM or FlashInfer: their NVFP4 recipes run FMHA in FP8 or bf16)
     attn_peak = dt == "fp4" and spec.peak_flops.fp8 or spec.peak_flops[dt],
+    attn_dtype = dt == "fp4" and "fp8" or dt, -- and at that dtype's compute fraction
   }
   per = per or {}
   per[key] = ctx
