@@ -132,7 +132,7 @@ M.presets = {
     description = "TensorRT-LLM 0.x: a compiled TensorRT engine, in-flight batching in C++ (trtllm-bench, "
       .. "gptManagerBenchmark)",
     base = "compiled", logits = "last", scheduler = "trtllm", host_overlap = 0,
-    decode_attention = "full", token_host_s = TRTLLM_STEP_S, seq_host_s = TRTLLM_SEQ_S, version = "0.8 - 0.21",
+    decode_attention = "full", token_host_s = TRTLLM_STEP_S, seq_host_s = TRTLLM_SEQ_S, version = "0.12 - 0.21",
     source = "token_host_s and seq_host_s fitted by scripts/serving_published.lua --fit trtllm@0.x to the "
       .. "TensorRT-LLM rows (v0.17 offline, v0.5 static) of " .. SERVING .. "published_given.csv "
       .. "(16.7% MAPE over every 4th of 330 rows); " .. FACTS .. " §2.5; NVIDIA GPUs only (TensorRT-LLM is "
