@@ -64,3 +64,24 @@ describe("serve --requests-format vllm", function()
     assert.is_true(next(distinct, next(distinct)) ~= nil, "one request's gaps are not all equal")
   end)
 end)
+
+describe("simulate's detail", function()
+  it("takes true, false or \"chunks\" and names anything else", function()
+    local tw = require "tilewave"
+    local o = { model = "llama-3-8b", hw = "h100_sxm5", workload = { rate = 2, requests = 10, isl = 64, osl = 4 } }
+    o.detail = "chunk"
+    local ok, err = pcall(tw.serve.simulate, o)
+    assert.is_false(ok)
+    assert.truthy(err:find('serve.detail: expected true, false or "chunks", got string \'chunk\'', 1, true), err)
+    -- "chunks": each request's 3 chunks after its first, in order, the last at its engine finish
+    o.detail = "chunks"
+    local r = tw.serve.simulate(o)
+    for j = 1, 10 do
+      local e = r.records.chunks_s[j]
+      assert.are.equal(3, #e)
+      assert.is_true(e[1] < e[2] and e[2] < e[3])
+      assert.near(r.records.finish_s[j], e[3], 1e-12) -- no front-end time and no async output here
+    end
+  end)
+end)
+

@@ -24,6 +24,9 @@ end
 -- engine times (records.chunks_s, simulate's detail = "chunks") give every gap after the first; the
 -- first is what is left of the client's first-to-last-token span (finish_s - first_token_s), so the
 -- gaps sum to it exactly and carry the front-end and asynchronous-output shifts the records carry.
+-- Under asynchronous output processing (vLLM 0.6) the first token reaches the client when the next
+-- step ends, with the second: that first gap is then 0. A speculative step's accepted tokens are one
+-- chunk, one gap (as vLLM's client counts them), so a request has fewer gaps than output - 1.
 local function chunk_gaps(c, j)
   local e = c.chunks_s and c.chunks_s[j]
   if e == nil then
