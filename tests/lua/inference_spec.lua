@@ -108,7 +108,7 @@ describe("tilewave.cost.inference", function()
       assert.is_true(tw.inference.decode { model = "llama-2-7b", hw = "h100_sxm5", context = 4097,
                                            allow_long_context = true }.tpot_s > 0)
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8, engine = "tgi" })
-        :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, nim, sglang, sglang@0.3, sglang@0.4, trtllm, trtllm@0.5, trtllm@0.8, trtllm@0.x, trtllm@1.0, vllm, vllm@0.5, vllm@0.6, vllm@v1, got string 'tgi'", 1, true))
+        :find("decode.engine: expected one of compiled, eager, fused, hf, ideal, llama.cpp, nim, sglang, sglang@0.3, sglang@0.4, trtllm, trtllm@0.5, trtllm@0.8, trtllm@0.x, trtllm@1.0, vllm, vllm@0.14, vllm@0.5, vllm@0.6, vllm@v1, got string 'tgi'", 1, true))
       assert.truthy(err_of(tw.inference.decode, { model = SMALL, hw = "h100_sxm5", context = 8,
                                                    engine = { decode_attention = "flashdecoding" } })
         :find("decode.engine.decode_attention: expected one of full, mmha, no_split, split_kv, xqa", 1, true))

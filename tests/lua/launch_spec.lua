@@ -17,7 +17,7 @@ describe("tilewave.serve.launch", function()
       l.command)
     assert.are.equal(1, l.copies)
     -- the release whose flags these are
-    assert.are.equal("vllm@v1 flags (>= 0.8)", l.note)
+    assert.are.equal("vllm@0.14 flags (>= 0.14)", l.note)
   end)
   it("caps the context where one sequence's KV cache cannot hold it, as each engine names the flag", function()
     -- issue 69: llama-3.1-70b fp8 on one H100 keeps 9,232 tokens of KV; vLLM refuses to start its
@@ -134,6 +134,8 @@ end)
 --     (--speculative-config, 0.8 on; --speculative-model and --num-speculative-tokens before);
 --   SGLang: python/sglang/srt/server_args.py ServerArgs.add_cli_args at v0.3.6 and v0.4.6 / v0.5;
 --   TensorRT-LLM: `trtllm-serve --help` (tensorrt_llm/commands/serve.py) at 0.18.2 and 1.0.
+-- vllm@0.14 (asynchronous scheduling on by default) is checked against the v1 list: it prints the
+-- same flags, not re-read from arg_utils.py at v0.14.
 local FLAGS = {
   ["vllm@0.5"] = { "--tensor-parallel-size", "--pipeline-parallel-size", "--max-num-seqs", "--max-num-batched-tokens",
                    "--gpu-memory-utilization", "--quantization", "--kv-cache-dtype", "--max-model-len",
@@ -145,6 +147,7 @@ local FLAGS = {
                   "--enable-expert-parallel", "--max-num-seqs", "--max-num-batched-tokens", "--gpu-memory-utilization",
                   "--quantization", "--kv-cache-dtype", "--max-model-len", "--speculative-config",
                   "--kv-transfer-config" },
+  ["vllm@0.14"] = "vllm@v1",
   ["sglang@0.3"] = { "--model-path", "--tp-size", "--dp-size", "--max-running-requests", "--chunked-prefill-size",
                      "--mem-fraction-static", "--quantization", "--kv-cache-dtype", "--context-length" },
   ["sglang@0.4"] = { "--model-path", "--tp-size", "--pp-size", "--dp-size", "--enable-dp-attention", "--ep-size",
@@ -165,10 +168,12 @@ describe("tilewave.serve.launch, flags by release (issue 69 item 5)", function()
                     { speculative = { draft = "llama-3.2-1b", k = 4, acceptance = 0.7 } },
                     { mode = "disagg", prefill = { t = 1, replicas = 1 }, decode = { t = 2, replicas = 1 } } }
     local checked = 0
-    for _, rel in ipairs { "vllm@0.5", "vllm@0.6", "vllm@v1", "sglang@0.3", "sglang@0.4", "trtllm@0.5",
+    for _, rel in ipairs { "vllm@0.5", "vllm@0.6", "vllm@v1", "vllm@0.14", "sglang@0.3", "sglang@0.4", "trtllm@0.5",
                            "trtllm@0.x", "trtllm@1.0" } do
       local allowed = {}
-      for _, f in ipairs(FLAGS[rel] or {}) do allowed[f] = true end
+      local list = FLAGS[rel]
+      if type(list) == "string" then list = FLAGS[list] end
+      for _, f in ipairs(list or {}) do allowed[f] = true end
       for _, m in ipairs(modes) do
         local over = { engine = rel }
         for k, v in pairs(m) do over[k] = v end

@@ -12,8 +12,8 @@
 --                  batching
 --   host_overlap   the share of host work done while the GPU runs the previous step
 --                  (src/tw_serve.h): SGLang's overlap ("zero-overhead") scheduler from v0.4,
---                  TensorRT-LLM's overlap scheduler in the PyTorch backend of 1.0 (trtllm-serve); 0
---                  elsewhere
+--                  TensorRT-LLM's overlap scheduler in the PyTorch backend of 1.0 (trtllm-serve),
+--                  vLLM's asynchronous scheduling, on by default from 0.14; 0 elsewhere
 --   graph_sizes    the CUDA-graph capture sizes: a decode batch runs at the next captured size
 --                  ("vllm_v0": 1, 2, 4, then 8 .. 256 by 8, vllm/worker/model_runner.py
 --                  _BATCH_SIZES_TO_CAPTURE; "vllm_v1": 1, 2, 4, 8 .. 248 by 8, 256 .. min(2 x
@@ -67,10 +67,11 @@ local OVERLAP = 0.45
 --- The families with versions: each profile's preset name, the releases it covers ({ from, to },
 -- to exclusive; nil: open), and the newest one a plain family name means.
 M.families = {
-  vllm = { newest = "vllm@v1", profiles = {
+  vllm = { newest = "vllm@0.14", profiles = {
     { name = "vllm@0.5", from = "0.5", to = "0.6" },
     { name = "vllm@0.6", from = "0.6", to = "0.8" },
-    { name = "vllm@v1", from = "0.8", alias = "v1" } } },
+    { name = "vllm@v1", from = "0.8", to = "0.14", alias = "v1" },
+    { name = "vllm@0.14", from = "0.14" } } },
   sglang = { newest = "sglang@0.4", profiles = {
     { name = "sglang@0.3", from = "0.3", to = "0.4" },
     { name = "sglang@0.4", from = "0.4" } } },
@@ -103,13 +104,24 @@ M.presets = {
       .. "--num-scheduler-steps 10); " .. FACTS .. " §2.2 for the scheduler",
   },
   ["vllm@v1"] = {
-    description = "vLLM >= 0.8 (v1 engine): one token budget per step, running requests first, chunked "
+    description = "vLLM 0.8-0.13 (v1 engine): one token budget per step, running requests first, chunked "
       .. "prefill always on, prefix caching on, engine core apart from the API server",
     base = "compiled", logits = "last", scheduler = "vllm", host_overlap = 0,
-    graph_sizes = "vllm_v1", token_host_s = VLLM_STEP_S, seq_host_s = VLLM_SEQ_S, version = ">= 0.8",
+    graph_sizes = "vllm_v1", token_host_s = VLLM_STEP_S, seq_host_s = VLLM_SEQ_S, version = "0.8 - 0.13.x",
     prefix_caching = true,
     source = FACTS .. " §2.3 (scheduler, defaults); host times borrowed from vllm@0.6's fit: no v1 row in "
       .. SERVING .. "published_given.csv",
+  },
+  ["vllm@0.14"] = {
+    description = "vLLM >= 0.14 (v1 engine, asynchronous scheduling on by default): the engine core schedules "
+      .. "step n + 1 while the GPU runs step n",
+    base = "vllm@v1", host_overlap = OVERLAP, version = ">= 0.14",
+    source = "vLLM v0.14.0 release notes (Jan 2026): 'Async scheduling is now enabled by default' (#27614: "
+      .. "'overlaps engine core scheduling with GPU execution'; --no-async-scheduling turns it off; pipeline "
+      .. "parallelism excluded); experimental behind --async-scheduling since #19970 (June 2025, after NanoFlow); "
+      .. "host_overlap as sglang@0.4's (the same design); host times as vllm@v1. Checked, not fitted, on "
+      .. SERVING .. "result_files/vllm0191_tokenkaki_a100-40gb_qwen3-8b_r5_detailed (vLLM 0.19.1, A100 40GB, "
+      .. "Qwen3-8B at 5 req/s): TPOT bias +18.7% as vllm@v1, +11.5% with the overlap",
   },
   ["sglang@0.3"] = {
     description = "SGLang 0.3: prefill batches first (chunked), else the decode batch; FlashInfer; the "
@@ -181,13 +193,32 @@ M.presets = {
 -- graph_sizes; nil: no padding): the next captured size, or `b` past the largest.
 -- @int b sequences in the step (>= 1)
 -- @int max_num_seqs the scheduler's (vLLM v1 captures up to min(2 x max_num_seqs, 512))
+-- the largest batch capture kind `kind` captures
+local function largest(kind, max_num_seqs)
+  return kind == "vllm_v1" and math.min(2 * max_num_seqs, 512) or 256
+end
+
 function M.graph_batch(kind, b, max_num_seqs)
   if kind == nil or b <= 2 then return b end
   if b <= 4 then return 4 end
-  local top = kind == "vllm_v1" and math.min(2 * max_num_seqs, 512) or 256
+  local top = largest(kind, max_num_seqs)
   if b > top then return b end
   if b <= 256 then return math.min(top, 8 * -(-b // 8)) end
   return math.min(top, 256 + 16 * -(-(b - 256) // 16))
+end
+
+--- The captured batch sizes of capture kind `kind` (M.presets' graph_sizes) up to `top` sequences,
+-- ascending: a batch in (s_prev, s] runs at s (M.graph_batch); empty without a kind.
+function M.graph_list(kind, max_num_seqs, top)
+  local out, b = {}, 1
+  if kind == nil then return out end
+  local last = math.min(top, largest(kind, max_num_seqs))
+  while b <= last do
+    local s = M.graph_batch(kind, b, max_num_seqs)
+    out[#out + 1] = s
+    b = s + 1
+  end
+  return out
 end
 
 -- a release string as numbers: "0.6.3" -> { 0, 6, 3 }; nil when it is not one

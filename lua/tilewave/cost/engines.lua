@@ -131,7 +131,7 @@ M.presets = {
   -- Serving engines (fused kernels, decode replayed as CUDA graphs, logits of the sampled positions
   -- only, host time per step) by release: tilewave.cost.engine_versions. A plain family name is its
   -- newest profile.
-  vllm = { base = "vllm@v1", description = "vLLM, newest profile (vllm@v1: v0.8 and later)" },
+  vllm = { base = "vllm@0.14", description = "vLLM, newest profile (vllm@0.14: v0.14 and later)" },
   sglang = { base = "sglang@0.4", description = "SGLang, newest profile (sglang@0.4: v0.4 and later)" },
   trtllm = { base = "trtllm@1.0", description = "TensorRT-LLM, newest profile (trtllm@1.0: trtllm-serve, v1.0 and later)" },
   ["llama.cpp"] = {

@@ -50,6 +50,13 @@ local function family(name)
   return (name or ""):match("^(%a+)")
 end
 
+-- whether release `name` is vLLM's v0 engine (0.5 - 0.7: its scheduler preset says so), whose flags
+-- differ from the v1 engine's (draft model, KV transfer)
+local function v0(name)
+  local p = versions.presets[name]
+  return p ~= nil and p.scheduler == "vllm_v0"
+end
+
 --- The longest request a deployment can start with, when it is shorter than the model's context:
 -- an engine refuses to start a model whose context one sequence's KV cache cannot hold (vLLM:
 -- "The model's max seq len (131072) is larger than the maximum number of tokens that can be stored
@@ -94,7 +101,7 @@ local BUILD = {
       format("--gpu-memory-utilization %.2f", d.gpu_memory_utilization) }
     if d.weight_dtype == "fp8" then parts[#parts + 1] = "--quantization fp8" end
     if d.kv_dtype == "fp8" then parts[#parts + 1] = "--kv-cache-dtype fp8" end
-    if (d.multi_step or 1) > 1 and name:find("^vllm@0%.6") then
+    if (d.multi_step or 1) > 1 and name == "vllm@0.6" then
       parts[#parts + 1] = "--num-scheduler-steps " .. d.multi_step
     end
     return table.concat(parts, " ")
@@ -138,7 +145,7 @@ local function draft_flags(d, fam, name)
   local draft = tostring(sd.draft)
   draft = HF_REPOS[draft:lower()] or draft
   if fam == "vllm" then
-    if name:find("^vllm@0%.") then
+    if v0(name) then
       return format("--speculative-model %s --num-speculative-tokens %d", M.shell_quote(draft), sd.k)
     end
     local cfg = require("tilewave.util.json").encode { model = draft, num_speculative_tokens = sd.k }
@@ -235,7 +242,7 @@ function M.of(d, model)
   if d.mode == "disagg" then
     local pre = command(d.prefill.t, d.kv_capacity_tokens)
     local dec = command(d.decode.t, d.decode.kv_capacity_tokens or d.kv_capacity_tokens)
-    local kv = DISAGG[fam] and not name:find("^vllm@0") and DISAGG[fam]
+    local kv = DISAGG[fam] and not v0(name) and DISAGG[fam]
     if kv then pre, dec = pre .. " " .. kv.prefill, dec .. " " .. kv.decode end
     out.pools = { prefill = { command = pre, copies = d.prefill.replicas },
                   decode = { command = dec, copies = d.decode.replicas } }

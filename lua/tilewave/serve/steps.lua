@@ -175,7 +175,15 @@ function M.tables(c, spec, eng, o, lim)
   r.kv_s_per_token = d1.kv_bytes / (spec.mem_bw * (eng.mem_frac or hw.gemm_params(spec).mem_frac)) / ep
   for i, n in ipairs(tok) do r.lin_s[i] = lin[n] end
   for i, n in ipairs(ctx) do r.attn_s[i] = attn[n] end
-  r.seq_grid = grid(lim.max_seqs, 1.25)
+  -- the batch grid holds both ends of every CUDA-graph step (a captured size s and s + 1): a decode
+  -- step pads its batch to the next captured size, a step function that interpolation between two
+  -- grid batches across a capture size would price above tilewave.inference.decode's (the
+  -- step-price property)
+  local captured = {}
+  for _, s in ipairs(versions.graph_list(eng.graph_sizes, lim.max_seqs, -(-lim.max_seqs // ep))) do
+    captured[#captured + 1], captured[#captured + 2] = s * ep, s * ep + 1
+  end
+  r.seq_grid = grid(lim.max_seqs, 1.25, captured)
   r.dctx_grid = grid(lim.max_context, 1.25)
   r.logits_s, r.decode_s = {}, {}
   local rows = {} -- the decode steps at a captured batch, by batch: grid batches share their graph's

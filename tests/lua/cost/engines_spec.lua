@@ -27,7 +27,7 @@ describe("tilewave.cost.engines", function()
       assert.has_error(function() tw.engines.resolve({ kernel_s = -1 }, "engine") end,
         "engine.kernel_s: expected non-negative number, got -1")
       assert.has_error(function() tw.engines.resolve({ base = "tgi" }, "engine") end,
-        "engine.base: expected one of compiled, eager, fused, hf, ideal, llama.cpp, nim, sglang, sglang@0.3, sglang@0.4, trtllm, trtllm@0.5, trtllm@0.8, trtllm@0.x, trtllm@1.0, vllm, vllm@0.5, vllm@0.6, vllm@v1, got string 'tgi'")
+        "engine.base: expected one of compiled, eager, fused, hf, ideal, llama.cpp, nim, sglang, sglang@0.3, sglang@0.4, trtllm, trtllm@0.5, trtllm@0.8, trtllm@0.x, trtllm@1.0, vllm, vllm@0.14, vllm@0.5, vllm@0.6, vllm@v1, got string 'tgi'")
     end)
   end)
 end)
