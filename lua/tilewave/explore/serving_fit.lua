@@ -322,13 +322,15 @@ function M.engine_file(f, list, dep)
       .. "throughput %+.1f%%; the base engine gave TTFT %s, TPOT %s, throughput %+.1f%%",
       pc(held.ttft_mape), pc(held.ttft_bias, true), pc(held.tpot_mape), pc(held.tpot_bias, true), 100 * held.throughput,
       pc(f.before.held.ttft_mape), pc(f.before.held.tpot_mape), 100 * f.before.held.throughput),
+    -- the fitted values at the 4 significant digits the report prints: the same fit on another
+    -- build (another compiler's rounding) writes the same file, so what the file serves repeats
     "return {",
     format("  base = %s,", literal.string(f.base)),
-    format("  token_host_s = %.6g, -- s per step, fitted (base %.6g; bounds 0-%g%s)", f.token_host_s,
+    format("  token_host_s = %.4g, -- s per step, fitted (base %.6g; bounds 0-%g%s)", f.token_host_s,
       f.base_token_host_s, M.MAX_STEP_S, bound_note(f.token_host_s, M.MAX_STEP_S, f.base_token_host_s)),
-    format("  seq_host_s = %.6g, -- s per sequence in a step, fitted (base %.6g; bounds 0-%g%s)", f.seq_host_s,
+    format("  seq_host_s = %.4g, -- s per sequence in a step, fitted (base %.6g; bounds 0-%g%s)", f.seq_host_s,
       f.base_seq_host_s, M.MAX_SEQ_S, bound_note(f.seq_host_s, M.MAX_SEQ_S, f.base_seq_host_s)),
-    format("  frontend_s = %.6g, -- s per request outside the steps, in TTFT and E2E, fitted (base %.6g; bounds "
+    format("  frontend_s = %.4g, -- s per request outside the steps, in TTFT and E2E, fitted (base %.6g; bounds "
       .. "0-%g%s)", f.frontend_s, f.base_frontend_s, M.MAX_FRONTEND_S, bound_note(f.frontend_s, M.MAX_FRONTEND_S, f.base_frontend_s)),
     format("  source = %s,", literal.string(format("tilewave calibrate --serving %s: host times fitted to its even-numbered "
       .. "requests (loss %.3f); odd-numbered held back: TTFT MAPE %s, TPOT MAPE %s", res.path,
