@@ -1,5 +1,7 @@
 /*
- * ltilewave_serve.c - Lua binding of tw_serve (src/tw_serve.h).
+ * ltilewave_serve.c - Lua binding of tw_serve (src/tw_serve.h). One concern past 400 lines: the
+ * serving core's inputs read from one Lua table and its results pushed back (its field-descriptor
+ * table is issue 67's).
  *
  *   core.serve{ arrival = "poisson" | "gamma" | "offline" | "closed" | "trace", rate, cv, concurrency, requests,
  *     measure_from, measure_to, prefix_tokens, prefix_share, turns, think_s, max_total, seed, isl = { kind = "fixed" |

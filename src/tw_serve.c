@@ -1,5 +1,7 @@
 /* tw_serve.c - the serving loop: arrivals, per-replica schedulers over a paged KV cache, steps
- * priced from the caller's tables, and the run's metrics (tw_serve.h gives the rules). */
+ * priced from the caller's tables, and the run's metrics (tw_serve.h gives the rules).
+ * One concern past 400 lines: one run's life - its workspace laid out, checked, set up, its events
+ * looped, and what it left (requests, chunk log) read back from the same layout. */
 #include <math.h>
 #include <string.h>
 
