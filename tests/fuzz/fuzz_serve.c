@@ -155,6 +155,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         !(pol.max_num_batched_tokens >= 16) || !(pol.block_size <= 4096) || !(pol.multi_step <= 16) ||
         !(w.prefix_tokens <= 4096))
         return 0;
+    /* the chunk log: none, or up to 255 entries (a short log counts what it cannot keep) */
+    pol.emit_max = (double)(fuzz_byte(&in) & 0xff);
     bytes = tw_serve_workspace_bytes(&w, &pol, 0);
     if (bytes == 0) return 0;
     work = malloc(bytes);
@@ -181,6 +183,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             written += q.input_tokens + q.output_tokens - 1.0;
         }
         check(tokens == r.output_tokens, "output tokens not conserved");
+        {
+            /* the chunk log: at most emit_max kept, a request's chunks after its first token and
+               in order, at most output - 1 of them (kept and lost together) */
+            size_t lost = 0, m = tw_serve_emission_count(work, &lost), k;
+            double chunks_max = 0.0;
+            check(m <= (size_t)pol.emit_max, "more chunks kept than the log holds");
+            for (i = 0; i < (size_t)w.requests; i++) {
+                tw_serve_record q;
+                tw_serve_request(work, i, &q);
+                chunks_max += q.output_tokens - 1.0;
+            }
+            check((double)(m + lost) <= chunks_max, "more chunks than output tokens");
+            for (k = 0; k < m; k++) {
+                tw_serve_chunk e;
+                tw_serve_record q;
+                check(tw_serve_emission(work, k, &e) == TW_OK, "a logged chunk missing");
+                check(e.request >= 0 && e.request < w.requests && e.request == floor(e.request), "a chunk's request");
+                tw_serve_request(work, (size_t)e.request, &q);
+                check(isfinite(e.time_s) && e.time_s <= q.finish_s, "a chunk after its request finished");
+                check(e.time_s >= q.arrival_s, "a chunk before its request arrived");
+            }
+            check(tw_serve_emission(work, m, NULL) == TW_EINVAL, "a chunk past the log");
+        }
         /* every block taken is freed, a conversation's cached history by its next turn or eviction */
         check(w.prefix_tokens > 0 || r.kv_blocks_end == 0, "KV blocks held at the end");
         /* every token written once, a preempted one again, a cached prefix's never by a hit */
