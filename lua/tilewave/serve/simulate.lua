@@ -99,8 +99,8 @@ end
 -- priced. Shared with callers that run many loads of one deployment (tilewave.serve.size).
 -- @raise `serve.<field>: ...`
 function M.prepare(o)
-  -- 83 lines, one function: everything a run resolves, validated in the order its errors are raised
-  -- (see above)
+  -- one function: everything a run resolves, validated in the order its errors are raised (see
+  -- above)
   check.table(o, "serve")
   check.options(o, OPTIONS, "serve")
   local c = models.resolve(o.model, "serve.model")
