@@ -30,8 +30,8 @@ local cases = {
   { "vllm V1 past capacity", { engine = "vllm" }, { arrival = "poisson", rate = 90, requests = 2000 } },
   { "vllm V1 offline, a small cache (preemption)", { engine = "vllm" },
     { arrival = "offline", requests = 1200 }, { kv_capacity_tokens = nil } },
-  { "vllm V1, a budget below the running batch", { engine = "vllm" }, { arrival = "poisson", rate = 40, requests = 1500 },
-    { max_num_batched_tokens = 96 }, 0.005 }, -- the budget binds in most steps: the group mostly disbands
+  { "vllm V1, a budget below the running batch", { engine = "vllm@v1" }, { arrival = "poisson", rate = 40, requests = 1500 },
+    { max_num_batched_tokens = 96 }, 0.01 }, -- the budget binds in most steps: the group mostly disbands
   { "trtllm (blocks reserved at admission)", { engine = "trtllm" }, { arrival = "poisson", rate = 30, requests = 1500 } },
   { "sarathi, closed loop", { scheduler = "sarathi" }, { arrival = "closed", concurrency = 48, requests = 1500 } },
   { "two replicas, least loaded", { engine = "vllm", replicas = 2, router = "least_loaded" },

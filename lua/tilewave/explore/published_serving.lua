@@ -69,6 +69,10 @@ function M.source(r)
   if e:find("^vLLM") then return "vllm-v0.6", "vllm@" .. r.engine_version, { base = "vllm_v0", multi_step = 10 } end
 end
 
+-- the weight and KV formats of a row's dtype on device `hw`: FP8 checkpoints run W8A8 with an FP8
+-- KV cache where the device has FP8 tensor cores; on an A100 (none) vLLM runs them weight-only
+-- (its Marlin FP8 kernels) with the KV cache in the model's 16-bit type unless --kv-cache-dtype
+-- says otherwise, which the Lambda rows do not
 local function weight_dtype(r, hw)
   if r.dtype == "FP4" then return "nvfp4", "fp8" end -- TensorRT-LLM's FP4 checkpoints keep an FP8 KV cache
   if r.dtype:find("FP8") then return "fp8", hw:find("^a100") and "bf16" or "fp8" end
